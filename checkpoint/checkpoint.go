@@ -1,0 +1,233 @@
+// Package checkpoint reads and writes checkpoint files: a versioned container of named float
+// tensors and a JSON header, closed by a SHA-256 checksum so that a truncated or altered file is
+// detected, and written atomically so that a crash never leaves half a file.
+//
+// Layout, little-endian:
+//
+//	magic    8 bytes  "XTRPCKPT"
+//	version  uint32   Version
+//	hdrlen   uint32   length of the header
+//	header   hdrlen bytes of JSON: {"meta": ..., "tensors": [{"name", "dtype", "shape"}, ...]}
+//	tensors  each tensor's elements in order, float32 or float64
+//	sum      32 bytes, SHA-256 of everything before it
+package checkpoint
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"gorgonia.org/tensor"
+
+	"extrapolate/internal/atomicfile"
+)
+
+// Version is the format version this package writes and reads.
+const Version = 1
+
+const (
+	magic = "XTRPCKPT"
+	// maxHeader bounds the JSON header; real headers are a few kilobytes.
+	maxHeader = 16 << 20
+	// maxDims bounds a tensor's rank and maxDim each dimension, against crafted shapes.
+	maxDims = 8
+	maxDim  = 1 << 31
+)
+
+// ErrCorrupt says the file is not a whole, unaltered checkpoint.
+var ErrCorrupt = errors.New("corrupt checkpoint")
+
+// Tensor is one named tensor of a checkpoint.
+type Tensor struct {
+	Name  string
+	Value *tensor.Dense
+}
+
+type header struct {
+	Meta    json.RawMessage `json:"meta"`
+	Tensors []tensorInfo    `json:"tensors"`
+}
+
+type tensorInfo struct {
+	Name  string `json:"name"`
+	Dtype string `json:"dtype"`
+	Shape []int  `json:"shape"`
+}
+
+// Encode returns the checkpoint bytes of meta (any JSON-encodable value) and the tensors.
+func Encode(meta any, tensors []Tensor) ([]byte, error) {
+	m, err := json.Marshal(meta)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	h := header{Meta: m}
+	size := 0
+	for _, t := range tensors {
+		dt := t.Value.Dtype()
+		if dt != tensor.Float32 && dt != tensor.Float64 {
+			return nil, fmt.Errorf("checkpoint: tensor %s has dtype %v", t.Name, dt)
+		}
+		h.Tensors = append(h.Tensors, tensorInfo{Name: t.Name, Dtype: dt.String(), Shape: append([]int(nil), t.Value.Shape()...)})
+		size += len(t.Value.Raw)
+	}
+	hb, err := json.Marshal(h)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(magic) + 8 + len(hb) + size + sha256.Size)
+	buf.WriteString(magic)
+	binary.Write(&buf, binary.LittleEndian, uint32(Version))
+	binary.Write(&buf, binary.LittleEndian, uint32(len(hb)))
+	buf.Write(hb)
+	for _, t := range tensors {
+		buf.Write(t.Value.Raw) // the machines we run on are little-endian, as the format is
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	buf.Write(sum[:])
+	return buf.Bytes(), nil
+}
+
+// Write saves a checkpoint to path atomically.
+func Write(path string, meta any, tensors []Tensor) error {
+	b, err := Encode(meta, tensors)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, b)
+}
+
+// Read loads the checkpoint at path, decoding its meta into meta. It checks the format version,
+// the checksum and that the declared tensors fill the file exactly before allocating them, so a
+// crafted file cannot make it allocate more than the file's own size.
+func Read(path string, meta any) ([]Tensor, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	ts, err := decode(f, st.Size(), meta)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ts, nil
+}
+
+// Decode reads a checkpoint of the given size from r.
+func Decode(r io.Reader, size int64, meta any) ([]Tensor, error) { return decode(r, size, meta) }
+
+func decode(r io.Reader, size int64, meta any) ([]Tensor, error) {
+	corrupt := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+	}
+	const fixed = int64(len(magic) + 8 + sha256.Size)
+	if size < fixed {
+		return nil, corrupt("%d bytes is too short to be a checkpoint", size)
+	}
+	h := sha256.New()
+	br := bufio.NewReaderSize(io.TeeReader(io.LimitReader(r, size-sha256.Size), h), 1<<16)
+	var pre [len(magic) + 8]byte
+	if _, err := io.ReadFull(br, pre[:]); err != nil {
+		return nil, corrupt("reading the preamble: %v", err)
+	}
+	if string(pre[:len(magic)]) != magic {
+		return nil, corrupt("not a checkpoint file (bad magic)")
+	}
+	version := binary.LittleEndian.Uint32(pre[len(magic):])
+	if version != Version {
+		return nil, fmt.Errorf("checkpoint format version %d, this program reads version %d", version, Version)
+	}
+	hlen := int64(binary.LittleEndian.Uint32(pre[len(magic)+4:]))
+	if hlen > maxHeader || hlen > size-fixed {
+		return nil, corrupt("header of %d bytes in a file of %d", hlen, size)
+	}
+	hb := make([]byte, hlen)
+	if _, err := io.ReadFull(br, hb); err != nil {
+		return nil, corrupt("reading the header: %v", err)
+	}
+	var hd header
+	if err := json.Unmarshal(hb, &hd); err != nil {
+		return nil, corrupt("header: %v", err)
+	}
+	// Every tensor's size, checked against what is left of the file before anything is allocated.
+	left := size - fixed - hlen
+	sizes := make([]int64, len(hd.Tensors))
+	for i, t := range hd.Tensors {
+		var elem int64
+		switch t.Dtype {
+		case "float32":
+			elem = 4
+		case "float64":
+			elem = 8
+		default:
+			return nil, corrupt("tensor %q has dtype %q", t.Name, t.Dtype)
+		}
+		if len(t.Shape) > maxDims {
+			return nil, corrupt("tensor %q has %d dimensions", t.Name, len(t.Shape))
+		}
+		n := elem
+		for _, d := range t.Shape {
+			if d <= 0 || d > maxDim || n > math.MaxInt64/int64(d) {
+				return nil, corrupt("tensor %q has shape %v", t.Name, t.Shape)
+			}
+			n *= int64(d)
+		}
+		if n > left {
+			return nil, corrupt("tensor %q of shape %v needs %d bytes, %d are left", t.Name, t.Shape, n, left)
+		}
+		left -= n
+		sizes[i] = n
+	}
+	if left != 0 {
+		return nil, corrupt("%d bytes after the last tensor", left)
+	}
+	out := make([]Tensor, len(hd.Tensors))
+	for i, t := range hd.Tensors {
+		dt := tensor.Float32
+		if t.Dtype == "float64" {
+			dt = tensor.Float64
+		}
+		v := tensor.New(tensor.WithShape(t.Shape...), tensor.Of(dt))
+		if int64(len(v.Raw)) != sizes[i] {
+			return nil, corrupt("tensor %q: size mismatch", t.Name)
+		}
+		if _, err := io.ReadFull(br, v.Raw); err != nil {
+			return nil, corrupt("reading tensor %q: %v", t.Name, err)
+		}
+		out[i] = Tensor{Name: t.Name, Value: v}
+	}
+	if n, _ := br.Read(make([]byte, 1)); n != 0 {
+		return nil, corrupt("data past the tensors")
+	}
+	var sum [sha256.Size]byte
+	if _, err := io.ReadFull(r, sum[:]); err != nil {
+		return nil, corrupt("reading the checksum: %v", err)
+	}
+	if !bytes.Equal(sum[:], h.Sum(nil)) {
+		return nil, corrupt("checksum mismatch: the file was truncated or altered")
+	}
+	if meta != nil {
+		if err := json.Unmarshal(hd.Meta, meta); err != nil {
+			return nil, corrupt("meta: %v", err)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,78 @@
+package data
+
+import "fmt"
+
+// SplitMix64 is the generator behind the training windows: one 64-bit word of state, so it is
+// saved in a checkpoint as is, and the same generator PyTorch's reference script uses.
+type SplitMix64 struct{ State uint64 }
+
+// Next returns the next number.
+func (s *SplitMix64) Next() uint64 {
+	s.State += 0x9E3779B97F4A7C15
+	z := s.State
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+// Sampler draws random training windows.
+type Sampler struct {
+	Tokens []byte
+	Rng    SplitMix64
+}
+
+// NewSampler returns a sampler over tokens seeded with seed.
+func NewSampler(tokens []byte, seed uint64) *Sampler {
+	return &Sampler{Tokens: tokens, Rng: SplitMix64{State: seed}}
+}
+
+// Fill writes len(ids)/seqLen windows of seqLen tokens, each from a random offset, into ids,
+// and the tokens that follow each into targets.
+func (s *Sampler) Fill(ids, targets []int, seqLen int) error {
+	limit := len(s.Tokens) - seqLen - 1
+	if limit <= 0 {
+		return fmt.Errorf("data: %d training tokens are too few for windows of %d", len(s.Tokens), seqLen)
+	}
+	for b := 0; b < len(ids)/seqLen; b++ {
+		off := int(s.Rng.Next() % uint64(limit))
+		w := s.Tokens[off : off+seqLen+1]
+		for t := 0; t < seqLen; t++ {
+			ids[b*seqLen+t] = int(w[t])
+			targets[b*seqLen+t] = int(w[t+1])
+		}
+	}
+	return nil
+}
+
+// EvalSet is the validation text scored at every length: its first Tokens targets, cut into
+// windows of the length at hand. Every length thus scores the same tokens, each predicted from
+// the earlier tokens of its window only.
+type EvalSet struct {
+	Valid  []byte
+	Tokens int
+}
+
+// NewEvalSet checks that valid holds tokens targets and returns the set.
+func NewEvalSet(valid []byte, tokens int) (*EvalSet, error) {
+	if tokens <= 0 {
+		return nil, fmt.Errorf("eval.tokens: %d, want a positive number", tokens)
+	}
+	if len(valid) < tokens+1 {
+		return nil, fmt.Errorf("eval.tokens: %d, but the validation text holds only %d", tokens, len(valid)-1)
+	}
+	return &EvalSet{Valid: valid, Tokens: tokens}, nil
+}
+
+// Windows returns how many windows of length n cover the set; n must divide Tokens.
+func (e *EvalSet) Windows(n int) int { return e.Tokens / n }
+
+// Fill writes windows [first, first+len(ids)/n) of length n into ids and targets.
+func (e *EvalSet) Fill(ids, targets []int, n, first int) {
+	for b := 0; b < len(ids)/n; b++ {
+		off := (first + b) * n
+		for t := 0; t < n; t++ {
+			ids[b*n+t] = int(e.Valid[off+t])
+			targets[b*n+t] = int(e.Valid[off+t+1])
+		}
+	}
+}

@@ -1,0 +1,179 @@
+package experiments
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// curve is one line of a perplexity-versus-length plot: the mean over seeds at each length, and
+// the standard deviation when there are several seeds.
+type curve struct {
+	Label     string
+	Lengths   []int
+	Mean, Std []float64
+	// NotApplicable lists lengths the scheme cannot handle.
+	NotApplicable []int
+}
+
+// curveOf aggregates runs of one scheme by length.
+func curveOf(label string, runs []*Result) curve {
+	c := curve{Label: label}
+	byLen := map[int][]float64{}
+	na := map[int]bool{}
+	for _, r := range runs {
+		for _, l := range r.Lengths {
+			if l.Applicable && l.Perplexity != nil {
+				byLen[l.Length] = append(byLen[l.Length], *l.Perplexity)
+			} else {
+				na[l.Length] = true
+			}
+		}
+	}
+	for n := range byLen {
+		c.Lengths = append(c.Lengths, n)
+	}
+	sort.Ints(c.Lengths)
+	for _, n := range c.Lengths {
+		m, s := meanStd(byLen[n])
+		c.Mean, c.Std = append(c.Mean, m), append(c.Std, s)
+	}
+	for n := range na {
+		if byLen[n] == nil {
+			c.NotApplicable = append(c.NotApplicable, n)
+		}
+	}
+	sort.Ints(c.NotApplicable)
+	return c
+}
+
+// meanStd returns the mean and the sample standard deviation (0 for a single value).
+func meanStd(x []float64) (mean, std float64) {
+	if len(x) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	if len(x) < 2 {
+		return mean, 0
+	}
+	for _, v := range x {
+		std += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(std / float64(len(x)-1))
+}
+
+// pow2Ticks marks the powers of two on a log axis of lengths.
+type pow2Ticks struct{}
+
+func (pow2Ticks) Ticks(min, max float64) []plot.Tick {
+	var t []plot.Tick
+	for v := math.Exp2(math.Floor(math.Log2(min))); v <= max*1.0001; v *= 2 {
+		if v >= min*0.9999 {
+			t = append(t, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+		}
+	}
+	return t
+}
+
+// writePlot draws perplexity against evaluation length, both axes logarithmic, with the
+// training length marked, into PlotPNG and PlotSVG in dir.
+func writePlot(dir, title string, trainLen int, curves []curve) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "evaluation length (tokens, log scale)"
+	p.Y.Label.Text = "perplexity (log scale)"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = pow2Ticks{}
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Add(plotter.NewGrid())
+	lo, hi := math.Inf(1), math.Inf(-1)
+	minX, maxX := float64(trainLen), float64(trainLen)
+	for i, c := range curves {
+		label := c.Label
+		if len(c.NotApplicable) > 0 {
+			label += fmt.Sprintf(" (n/a at %v)", c.NotApplicable)
+		}
+		if len(c.Lengths) == 0 {
+			continue
+		}
+		pts := make(plotter.XYs, len(c.Lengths))
+		errs := make(plotter.YErrors, len(c.Lengths))
+		for j, n := range c.Lengths {
+			pts[j] = plotter.XY{X: float64(n), Y: c.Mean[j]}
+			errs[j] = struct{ Low, High float64 }{c.Std[j], c.Std[j]}
+			lo, hi = math.Min(lo, c.Mean[j]-c.Std[j]), math.Max(hi, c.Mean[j]+c.Std[j])
+			minX, maxX = math.Min(minX, float64(n)), math.Max(maxX, float64(n))
+		}
+		line, points, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return err
+		}
+		col := plotutil.Color(i)
+		line.Color, points.Color = col, col
+		line.Dashes = plotutil.Dashes(i / 7)
+		points.Shape = plotutil.Shape(i)
+		p.Add(line, points)
+		p.Legend.Add(label, line, points)
+		if hasSpread(c.Std) {
+			bars, err := plotter.NewYErrorBars(struct {
+				plotter.XYs
+				plotter.YErrors
+			}{pts, errs})
+			if err != nil {
+				return err
+			}
+			bars.Color = col
+			p.Add(bars)
+		}
+	}
+	if !math.IsInf(lo, 0) {
+		lo = math.Max(lo, 1e-3)
+		vline, err := plotter.NewLine(plotter.XYs{{X: float64(trainLen), Y: lo * 0.9}, {X: float64(trainLen), Y: hi * 1.1}})
+		if err != nil {
+			return err
+		}
+		vline.Color = color.Gray{Y: 90}
+		vline.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(vline)
+		p.Legend.Add(fmt.Sprintf("training length %d", trainLen), vline)
+		p.X.Min, p.X.Max = minX/1.2, maxX*1.2
+	}
+	for _, format := range []struct{ name, ext string }{{PlotPNG, "png"}, {PlotSVG, "svg"}} {
+		w, err := p.WriterTo(9*vg.Inch, 5.5*vg.Inch, format.ext)
+		if err != nil {
+			return err
+		}
+		var b bytes.Buffer
+		if _, err := w.WriteTo(&b); err != nil {
+			return err
+		}
+		if err := writeFile(filepath.Join(dir, format.name), b.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func hasSpread(std []float64) bool {
+	for _, s := range std {
+		if s > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,195 @@
+package experiments
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"extrapolate/internal/atomicfile"
+)
+
+// Result is what a run found.
+type Result struct {
+	Name    string `json:"name"`
+	Scheme  string `json:"scheme"`
+	Scaling string `json:"scaling,omitempty"`
+	Seed    uint64 `json:"seed"`
+	// TrainLen is the training length; lengths are also given as multiples of it.
+	TrainLen  int    `json:"train_len"`
+	Corpus    string `json:"corpus"`
+	GoVersion string `json:"go_version"`
+	// UnigramEntropy is the loss of a model that ignores context, in nats per token.
+	UnigramEntropy float64        `json:"unigram_entropy"`
+	Params         int            `json:"params"`
+	Steps          int            `json:"steps"`
+	TrainSeconds   float64        `json:"train_seconds"`
+	EvalSeconds    float64        `json:"eval_seconds"`
+	FinalTrainLoss float64        `json:"final_train_loss"`
+	Status         string         `json:"status"` // ok or failed
+	Error          string         `json:"error,omitempty"`
+	Lengths        []LengthResult `json:"lengths"`
+}
+
+// LengthResult is the score at one evaluation length.
+type LengthResult struct {
+	Length int `json:"length"`
+	// Applicable is false when the scheme cannot handle the length by design; Reason says why.
+	Applicable bool     `json:"applicable"`
+	Reason     string   `json:"reason,omitempty"`
+	Loss       *float64 `json:"loss"`
+	Perplexity *float64 `json:"perplexity"`
+	Tokens     int      `json:"tokens"`
+}
+
+// At returns the result at length n, if there is one.
+func (r *Result) At(n int) (LengthResult, bool) {
+	for _, l := range r.Lengths {
+		if l.Length == n {
+			return l, true
+		}
+	}
+	return LengthResult{}, false
+}
+
+func (r *Run) writeResults(res *Result, t *trainer) error {
+	dir := r.Dir
+	if err := writeFile(filepath.Join(dir, LogFile), logCSV(t.st.Log)); err != nil {
+		return err
+	}
+	if len(res.Lengths) > 0 {
+		if err := writePlot(dir, res.Name+" ("+res.Scheme+")", res.TrainLen, []curve{curveOf(res.Scheme, []*Result{res})}); err != nil {
+			return err
+		}
+		if err := writeFile(filepath.Join(dir, ResultsCSV), resultCSV(res)); err != nil {
+			return err
+		}
+	}
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	// The JSON goes last: its presence marks the run as finished.
+	return writeFile(filepath.Join(dir, ResultsJSON), append(b, '\n'))
+}
+
+func logCSV(rows []LogRow) []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write([]string{"step", "phase", "loss", "lr", "grad_norm", "tokens_per_s", "seconds"})
+	for _, r := range rows {
+		w.Write([]string{strconv.Itoa(r.Step), r.Phase, ff(r.Loss), ff(r.LR), ff(r.GradNorm), ff(r.TokensPerSec), ff(r.Seconds)})
+	}
+	w.Flush()
+	return b.Bytes()
+}
+
+func resultCSV(res *Result) []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write([]string{"length", "ratio", "loss", "perplexity", "tokens", "applicable", "reason"})
+	for _, l := range res.Lengths {
+		w.Write([]string{strconv.Itoa(l.Length), ff(float64(l.Length) / float64(res.TrainLen)), fp(l.Loss), fp(l.Perplexity),
+			strconv.Itoa(l.Tokens), strconv.FormatBool(l.Applicable), l.Reason})
+	}
+	w.Flush()
+	return b.Bytes()
+}
+
+func ff(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
+
+func fp(x *float64) string {
+	if x == nil {
+		return ""
+	}
+	return ff(*x)
+}
+
+func writeFile(path string, b []byte) error { return atomicfile.WriteFile(path, b) }
+
+// describeDiff names the config fields that differ between two resolved configs.
+func describeDiff(a, b []byte) string {
+	fa, fb := map[string]string{}, map[string]string{}
+	var na, nb yaml.Node
+	if yaml.Unmarshal(a, &na) != nil || yaml.Unmarshal(b, &nb) != nil {
+		return "the configs differ"
+	}
+	flatten(&na, "", fa)
+	flatten(&nb, "", fb)
+	keys := map[string]bool{}
+	for k := range fa {
+		keys[k] = true
+	}
+	for k := range fb {
+		keys[k] = true
+	}
+	var diffs []string
+	for k := range keys {
+		if fa[k] != fb[k] {
+			diffs = append(diffs, fmt.Sprintf("%s: %s there, %s here", k, orNone(fa[k]), orNone(fb[k])))
+		}
+	}
+	if len(diffs) == 0 {
+		return "the configs differ"
+	}
+	sort.Strings(diffs)
+	return strings.Join(diffs, "; ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "unset"
+	}
+	return s
+}
+
+func flatten(n *yaml.Node, prefix string, out map[string]string) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			flatten(c, prefix, out)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			flatten(n.Content[i+1], prefix+n.Content[i].Value+".", out)
+		}
+	case yaml.SequenceNode:
+		var parts []string
+		for _, c := range n.Content {
+			parts = append(parts, c.Value)
+		}
+		out[strings.TrimSuffix(prefix, ".")] = "[" + strings.Join(parts, ",") + "]"
+	default:
+		out[strings.TrimSuffix(prefix, ".")] = n.Value
+	}
+}
+
+// Summary is a short text of a run's results for the terminal.
+func Summary(r *Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: scheme %s%s, %d params, %d steps in %.1fs (train loss %.3f, unigram entropy %.3f)\n",
+		r.Name, r.Scheme, parenthesised(r.Scaling), r.Params, r.Steps, r.TrainSeconds, r.FinalTrainLoss, r.UnigramEntropy)
+	fmt.Fprintf(&b, "%8s %6s %8s %10s\n", "length", "ratio", "loss", "perplexity")
+	for _, l := range r.Lengths {
+		ratio := float64(l.Length) / float64(r.TrainLen)
+		if !l.Applicable {
+			fmt.Fprintf(&b, "%8d %5gx %8s %10s  (%s)\n", l.Length, ratio, "n/a", "n/a", l.Reason)
+			continue
+		}
+		fmt.Fprintf(&b, "%8d %5gx %8.4f %10.3f\n", l.Length, ratio, *l.Loss, *l.Perplexity)
+	}
+	return b.String()
+}
+
+func parenthesised(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " " + s
+}

@@ -1,0 +1,257 @@
+// Package experiments is the train-short, test-long protocol as code: a run trains a model with
+// one position scheme at a short length and scores the same validation tokens at longer ones; a
+// comparison does that for several schemes and seeds and checks published claims.
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"gorgonia.org/tensor"
+
+	"extrapolate/data"
+	"extrapolate/model"
+	"extrapolate/position"
+)
+
+// Files of a run folder.
+const (
+	ConfigFile     = "config.yaml"
+	LogFile        = "train_log.csv"
+	ResultsCSV     = "ppl_vs_len.csv"
+	ResultsJSON    = "ppl_vs_len.json"
+	PlotPNG        = "ppl_vs_len.png"
+	PlotSVG        = "ppl_vs_len.svg"
+	CheckpointFile = "model.ckpt"
+)
+
+// ErrInterrupted says a run stopped on request after saving a checkpoint.
+var ErrInterrupted = errors.New("interrupted")
+
+// ErrDiverged says the loss or a gradient stopped being finite.
+var ErrDiverged = errors.New("training diverged")
+
+// Run is one training run and its evaluation.
+type Run struct {
+	Config Config
+	// Dir is the results folder.
+	Dir string
+	// Overwrite allows replacing a finished run of a different config, and starts afresh
+	// instead of resuming.
+	Overwrite bool
+	// Progress receives progress bars and messages; nil is silent.
+	Progress io.Writer
+
+	corpus *data.Corpus
+}
+
+// Prepare loads the corpus and checks everything that can fail before anything is written: the
+// corpus and the lengths, and the results folder.
+func (r *Run) Prepare() error {
+	c := r.Config
+	if r.corpus == nil {
+		corpus, err := data.Load(c.Data)
+		if err != nil {
+			return err
+		}
+		r.corpus = corpus
+	}
+	longest := c.Train.SeqLen
+	if f := c.Train.Finetune; f != nil {
+		longest = f.SeqLen
+	}
+	if len(r.corpus.Train) < longest+2 {
+		return fmt.Errorf("data: the training text has %d tokens, fewer than one window of %d", len(r.corpus.Train), longest+1)
+	}
+	if _, err := data.NewEvalSet(r.corpus.Valid, c.Eval.Tokens); err != nil {
+		return err
+	}
+	return r.checkDir()
+}
+
+// checkDir refuses to replace a finished run of a different config without Overwrite.
+func (r *Run) checkDir() error {
+	st, err := os.Stat(r.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("results folder: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("results folder %s is a file", r.Dir)
+	}
+	if r.Overwrite {
+		return nil
+	}
+	old, err := os.ReadFile(filepath.Join(r.Dir, ConfigFile))
+	if err != nil {
+		return nil // no run recorded here
+	}
+	if string(old) != string(r.Config.Marshal()) {
+		if _, err := os.Stat(filepath.Join(r.Dir, ResultsJSON)); err == nil {
+			return fmt.Errorf("results folder %s holds a finished run of a different config (%s); use -overwrite to replace it, or -out to write elsewhere", r.Dir, describeDiff(old, r.Config.Marshal()))
+		}
+		if _, err := os.Stat(filepath.Join(r.Dir, CheckpointFile)); err == nil {
+			return fmt.Errorf("results folder %s holds an unfinished run of a different config (%s); use -overwrite to start afresh, or -out to write elsewhere", r.Dir, describeDiff(old, r.Config.Marshal()))
+		}
+	}
+	return nil
+}
+
+// Execute trains (or resumes), evaluates and writes the results. When ctx is cancelled it saves
+// a checkpoint and returns an error wrapping ErrInterrupted.
+func (r *Run) Execute(ctx context.Context) (*Result, error) {
+	if err := r.Prepare(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("results folder: %w", err)
+	}
+	removeStaleTemps(r.Dir)
+	t, err := r.trainer()
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFile(filepath.Join(r.Dir, ConfigFile), r.Config.Marshal()); err != nil {
+		return nil, err
+	}
+	if err := t.train(ctx); err != nil {
+		if errors.Is(err, ErrDiverged) {
+			res := r.newResult(t)
+			res.Status, res.Error = "failed", err.Error()
+			if werr := r.writeResults(res, t); werr != nil {
+				return nil, errors.Join(err, werr)
+			}
+			return res, err
+		}
+		return nil, err
+	}
+	res := r.newResult(t)
+	_, evalScheme, err := r.Config.Schemes()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if res.Lengths, err = EvaluateAll(ctx, t.model, evalScheme, r.corpus, r.Config.Eval, r.Progress); err != nil {
+		return nil, err
+	}
+	res.EvalSeconds = time.Since(start).Seconds()
+	if err := r.writeResults(res, t); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (r *Run) newResult(t *trainer) *Result {
+	c := r.Config
+	_, version := data.GoRoot()
+	res := &Result{
+		Name: c.Name, Scheme: c.Position.Scheme, Scaling: scalingName(c.Position), Seed: c.Seed,
+		TrainLen: c.Train.SeqLen, Corpus: r.corpus.Source, GoVersion: version,
+		UnigramEntropy: r.corpus.UnigramEntropy(), Params: t.model.NumParams(),
+		Steps: t.st.OptStep, TrainSeconds: t.st.Seconds, Status: "ok",
+	}
+	if n := len(t.st.Log); n > 0 {
+		res.FinalTrainLoss = t.st.Log[n-1].Loss
+	}
+	return res
+}
+
+func scalingName(p position.Config) string {
+	if p.Scaling == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s(factor=%s)", p.Scaling.Type, p.Scaling.Factor)
+}
+
+// EvaluateAll scores the model at every evaluation length. A length the scheme cannot handle by
+// design is recorded as not applicable, with the reason.
+func EvaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e Eval, w io.Writer) ([]LengthResult, error) {
+	set, err := data.NewEvalSet(corpus.Valid, e.Tokens)
+	if err != nil {
+		return nil, err
+	}
+	p := newProgress(w, e.Tokens*len(e.Lengths), "eval")
+	defer p.finish()
+	var out []LengthResult
+	for _, n := range e.Lengths {
+		lr, err := Evaluate(ctx, m, s, set, n, e.BatchTokens, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, lr)
+	}
+	return out, nil
+}
+
+// Evaluate scores the evaluation set in windows of n tokens.
+func Evaluate(ctx context.Context, m *model.Model, s position.Scheme, set *data.EvalSet, n, batchTokens int, p *progress) (LengthResult, error) {
+	res := LengthResult{Length: n}
+	windows := set.Windows(n)
+	batch := evalBatch(windows, batchTokens/n)
+	g, err := m.Graph(s, batch, n, model.Options{})
+	if model.IsNotApplicable(err) {
+		res.Reason = err.Error()
+		if p != nil {
+			p.skip(set.Tokens)
+		}
+		return res, nil
+	}
+	if err != nil {
+		return res, err
+	}
+	defer g.Close()
+	var total float64
+	start := time.Now()
+	for first := 0; first < windows; first += batch {
+		if err := ctx.Err(); err != nil {
+			return res, fmt.Errorf("%w during evaluation", ErrInterrupted)
+		}
+		set.Fill(g.IDs, g.Targets, n, first)
+		loss, err := g.Run()
+		if err != nil {
+			return res, err
+		}
+		total += loss * float64(batch*n)
+		if p != nil {
+			done := (first + batch) * n
+			p.add(batch*n, fmt.Sprintf("len %d loss %.3f %.0f tok/s", n, total/float64(done), float64(done)/time.Since(start).Seconds()))
+		}
+	}
+	loss := total / float64(set.Tokens)
+	ppl := math.Exp(loss)
+	res.Applicable, res.Loss, res.Perplexity, res.Tokens = true, &loss, &ppl, set.Tokens
+	return res, nil
+}
+
+// evalBatch is the largest number of windows at most limit that divides windows, so every batch
+// is full and one graph serves them all.
+func evalBatch(windows, limit int) int {
+	for b := min(limit, windows); b > 1; b-- {
+		if windows%b == 0 {
+			return b
+		}
+	}
+	return 1
+}
+
+// Model builds a fresh model for a config (vocabulary from the byte tokenizer).
+func (c Config) newModel(scheme position.Scheme) (*model.Model, error) {
+	mc := c.Model
+	mc.Vocab = data.Vocab
+	return model.New(mc, scheme, c.Train.SeqLen, tensor.Float32, c.Seed)
+}
+
+func removeStaleTemps(dir string) {
+	matches, _ := filepath.Glob(filepath.Join(dir, ".*.tmp*"))
+	for _, m := range matches {
+		os.Remove(m)
+	}
+}

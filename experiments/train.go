@@ -1,0 +1,294 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"gorgonia.org/tensor"
+
+	"extrapolate/checkpoint"
+	"extrapolate/data"
+	"extrapolate/model"
+	"extrapolate/position"
+)
+
+// Phases of training, in order.
+const (
+	phaseTrain    = "train"
+	phaseFinetune = "finetune"
+	phaseDone     = "done"
+)
+
+// LogRow is one row of the training log.
+type LogRow struct {
+	Step         int     `json:"step"`
+	Phase        string  `json:"phase"`
+	Loss         float64 `json:"loss"`
+	LR           float64 `json:"lr"`
+	GradNorm     float64 `json:"grad_norm"`
+	TokensPerSec float64 `json:"tokens_per_s"`
+	Seconds      float64 `json:"seconds"`
+}
+
+// trainState is what a resumed run needs besides the weights and the optimizer's moments.
+type trainState struct {
+	Phase   string  `json:"phase"`
+	Step    int     `json:"step"` // steps done in Phase
+	OptStep int     `json:"opt_step"`
+	Sampler uint64  `json:"sampler"`
+	Seconds float64 `json:"seconds"`
+	// Log holds the training log so far, so that a resumed run's log is whole.
+	Log []LogRow `json:"log"`
+}
+
+// Meta is the header of a checkpoint this program writes.
+type Meta struct {
+	Program string `json:"program"`
+	// Config is the run's resolved config, as YAML.
+	Config    string     `json:"config"`
+	Tokenizer Tokenizer  `json:"tokenizer"`
+	State     trainState `json:"state"`
+}
+
+// Tokenizer describes the tokenizer a checkpoint was trained with.
+type Tokenizer struct {
+	Kind  string `json:"kind"`
+	Vocab int    `json:"vocab"`
+}
+
+const programName = "extrapolate"
+
+var byteTokenizer = Tokenizer{Kind: "byte", Vocab: data.Vocab}
+
+type trainer struct {
+	run     *Run
+	model   *model.Model
+	opt     *model.AdamW
+	sampler *data.Sampler
+	st      trainState
+}
+
+// trainer builds the model and optimizer, fresh or from the run folder's checkpoint.
+func (r *Run) trainer() (*trainer, error) {
+	c := r.Config
+	trainScheme, _, err := c.Schemes()
+	if err != nil {
+		return nil, err
+	}
+	m, err := c.newModel(trainScheme)
+	if err != nil {
+		return nil, err
+	}
+	t := &trainer{
+		run: r, model: m,
+		opt:     model.NewAdamW(m, c.schedule(), c.Train.WeightDecay, c.Train.GradClip),
+		sampler: data.NewSampler(r.corpus.Train, c.Seed+1),
+		st:      trainState{Phase: phaseTrain},
+	}
+	t.opt.Beta1, t.opt.Beta2 = c.Train.Beta1, c.Train.Beta2
+	path := filepath.Join(r.Dir, CheckpointFile)
+	if r.Overwrite {
+		return t, nil
+	}
+	if _, err := os.Stat(path); err != nil {
+		return t, nil
+	}
+	if err := t.restore(path); err != nil {
+		return nil, err
+	}
+	if r.Progress != nil && t.st.Phase != phaseDone {
+		fmt.Fprintf(r.Progress, "resuming %s from its checkpoint: %s step %d\n", c.Name, t.st.Phase, t.st.Step)
+	}
+	return t, nil
+}
+
+func (c Config) schedule() model.Schedule {
+	return model.Schedule{LR: c.Train.LR, MinLR: *c.Train.MinLR, Warmup: c.Train.Warmup, Steps: c.Train.Steps}
+}
+
+// restore loads a checkpoint of the same config into the trainer.
+func (t *trainer) restore(path string) error {
+	var meta Meta
+	ts, err := checkpoint.Read(path, &meta)
+	if err != nil {
+		return fmt.Errorf("resuming: %w (use -overwrite to start afresh)", err)
+	}
+	if err := checkMeta(meta, path); err != nil {
+		return err
+	}
+	want := string(t.run.Config.Marshal())
+	if meta.Config != want {
+		return fmt.Errorf("resuming: %s was written by a different config (%s); use -overwrite to start afresh", path, describeDiff([]byte(meta.Config), []byte(want)))
+	}
+	byName := map[string]*tensor.Dense{}
+	for _, x := range ts {
+		byName[x.Name] = x.Value
+	}
+	if err := loadParams(t.model, byName, path); err != nil {
+		return err
+	}
+	for i, p := range t.model.Params {
+		m, v := byName["adam.m."+p.Name], byName["adam.v."+p.Name]
+		if m == nil || v == nil || !m.Shape().Eq(p.Value.Shape()) || !v.Shape().Eq(p.Value.Shape()) {
+			return fmt.Errorf("resuming: %s: optimizer state for %s is missing or misshapen", path, p.Name)
+		}
+		copy(t.opt.M[i].Raw, m.Raw)
+		copy(t.opt.V[i].Raw, v.Raw)
+	}
+	t.st = meta.State
+	t.opt.Step = meta.State.OptStep
+	t.sampler.Rng.State = meta.State.Sampler
+	return nil
+}
+
+func checkMeta(meta Meta, path string) error {
+	if meta.Program != programName {
+		return fmt.Errorf("%s: not a checkpoint of this program (program %q)", path, meta.Program)
+	}
+	if meta.Tokenizer != byteTokenizer {
+		return fmt.Errorf("%s: tokenizer %s with %d tokens, this program uses %s with %d", path, meta.Tokenizer.Kind, meta.Tokenizer.Vocab, byteTokenizer.Kind, byteTokenizer.Vocab)
+	}
+	return nil
+}
+
+// loadParams copies checkpoint tensors into the model's weights, saying exactly what differs
+// when the names, shapes or dtypes do not match.
+func loadParams(m *model.Model, byName map[string]*tensor.Dense, path string) error {
+	for _, p := range m.Params {
+		x, ok := byName[p.Name]
+		if !ok {
+			return fmt.Errorf("%s: the checkpoint has no weight %s that the config's model needs", path, p.Name)
+		}
+		if !x.Shape().Eq(p.Value.Shape()) {
+			return fmt.Errorf("%s: weight %s has shape %v in the checkpoint, the config's model needs %v", path, p.Name, x.Shape(), p.Value.Shape())
+		}
+		if x.Dtype() != p.Value.Dtype() {
+			return fmt.Errorf("%s: weight %s is %v in the checkpoint, the model is %v", path, p.Name, x.Dtype(), p.Value.Dtype())
+		}
+		copy(p.Value.Raw, x.Raw)
+	}
+	return nil
+}
+
+func (t *trainer) save() error {
+	var ts []checkpoint.Tensor
+	for _, p := range t.model.Params {
+		ts = append(ts, checkpoint.Tensor{Name: p.Name, Value: p.Value})
+	}
+	for i, p := range t.model.Params {
+		ts = append(ts, checkpoint.Tensor{Name: "adam.m." + p.Name, Value: t.opt.M[i]}, checkpoint.Tensor{Name: "adam.v." + p.Name, Value: t.opt.V[i]})
+	}
+	t.st.OptStep = t.opt.Step
+	t.st.Sampler = t.sampler.Rng.State
+	meta := Meta{Program: programName, Config: string(t.run.Config.Marshal()), Tokenizer: byteTokenizer, State: t.st}
+	return checkpoint.Write(filepath.Join(t.run.Dir, CheckpointFile), meta, ts)
+}
+
+// train runs the phases left to run, saving checkpoints on the way and at the end.
+func (t *trainer) train(ctx context.Context) error {
+	c := t.run.Config
+	trainScheme, evalScheme, err := c.Schemes()
+	if err != nil {
+		return err
+	}
+	total := c.Train.Steps
+	if f := c.Train.Finetune; f != nil {
+		total += f.Steps
+	}
+	p := newProgress(t.run.Progress, total, "train")
+	defer p.finish()
+	if t.st.Phase == phaseTrain {
+		p.skip(t.st.Step)
+		if err := t.phase(ctx, p, trainScheme, c.Train.BatchSize, c.Train.SeqLen, c.Train.Steps); err != nil {
+			return err
+		}
+		t.st.Phase, t.st.Step = phaseFinetune, 0
+	} else {
+		p.skip(c.Train.Steps)
+	}
+	if f := c.Train.Finetune; f != nil && t.st.Phase == phaseFinetune {
+		p.skip(t.st.Step)
+		// The same tokens per batch at the longer length, and a constant learning rate.
+		batch := max(1, c.Train.BatchSize*c.Train.SeqLen/f.SeqLen)
+		t.opt.Schedule = model.Schedule{LR: f.LR, MinLR: f.LR}
+		if err := t.phase(ctx, p, evalScheme, batch, f.SeqLen, f.Steps); err != nil {
+			return err
+		}
+	}
+	if t.st.Phase != phaseDone {
+		t.st.Phase, t.st.Step = phaseDone, 0
+		if err := t.save(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// phase trains for the steps of the current phase not yet done.
+func (t *trainer) phase(ctx context.Context, p *progress, s position.Scheme, batch, n, steps int) error {
+	c := t.run.Config
+	g, err := t.model.Graph(s, batch, n, model.Options{Train: true})
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	grads := make([]*tensor.Dense, len(t.model.Params))
+	mark, marked := time.Now(), 0
+	for t.st.Step < steps {
+		if ctx.Err() != nil {
+			if err := t.save(); err != nil {
+				return fmt.Errorf("%w, and saving the checkpoint failed: %v", ErrInterrupted, err)
+			}
+			return fmt.Errorf("%w at %s step %d; checkpoint saved", ErrInterrupted, t.st.Phase, t.st.Step)
+		}
+		start := time.Now()
+		if err := t.sampler.Fill(g.IDs, g.Targets, n); err != nil {
+			return err
+		}
+		loss, err := g.Run()
+		if err != nil {
+			return err
+		}
+		step := t.opt.Step + 1
+		if math.IsNaN(loss) || math.IsInf(loss, 0) {
+			return fmt.Errorf("%w: loss is %v at step %d (%s); the last good checkpoint is kept", ErrDiverged, loss, step, t.st.Phase)
+		}
+		for i := range grads {
+			grads[i] = g.Grad(i)
+		}
+		stats, err := t.opt.Update(t.model.Params, grads)
+		if errors.Is(err, model.ErrNotFinite) {
+			return fmt.Errorf("%w: gradient norm is %v at step %d (%s); the last good checkpoint is kept", ErrDiverged, stats.GradNorm, step, t.st.Phase)
+		}
+		if err != nil {
+			return err
+		}
+		t.st.Step++
+		t.st.Seconds += time.Since(start).Seconds()
+		marked++
+		if t.st.Step%c.Train.LogEvery == 0 || t.st.Step == steps {
+			el := time.Since(mark).Seconds()
+			t.st.Log = append(t.st.Log, LogRow{
+				Step: t.opt.Step, Phase: t.st.Phase, Loss: loss, LR: stats.LR, GradNorm: stats.GradNorm,
+				TokensPerSec: float64(marked*batch*n) / el, Seconds: t.st.Seconds,
+			})
+			mark, marked = time.Now(), 0
+		}
+		tps := 0.0
+		if k := len(t.st.Log); k > 0 {
+			tps = t.st.Log[k-1].TokensPerSec
+		}
+		p.add(1, fmt.Sprintf("loss %.3f %.0f tok/s", loss, tps))
+		if c.Train.CheckpointEvery > 0 && t.st.Step%c.Train.CheckpointEvery == 0 && t.st.Step < steps {
+			if err := t.save(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

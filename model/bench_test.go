@@ -1,0 +1,106 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"extrapolate/position"
+)
+
+// Shapes of the speed comparison with PyTorch's reference script (shared/bench/torch_ref.py):
+// config A and config B, with its 96-token vocabulary and learned positions.
+var benchConfigs = []struct {
+	name          string
+	c             Config
+	seqLen, batch int
+}{
+	{"A", Config{DModel: 64, Layers: 2, Heads: 4, Vocab: 96}, 64, 16},
+	{"B", Config{DModel: 128, Layers: 4, Heads: 4, Vocab: 96}, 128, 16},
+}
+
+func benchModel(b *testing.B, c Config, scheme string, trainLen int) (*Model, position.Scheme) {
+	s, err := position.New(position.Spec{DModel: c.DModel, Heads: c.Heads, TrainLen: trainLen, Config: position.Config{Scheme: scheme}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := New(c, s, trainLen, tensor.Float32, 1234)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m, s
+}
+
+func fillRandom(g *Graph, vocab int) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range g.IDs {
+		g.IDs[i], g.Targets[i] = rng.IntN(vocab), rng.IntN(vocab)
+	}
+}
+
+// BenchmarkTrainStep is one forward and backward pass and one AdamW update.
+func BenchmarkTrainStep(b *testing.B) {
+	for _, bc := range benchConfigs {
+		for _, plain := range []bool{false, true} {
+			name := bc.name
+			if plain {
+				name += "/stock-ops"
+			}
+			b.Run(name, func(b *testing.B) {
+				m, s := benchModel(b, bc.c, "learned", bc.seqLen)
+				g, err := m.Graph(s, bc.batch, bc.seqLen, Options{Train: true, Plain: plain})
+				if err != nil {
+					b.Fatal(err)
+				}
+				fillRandom(g, bc.c.Vocab)
+				opt := NewAdamW(m, Schedule{LR: 1e-3, MinLR: 1e-3, Warmup: 1, Steps: 1 << 30}, 0, 0)
+				gs := make([]*tensor.Dense, len(m.Params))
+				step := func() {
+					if _, err := g.Run(); err != nil {
+						b.Fatal(err)
+					}
+					for i := range gs {
+						gs[i] = g.Grad(i)
+					}
+					opt.Update(m.Params, gs)
+				}
+				step() // the first run allocates the buffers
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					step()
+				}
+				b.ReportMetric(float64(bc.batch*bc.seqLen)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+			})
+		}
+	}
+}
+
+// BenchmarkEval is a forward pass at the training length and at 16 times it.
+func BenchmarkEval(b *testing.B) {
+	for _, bc := range benchConfigs {
+		for _, mult := range []int{1, 16} {
+			b.Run(fmt.Sprintf("%s/%dx", bc.name, mult), func(b *testing.B) {
+				m, s := benchModel(b, bc.c, "rope", bc.seqLen)
+				n := bc.seqLen * mult
+				batch := max(1, bc.batch/mult)
+				g, err := m.Graph(s, batch, n, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				fillRandom(g, bc.c.Vocab)
+				g.Run()
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if _, err := g.Run(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(batch*n)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+			})
+		}
+	}
+}

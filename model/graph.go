@@ -1,0 +1,280 @@
+package model
+
+import (
+	"fmt"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"extrapolate/model/nn"
+	"extrapolate/model/nn/plain"
+	"extrapolate/position"
+)
+
+// Graph is the model unrolled for batches of Batch sequences of Len tokens. It is built once and
+// run for every batch of that shape: fill IDs and Targets, then Run.
+type Graph struct {
+	Batch, Len int
+	Train      bool
+	// IDs and Targets are the graph's inputs, written in place before each run.
+	IDs, Targets []int
+
+	g      *G.ExprGraph
+	vm     G.VM
+	loss   *G.Node
+	logits *G.Node
+	grads  G.Nodes // one per model parameter, when Train
+	onehot *tensor.Dense
+}
+
+// Options choose how a graph is built.
+type Options struct {
+	// Train adds the backward pass.
+	Train bool
+	// Plain builds the graph from gorgonia's stock ops instead of the fused ones: the reference
+	// in tests, and the baseline of the speed comparison.
+	Plain bool
+}
+
+// Graph builds the model for batches of batch sequences of n tokens, with the scheme's
+// position information for n positions. A scheme that cannot handle n positions gives an error
+// for which IsNotApplicable is true.
+func (m *Model) Graph(scheme position.Scheme, batch, n int, o Options) (*Graph, error) {
+	if batch <= 0 || n <= 0 {
+		return nil, fmt.Errorf("model: graph of %d sequences of %d tokens", batch, n)
+	}
+	pos, err := positionsFor(scheme, m.Config, n)
+	if err != nil {
+		return nil, err
+	}
+	gr := &Graph{Batch: batch, Len: n, Train: o.Train, g: G.NewGraph()}
+	gr.IDs, gr.Targets = make([]int, batch*n), make([]int, batch*n)
+	g := gr.g
+	ids := G.NewVector(g, tensor.Int, G.WithShape(batch*n), G.WithName("ids"), G.WithValue(tensor.New(tensor.WithShape(batch*n), tensor.WithBacking(gr.IDs))))
+	targets := G.NewVector(g, tensor.Int, G.WithShape(batch*n), G.WithName("targets"), G.WithValue(tensor.New(tensor.WithShape(batch*n), tensor.WithBacking(gr.Targets))))
+	w := map[string]*G.Node{}
+	var wrt G.Nodes
+	for _, p := range m.Params {
+		node := G.NewTensor(g, m.Dtype, p.Value.Dims(), G.WithShape(p.Value.Shape()...), G.WithName(p.Name), G.WithValue(p.Value))
+		w[p.Name] = node
+		wrt = append(wrt, node)
+	}
+	var ops ops = fused{}
+	if o.Plain {
+		gr.onehot = tensor.New(tensor.WithShape(batch*n, m.Config.Vocab), tensor.Of(m.Dtype))
+		ops = &stock{onehot: G.NewMatrix(g, m.Dtype, G.WithShape(batch*n, m.Config.Vocab), G.WithName("onehot"), G.WithValue(gr.onehot))}
+	}
+	var pe *G.Node
+	switch {
+	case m.learnedPositions:
+		pe = w["wpe"]
+	case pos.table != nil:
+		pe = G.NewMatrix(g, m.Dtype, G.WithShape(n, m.Config.DModel), G.WithName("pe"), G.WithValue(convertTo(pos.table, m.Dtype)))
+	}
+	attn := nn.AttentionConfig{Batch: batch, SeqLen: n, Heads: m.Config.Heads, Positions: pos.inAttention, Train: o.Train}
+	b := &builder{ops: ops}
+	gr.logits = b.forward(w, ids, pe, m.learnedPositions, attn, m.Config.Layers)
+	gr.loss = b.crossEntropy(gr.logits, targets)
+	if b.err != nil {
+		return nil, fmt.Errorf("model: building the graph: %w", b.err)
+	}
+	if o.Train {
+		if gr.grads, err = G.Grad(gr.loss, wrt...); err != nil {
+			return nil, fmt.Errorf("model: differentiating the graph: %w", err)
+		}
+	}
+	gr.vm = G.NewTapeMachine(g)
+	return gr, nil
+}
+
+// forward is the whole model up to the logits, as a reader would write it down.
+func (b *builder) forward(w map[string]*G.Node, ids, pe *G.Node, learnedPE bool, attn nn.AttentionConfig, layers int) *G.Node {
+	x := b.embed(ids, w["wte"], pe, attn.SeqLen, learnedPE)
+	for l := 0; l < layers; l++ {
+		p := func(name string) *G.Node { return w[fmt.Sprintf("h%d.%s", l, name)] }
+		h := b.layerNorm(x, p("ln1_g"), p("ln1_b"))
+		q := b.linear(h, p("wq"), p("bq"))
+		k := b.linear(h, p("wk"), p("bk"))
+		v := b.linear(h, p("wv"), p("bv"))
+		x = b.add(x, b.linear(b.attention(q, k, v, attn), p("wo"), p("bo")))
+		h = b.layerNorm(x, p("ln2_g"), p("ln2_b"))
+		x = b.add(x, b.linear(b.gelu(b.linear(h, p("w1"), p("b1"))), p("w2"), p("b2")))
+	}
+	return b.linear(b.layerNorm(x, w["lnf_g"], w["lnf_b"]), w["whead"], w["bhead"])
+}
+
+// Run computes the mean loss over the batch in IDs and Targets and, for a training graph, the
+// gradients.
+func (gr *Graph) Run() (float64, error) {
+	if gr.onehot != nil {
+		oneHot(gr.onehot, gr.Targets)
+	}
+	gr.vm.Reset()
+	if err := gr.vm.RunAll(); err != nil {
+		return 0, fmt.Errorf("model: running the graph: %w", err)
+	}
+	return scalarOf(gr.loss.Value())
+}
+
+// Grad returns the gradient of the last run's loss with respect to the i-th model parameter.
+func (gr *Graph) Grad(i int) *tensor.Dense {
+	return gr.grads[i].Value().(*tensor.Dense)
+}
+
+// Logits returns the last run's logits, (Batch·Len, vocab), valid until the next run.
+func (gr *Graph) Logits() *tensor.Dense { return gr.logits.Value().(*tensor.Dense) }
+
+// Close releases the graph's machine.
+func (gr *Graph) Close() error { return gr.vm.Close() }
+
+func scalarOf(v G.Value) (float64, error) {
+	switch x := v.(type) {
+	case *G.F32:
+		return float64(*x), nil
+	case *G.F64:
+		return float64(*x), nil
+	case *tensor.Dense:
+		switch d := x.Data().(type) {
+		case float32:
+			return float64(d), nil
+		case float64:
+			return d, nil
+		case []float32:
+			return float64(d[0]), nil
+		case []float64:
+			return d[0], nil
+		}
+	}
+	return 0, fmt.Errorf("model: loss is %T, not a scalar", v)
+}
+
+func oneHot(t *tensor.Dense, targets []int) {
+	v := t.Shape()[1]
+	switch d := t.Data().(type) {
+	case []float32:
+		clear(d)
+		for r, x := range targets {
+			d[r*v+x] = 1
+		}
+	case []float64:
+		clear(d)
+		for r, x := range targets {
+			d[r*v+x] = 1
+		}
+	}
+}
+
+// positions is a scheme's contribution at one length.
+type positions struct {
+	table       *tensor.Dense // added to the embeddings, when fixed
+	inAttention nn.Positions
+}
+
+func positionsFor(s position.Scheme, c Config, n int) (positions, error) {
+	var p positions
+	table, err := s.Embedding(n)
+	if err != nil {
+		return p, err
+	}
+	if table != nil && !table.Learned {
+		if table.Cols != c.DModel || table.Rows < n || len(table.Values) != table.Rows*table.Cols {
+			return p, fmt.Errorf("model: position table %dx%d does not fit %d positions of width %d", table.Rows, table.Cols, n, c.DModel)
+		}
+		p.table = tensor.New(tensor.WithShape(n, c.DModel), tensor.WithBacking(append([]float64(nil), table.Values[:n*c.DModel]...)))
+	}
+	rot, err := s.Rotation(n)
+	if err != nil {
+		return p, err
+	}
+	if rot != nil {
+		p.inAttention.Pairs = len(rot.InvFreq)
+		p.inAttention.Interleaved = rot.Interleaved
+		p.inAttention.Cos, p.inAttention.Sin = rot.Cos, rot.Sin
+	}
+	if p.inAttention.Bias, err = s.Bias(n); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// ops are the layers the forward pass is made of: fused ones, or gorgonia's stock ones.
+type ops interface {
+	embed(ids, wte, pe *G.Node, seqLen int, learned bool) (*G.Node, error)
+	layerNorm(x, g, b *G.Node) (*G.Node, error)
+	linear(x, w, b *G.Node) (*G.Node, error)
+	attention(q, k, v *G.Node, c nn.AttentionConfig) (*G.Node, error)
+	gelu(x *G.Node) (*G.Node, error)
+	add(a, b *G.Node) (*G.Node, error)
+	crossEntropy(logits, targets *G.Node) (*G.Node, error)
+}
+
+type fused struct{}
+
+func (fused) embed(ids, wte, pe *G.Node, n int, learned bool) (*G.Node, error) {
+	return nn.Embed(ids, wte, pe, n, learned)
+}
+func (fused) layerNorm(x, g, b *G.Node) (*G.Node, error) { return nn.LayerNorm(x, g, b, lnEps) }
+func (fused) linear(x, w, b *G.Node) (*G.Node, error)    { return nn.Linear(x, w, b) }
+func (fused) attention(q, k, v *G.Node, c nn.AttentionConfig) (*G.Node, error) {
+	return nn.Attention(q, k, v, c)
+}
+func (fused) gelu(x *G.Node) (*G.Node, error)   { return nn.GELU(x) }
+func (fused) add(a, b *G.Node) (*G.Node, error) { return nn.Add(a, b) }
+func (fused) crossEntropy(logits, targets *G.Node) (*G.Node, error) {
+	return nn.CrossEntropy(logits, targets)
+}
+
+// stock takes the targets one-hot, as its cross-entropy needs.
+type stock struct{ onehot *G.Node }
+
+func (*stock) embed(ids, wte, pe *G.Node, n int, _ bool) (*G.Node, error) {
+	return plain.Embed(ids, wte, pe, n)
+}
+func (*stock) layerNorm(x, g, b *G.Node) (*G.Node, error) { return plain.LayerNorm(x, g, b, lnEps) }
+func (*stock) linear(x, w, b *G.Node) (*G.Node, error)    { return plain.Linear(x, w, b) }
+func (*stock) attention(q, k, v *G.Node, c nn.AttentionConfig) (*G.Node, error) {
+	return plain.Attention(q, k, v, c)
+}
+func (*stock) gelu(x *G.Node) (*G.Node, error)   { return plain.GELU(x) }
+func (*stock) add(a, b *G.Node) (*G.Node, error) { return G.Add(a, b) }
+func (s *stock) crossEntropy(logits, _ *G.Node) (*G.Node, error) {
+	return plain.CrossEntropy(logits, s.onehot)
+}
+
+// builder applies ops, keeping the first error so the forward pass reads as one expression per
+// line; once an op fails, the rest return nil and are not built.
+type builder struct {
+	ops ops
+	err error
+}
+
+func (b *builder) do(f func() (*G.Node, error)) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	n, err := f()
+	b.err = err
+	return n
+}
+
+func (b *builder) embed(ids, wte, pe *G.Node, n int, learned bool) *G.Node {
+	return b.do(func() (*G.Node, error) { return b.ops.embed(ids, wte, pe, n, learned) })
+}
+func (b *builder) layerNorm(x, g, bias *G.Node) *G.Node {
+	return b.do(func() (*G.Node, error) { return b.ops.layerNorm(x, g, bias) })
+}
+func (b *builder) linear(x, w, bias *G.Node) *G.Node {
+	return b.do(func() (*G.Node, error) { return b.ops.linear(x, w, bias) })
+}
+func (b *builder) attention(q, k, v *G.Node, c nn.AttentionConfig) *G.Node {
+	return b.do(func() (*G.Node, error) { return b.ops.attention(q, k, v, c) })
+}
+func (b *builder) gelu(x *G.Node) *G.Node {
+	return b.do(func() (*G.Node, error) { return b.ops.gelu(x) })
+}
+func (b *builder) add(x, y *G.Node) *G.Node {
+	return b.do(func() (*G.Node, error) { return b.ops.add(x, y) })
+}
+func (b *builder) crossEntropy(logits, targets *G.Node) *G.Node {
+	return b.do(func() (*G.Node, error) { return b.ops.crossEntropy(logits, targets) })
+}

@@ -1,0 +1,310 @@
+package model
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"extrapolate/position"
+)
+
+// tiny is a model small enough to check every weight by finite differences.
+var tiny = Config{DModel: 8, Layers: 2, Heads: 2, Vocab: 11}
+
+const tinyLen = 5
+
+// schemes builds each registered scheme for the tiny model, with RoPE also interleaved and
+// scaled, so that every variant goes through the same checks.
+func schemes(t *testing.T, c Config, trainLen int) map[string]position.Scheme {
+	t.Helper()
+	configs := map[string]position.Config{
+		"rope-interleaved": {Scheme: "rope", Pairing: "interleaved"},
+		"rope-yarn":        {Scheme: "rope", Scaling: &position.Scaling{Type: "yarn", Factor: position.Factor{Value: 4}}},
+	}
+	for _, n := range position.Names() {
+		configs[n] = position.Config{Scheme: n}
+	}
+	out := map[string]position.Scheme{}
+	for name, pc := range configs {
+		s, err := position.New(position.Spec{DModel: c.DModel, Heads: c.Heads, TrainLen: trainLen, Config: pc})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out[name] = s
+	}
+	return out
+}
+
+func randomTokens(rng *rand.Rand, n, vocab int) []int {
+	x := make([]int, n)
+	for i := range x {
+		x[i] = rng.IntN(vocab)
+	}
+	return x
+}
+
+// TestGradientsMatchFiniteDifferences checks the gradient of the whole model, every weight of
+// it, against central differences in float64, for every scheme.
+func TestGradientsMatchFiniteDifferences(t *testing.T) {
+	for name, s := range schemes(t, tiny, tinyLen) {
+		t.Run(name, func(t *testing.T) {
+			m, err := New(tiny, s, tinyLen, tensor.Float64, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Larger weights than the initial 0.02 make every path through the model matter.
+			rng := rand.New(rand.NewPCG(3, 4))
+			for _, p := range m.Params {
+				for i := range vals[float64](p.Value) {
+					vals[float64](p.Value)[i] += 0.3 * rng.NormFloat64()
+				}
+			}
+			g, err := m.Graph(s, 2, tinyLen, Options{Train: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			copy(g.IDs, randomTokens(rng, len(g.IDs), tiny.Vocab))
+			copy(g.Targets, randomTokens(rng, len(g.Targets), tiny.Vocab))
+			if _, err := g.Run(); err != nil {
+				t.Fatal(err)
+			}
+			var grads [][]float64
+			for i := range m.Params {
+				grads = append(grads, append([]float64(nil), vals[float64](g.Grad(i))...))
+			}
+			const h = 1e-6
+			worst := 0.0
+			for i, p := range m.Params {
+				w := vals[float64](p.Value)
+				for e := range w {
+					orig := w[e]
+					w[e] = orig + h
+					up, _ := g.Run()
+					w[e] = orig - h
+					down, _ := g.Run()
+					w[e] = orig
+					fd := (up - down) / (2 * h)
+					rel := math.Abs(grads[i][e]-fd) / math.Max(1, math.Abs(fd))
+					worst = math.Max(worst, rel)
+					if rel > 1e-6 {
+						t.Fatalf("%s[%d]: gradient %.10g, finite difference %.10g", p.Name, e, grads[i][e], fd)
+					}
+				}
+			}
+			t.Logf("%d weights, worst relative error %.2g", m.NumParams(), worst)
+		})
+	}
+}
+
+// TestFusedMatchesStockOps runs the model built from fused ops and from gorgonia's stock ops on
+// the same batch: the losses and every gradient must agree.
+func TestFusedMatchesStockOps(t *testing.T) {
+	for name, s := range schemes(t, tiny, tinyLen) {
+		t.Run(name, func(t *testing.T) {
+			m, err := New(tiny, s, tinyLen, tensor.Float64, 9)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(5, 6))
+			for _, p := range m.Params {
+				for i := range vals[float64](p.Value) {
+					vals[float64](p.Value)[i] += 0.3 * rng.NormFloat64()
+				}
+			}
+			ids, targets := randomTokens(rng, 3*tinyLen, tiny.Vocab), randomTokens(rng, 3*tinyLen, tiny.Vocab)
+			var losses [2]float64
+			var grads [2][][]float64
+			for i, plain := range []bool{false, true} {
+				g, err := m.Graph(s, 3, tinyLen, Options{Train: true, Plain: plain})
+				if err != nil {
+					t.Fatal(err)
+				}
+				copy(g.IDs, ids)
+				copy(g.Targets, targets)
+				if losses[i], err = g.Run(); err != nil {
+					t.Fatal(err)
+				}
+				for j := range m.Params {
+					grads[i] = append(grads[i], append([]float64(nil), vals[float64](g.Grad(j))...))
+				}
+			}
+			if math.Abs(losses[0]-losses[1]) > 1e-10 {
+				t.Fatalf("loss: fused %.15g, stock ops %.15g", losses[0], losses[1])
+			}
+			for j, p := range m.Params {
+				for e := range grads[0][j] {
+					if math.Abs(grads[0][j][e]-grads[1][j][e]) > 1e-10 {
+						t.Fatalf("%s[%d]: fused %.15g, stock ops %.15g", p.Name, e, grads[0][j][e], grads[1][j][e])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestCausal changes one token and checks that no earlier position's logits move, for every
+// scheme, and that a later one does (else the test could not fail).
+func TestCausal(t *testing.T) {
+	const n = 12
+	for name, s := range schemes(t, tiny, n) {
+		t.Run(name, func(t *testing.T) {
+			m, err := New(tiny, s, n, tensor.Float64, 11)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := m.Graph(s, 1, n, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(7, 8))
+			copy(g.IDs, randomTokens(rng, n, tiny.Vocab))
+			if _, err := g.Run(); err != nil {
+				t.Fatal(err)
+			}
+			before := append([]float64(nil), vals[float64](g.Logits())...)
+			for j := 1; j < n; j++ {
+				g.IDs[j] = (g.IDs[j] + 1) % tiny.Vocab
+				if _, err := g.Run(); err != nil {
+					t.Fatal(err)
+				}
+				after := vals[float64](g.Logits())
+				v := tiny.Vocab
+				for i := 0; i < j*v; i++ {
+					if after[i] != before[i] {
+						t.Fatalf("changing token %d moved the logits of position %d", j, i/v)
+					}
+				}
+				moved := false
+				for i := j * v; i < (j+1)*v; i++ {
+					moved = moved || after[i] != before[i]
+				}
+				if !moved {
+					t.Fatalf("changing token %d did not move its own logits", j)
+				}
+				copy(before, after)
+			}
+		})
+	}
+}
+
+// TestOverfitsTinyBatch trains on one fixed batch: the loss must fall far below its start.
+func TestOverfitsTinyBatch(t *testing.T) {
+	c := Config{DModel: 32, Layers: 2, Heads: 4, Vocab: 256}
+	const n = 16
+	for _, name := range []string{"rope", "alibi", "learned"} {
+		t.Run(name, func(t *testing.T) {
+			s, err := position.New(position.Spec{DModel: c.DModel, Heads: c.Heads, TrainLen: n, Config: position.Config{Scheme: name}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := New(c, s, n, tensor.Float32, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := m.Graph(s, 4, n, Options{Train: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := []byte("the quick brown fox jumps over the lazy dog, again and again and again!")
+			for b := 0; b < 4; b++ {
+				for i := 0; i < n; i++ {
+					g.IDs[b*n+i] = int(text[b*n+i])
+					g.Targets[b*n+i] = int(text[b*n+i+1])
+				}
+			}
+			opt := NewAdamW(m, Schedule{LR: 3e-3, MinLR: 3e-3, Warmup: 10, Steps: 300}, 0, 1)
+			var first, last float64
+			for step := 0; step < 300; step++ {
+				loss, err := g.Run()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if step == 0 {
+					first = loss
+				}
+				last = loss
+				if _, err := opt.Update(m.Params, grads(g, len(m.Params))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Logf("loss %.3f -> %.4f", first, last)
+			if first < math.Log(256)-0.1 || last > 0.05 {
+				t.Fatalf("loss %.3f -> %.4f: the model did not memorise one batch", first, last)
+			}
+		})
+	}
+}
+
+func grads(g *Graph, n int) []*tensor.Dense {
+	out := make([]*tensor.Dense, n)
+	for i := range out {
+		out[i] = g.Grad(i)
+	}
+	return out
+}
+
+// TestDeterministic trains twice from the same seed: the losses must be identical bit for bit.
+func TestDeterministic(t *testing.T) {
+	c := Config{DModel: 16, Layers: 1, Heads: 2, Vocab: 256}
+	const n = 8
+	run := func() []float64 {
+		s, err := position.New(position.Spec{DModel: c.DModel, Heads: c.Heads, TrainLen: n, Config: position.Config{Scheme: "rope"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := New(c, s, n, tensor.Float32, 42)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := m.Graph(s, 8, n, Options{Train: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := NewAdamW(m, Schedule{LR: 1e-2, MinLR: 1e-3, Warmup: 2, Steps: 20}, 0.1, 1)
+		rng := rand.New(rand.NewPCG(1, 1))
+		var losses []float64
+		for step := 0; step < 20; step++ {
+			copy(g.IDs, randomTokens(rng, len(g.IDs), 256))
+			copy(g.Targets, randomTokens(rng, len(g.Targets), 256))
+			loss, err := g.Run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			losses = append(losses, loss)
+			if _, err := opt.Update(m.Params, grads(g, len(m.Params))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return losses
+	}
+	a, b := run(), run()
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			t.Fatalf("step %d: loss %.17g then %.17g", i+1, a[i], b[i])
+		}
+	}
+	if a[0] == a[len(a)-1] {
+		t.Fatal("the loss never changed: the test would pass whatever the model did")
+	}
+}
+
+func TestNotApplicablePastLearnedTable(t *testing.T) {
+	s, err := position.New(position.Spec{DModel: 8, Heads: 2, TrainLen: 4, Config: position.Config{Scheme: "learned"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(tiny, s, 4, tensor.Float32, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Graph(s, 1, 4, Options{}); err != nil {
+		t.Fatalf("at the table's length: %v", err)
+	}
+	_, err = m.Graph(s, 1, 8, Options{})
+	if !IsNotApplicable(err) || !errors.Is(err, position.ErrNotApplicable) {
+		t.Fatalf("past the table: %v, want not applicable", err)
+	}
+}

@@ -1,0 +1,283 @@
+package nn
+
+import (
+	"math"
+
+	"github.com/chewxy/hm"
+	"github.com/pkg/errors"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Positions is what a position scheme contributes inside attention: a rotation of q and k (RoPE)
+// and a bias added to the scores (ALiBi). Either may be absent.
+type Positions struct {
+	// Cos and Sin hold, for position t and rotated pair p, the rotation's cosine and sine at
+	// t*Pairs+p for t below the sequence length. They may carry a scale (YaRN's attention factor).
+	Cos, Sin []float64
+	// Pairs is the number of rotated pairs, at most half the head dimension; 0 means no rotation.
+	Pairs int
+	// Interleaved pairs dimensions (2p, 2p+1); otherwise (p, p+head/2), as rotate_half does.
+	Interleaved bool
+	// Bias[h][δ] is added to the score of a query attending to the key δ positions before it,
+	// in head h; nil means no bias. Each Bias[h] holds at least the sequence length.
+	Bias [][]float64
+}
+
+// AttentionConfig describes a causal multi-head attention.
+type AttentionConfig struct {
+	Batch, SeqLen, Heads int
+	Positions            Positions
+	// Train keeps what the backward pass needs; without it the op computes the output only,
+	// reusing a scratch buffer per worker, so evaluating long sequences stays small.
+	Train bool
+}
+
+// Attention returns causal multi-head attention of q, k and v, each (batch·seqLen, d) with the
+// heads side by side along d: softmax(q·kᵀ/√(d/heads) + bias, over earlier keys)·v, with q and k
+// rotated first when cfg.Positions has a rotation. The result has q's shape.
+func Attention(q, k, v *G.Node, cfg AttentionConfig) (*G.Node, error) {
+	kr, err := byDtype(q, &attention[float32]{cfg: cfg}, &attention[float64]{cfg: cfg})
+	if err != nil {
+		return nil, err
+	}
+	return apply(kr, q, k, v)
+}
+
+type attention[F float] struct {
+	cfg      AttentionConfig
+	cos, sin []F
+	bias     [][]F
+	// Kept for the backward pass when training, per (batch, head): the rotated q and k, v, and
+	// the attention probabilities.
+	qr, kr, vv, p []F
+	scratch       []attnScratch[F]
+}
+
+type attnScratch[F float] struct {
+	q, k, v, o, s []F
+	dq, dk, dv    []F
+}
+
+func (k *attention[F]) String() string { return "Attention" }
+func (k *attention[F]) signature() ([]hm.Type, hm.Type) {
+	return []hm.Type{floats(2), floats(2), floats(2)}, floats(2)
+}
+func (k *attention[F]) diffWRT() []bool { return []bool{true, true, true} }
+
+func (k *attention[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
+	c := k.cfg
+	q := in[0]
+	if len(q) != 2 || !q.Eq(in[1]) || !q.Eq(in[2]) {
+		return nil, errors.Errorf("Attention: shapes q %v, k %v, v %v differ", in[0], in[1], in[2])
+	}
+	if c.Heads <= 0 || q[1]%c.Heads != 0 || c.Batch*c.SeqLen != q[0] {
+		return nil, errors.Errorf("Attention: shape %v does not fit %d sequences of %d with %d heads", q, c.Batch, c.SeqLen, c.Heads)
+	}
+	hd := q[1] / c.Heads
+	if p := c.Positions; p.Pairs > 0 {
+		if 2*p.Pairs > hd || len(p.Cos) < c.SeqLen*p.Pairs || len(p.Sin) < c.SeqLen*p.Pairs {
+			return nil, errors.Errorf("Attention: rotation of %d pairs over %d positions does not fit head dimension %d", p.Pairs, c.SeqLen, hd)
+		}
+	}
+	if b := c.Positions.Bias; b != nil {
+		if len(b) != c.Heads {
+			return nil, errors.Errorf("Attention: bias for %d heads, want %d", len(b), c.Heads)
+		}
+		for _, row := range b {
+			if len(row) < c.SeqLen {
+				return nil, errors.Errorf("Attention: bias for %d distances, want %d", len(row), c.SeqLen)
+			}
+		}
+	}
+	return q.Clone(), nil
+}
+
+// setup converts the position tables and sizes the buffers, once.
+func (k *attention[F]) setup(d int) {
+	if k.scratch != nil {
+		return
+	}
+	c := k.cfg
+	p := c.Positions
+	k.cos, k.sin = convert[F](p.Cos), convert[F](p.Sin)
+	for _, row := range p.Bias {
+		k.bias = append(k.bias, convert[F](row))
+	}
+	t, hd := c.SeqLen, d/c.Heads
+	if c.Train {
+		n := c.Batch * c.Heads * t
+		k.qr, k.kr, k.vv, k.p = make([]F, n*hd), make([]F, n*hd), make([]F, n*hd), make([]F, n*t)
+	}
+	k.scratch = make([]attnScratch[F], workers())
+	for w := range k.scratch {
+		s := &k.scratch[w]
+		s.o, s.dq, s.dk, s.dv = make([]F, t*hd), make([]F, t*hd), make([]F, t*hd), make([]F, t*hd)
+		s.s = make([]F, t*t)
+		if !c.Train {
+			s.q, s.k, s.v = make([]F, t*hd), make([]F, t*hd), make([]F, t*hd)
+		}
+	}
+}
+
+func convert[F float](x []float64) []F {
+	y := make([]F, len(x))
+	for i, v := range x {
+		y[i] = F(v)
+	}
+	return y
+}
+
+func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
+	c := k.cfg
+	d := in[0].Shape()[1]
+	k.setup(d)
+	q, kk, v, o := vals[F](in[0]), vals[F](in[1]), vals[F](in[2]), vals[F](out)
+	t, hd := c.SeqLen, d/c.Heads
+	scale := 1 / math.Sqrt(float64(hd))
+	parallel(c.Batch*c.Heads, 4*t*t*hd, func(w, lo, hi int) {
+		s := &k.scratch[w]
+		for task := lo; task < hi; task++ {
+			b, h := task/c.Heads, task%c.Heads
+			qt, kt, vt, pt := s.q, s.k, s.v, s.s
+			if c.Train {
+				off := task * t * hd
+				qt, kt, vt = k.qr[off:off+t*hd], k.kr[off:off+t*hd], k.vv[off:off+t*hd]
+				pt = k.p[task*t*t : (task+1)*t*t]
+			}
+			k.gather(qt, q, b, h, d, true)
+			k.gather(kt, kk, b, h, d, true)
+			k.gather(vt, v, b, h, d, false)
+			// Scores, then a softmax over each row's keys up to the diagonal.
+			gemm(false, true, t, t, hd, F(scale), qt, hd, kt, hd, 0, pt, t)
+			for i := 0; i < t; i++ {
+				row := pt[i*t : (i+1)*t]
+				if k.bias != nil {
+					bh := k.bias[h]
+					for j := 0; j <= i; j++ {
+						row[j] += bh[i-j]
+					}
+				}
+				softmaxPrefix(row, i+1)
+			}
+			gemm(false, false, t, hd, t, 1, pt, t, vt, hd, 0, s.o, hd)
+			scatter(o, s.o, b, h, t, d, hd)
+		}
+	})
+	return nil
+}
+
+// softmaxPrefix replaces row[:n] by its softmax and zeroes the rest (the future keys).
+func softmaxPrefix[F float](row []F, n int) {
+	mx := math.Inf(-1)
+	for _, x := range row[:n] {
+		mx = math.Max(mx, float64(x))
+	}
+	var sum float64
+	for j, x := range row[:n] {
+		e := math.Exp(float64(x) - mx)
+		row[j] = F(e)
+		sum += e
+	}
+	inv := 1 / sum
+	for j := range row[:n] {
+		row[j] = F(float64(row[j]) * inv)
+	}
+	clear(row[n:])
+}
+
+func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
+	c := k.cfg
+	if !c.Train {
+		return errors.New("Attention: backward pass of an op built without Train")
+	}
+	d := in[0].Shape()[1]
+	dy, dq, dk, dv := vals[F](dout), vals[F](din[0]), vals[F](din[1]), vals[F](din[2])
+	t, hd := c.SeqLen, d/c.Heads
+	scale := F(1 / math.Sqrt(float64(hd)))
+	parallel(c.Batch*c.Heads, 8*t*t*hd, func(w, lo, hi int) {
+		s := &k.scratch[w]
+		for task := lo; task < hi; task++ {
+			b, h := task/c.Heads, task%c.Heads
+			off := task * t * hd
+			qt, kt, vt := k.qr[off:off+t*hd], k.kr[off:off+t*hd], k.vv[off:off+t*hd]
+			pt := k.p[task*t*t : (task+1)*t*t]
+			do := s.o
+			k.gather(do, dy, b, h, d, false)
+			gemm(true, false, t, hd, t, 1, pt, t, do, hd, 0, s.dv, hd) // dv = pᵀ·do
+			ds := s.s
+			gemm(false, true, t, t, hd, 1, do, hd, vt, hd, 0, ds, t) // dp = do·vᵀ
+			// Through the softmax: ds = p·(dp - Σ p·dp), times the score scale.
+			for i := 0; i < t; i++ {
+				pr, dr := pt[i*t:i*t+i+1], ds[i*t:(i+1)*t]
+				var dot float64
+				for j, p := range pr {
+					dot += float64(p) * float64(dr[j])
+				}
+				for j, p := range pr {
+					dr[j] = F(float64(p)*(float64(dr[j])-dot)) * scale
+				}
+				clear(dr[i+1:])
+			}
+			gemm(false, false, t, hd, t, 1, ds, t, kt, hd, 0, s.dq, hd) // dq = ds·k
+			gemm(true, false, t, hd, t, 1, ds, t, qt, hd, 0, s.dk, hd)  // dk = dsᵀ·q
+			k.unrotate(s.dq)
+			k.unrotate(s.dk)
+			scatter(dq, s.dq, b, h, t, d, hd)
+			scatter(dk, s.dk, b, h, t, d, hd)
+			scatter(dv, s.dv, b, h, t, d, hd)
+		}
+	})
+	return nil
+}
+
+// gather copies head h of sequence b from x (rows of width d) into dst (t, hd), rotating it by
+// position when rotate is set and the positions have a rotation.
+func (k *attention[F]) gather(dst, x []F, b, h, d int, rotate bool) {
+	t := k.cfg.SeqLen
+	hd := len(dst) / t
+	for i := 0; i < t; i++ {
+		copy(dst[i*hd:(i+1)*hd], x[(b*t+i)*d+h*hd:])
+	}
+	if rotate {
+		k.rotate(dst, false)
+	}
+}
+
+// rotate applies the position rotation to each row of x (t, hd) in place, or its transpose
+// (the inverse rotation, scaled alike) when inverse is set.
+func (k *attention[F]) rotate(x []F, inverse bool) {
+	p := k.cfg.Positions
+	if p.Pairs == 0 {
+		return
+	}
+	t := k.cfg.SeqLen
+	hd := len(x) / t
+	half := hd / 2
+	for i := 0; i < t; i++ {
+		row := x[i*hd : (i+1)*hd]
+		cs, sn := k.cos[i*p.Pairs:(i+1)*p.Pairs], k.sin[i*p.Pairs:(i+1)*p.Pairs]
+		for j := 0; j < p.Pairs; j++ {
+			a, b := j, j+half
+			if p.Interleaved {
+				a, b = 2*j, 2*j+1
+			}
+			c, s := cs[j], sn[j]
+			if inverse {
+				s = -s
+			}
+			x0, x1 := row[a], row[b]
+			row[a] = x0*c - x1*s
+			row[b] = x1*c + x0*s
+		}
+	}
+}
+
+func (k *attention[F]) unrotate(x []F) { k.rotate(x, true) }
+
+// scatter writes src (t, hd) into head h of sequence b of dst (rows of width d).
+func scatter[F float](dst, src []F, b, h, t, d, hd int) {
+	for i := 0; i < t; i++ {
+		copy(dst[(b*t+i)*d+h*hd:(b*t+i)*d+(h+1)*hd], src[i*hd:(i+1)*hd])
+	}
+}

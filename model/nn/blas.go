@@ -1,0 +1,66 @@
+package nn
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// gemm computes c = alpha*op(a)*op(b) + beta*c on row-major matrices, where op(x) is x or its
+// transpose, through whichever BLAS blas32 and blas64 use (gonum's pure-Go one by default,
+// OpenBLAS with -tags openblas).
+func gemm[F float](ta, tb bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	tA, tB := blas.NoTrans, blas.NoTrans
+	if ta {
+		tA = blas.Trans
+	}
+	if tb {
+		tB = blas.Trans
+	}
+	if unsafe.Sizeof(alpha) == 4 {
+		blas32.Implementation().Sgemm(tA, tB, m, n, k, float32(alpha), as32(a), lda, as32(b), ldb, float32(beta), as32(c), ldc)
+		return
+	}
+	blas64.Implementation().Dgemm(tA, tB, m, n, k, float64(alpha), as64(a), lda, as64(b), ldb, float64(beta), as64(c), ldc)
+}
+
+func as32[F float](x []F) []float32 {
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
+}
+
+func as64[F float](x []F) []float64 {
+	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
+}
+
+// workers is how many goroutines parallel uses at most: one per CPU.
+func workers() int { return runtime.GOMAXPROCS(0) }
+
+// parallel runs fn over [0, n) split into one contiguous range per worker, when the work is
+// worth the goroutines: cost is a rough count of the operations per element. fn gets its
+// worker's index, below workers(), to pick its scratch space.
+func parallel(n, cost int, fn func(w, lo, hi int)) {
+	nw := min(workers(), n)
+	if nw <= 1 || n*cost < 1<<14 {
+		fn(0, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (n + nw - 1) / nw
+	for w := 1; w*chunk < n; w++ {
+		lo, hi := w*chunk, min((w+1)*chunk, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(w, lo, hi)
+		}()
+	}
+	fn(0, 0, min(chunk, n))
+	wg.Wait()
+}

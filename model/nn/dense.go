@@ -1,0 +1,251 @@
+package nn
+
+import (
+	"math"
+
+	"github.com/chewxy/hm"
+	"github.com/pkg/errors"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// byDtype picks the float32 or float64 instance of a kernel for x's dtype.
+func byDtype(x *G.Node, k32, k64 kernel) (kernel, error) {
+	switch x.Dtype() {
+	case tensor.Float32:
+		return k32, nil
+	case tensor.Float64:
+		return k64, nil
+	}
+	return nil, errors.Errorf("nn: dtype %v is not supported, only float32 and float64", x.Dtype())
+}
+
+// Linear returns x·w + b for x of shape (n, in), w (in, out) and b (out).
+func Linear(x, w, b *G.Node) (*G.Node, error) {
+	k, err := byDtype(x, linear[float32]{}, linear[float64]{})
+	if err != nil {
+		return nil, err
+	}
+	return apply(k, x, w, b)
+}
+
+type linear[F float] struct{}
+
+func (linear[F]) String() string { return "Linear" }
+func (linear[F]) signature() ([]hm.Type, hm.Type) {
+	return []hm.Type{floats(2), floats(2), floats(1)}, floats(2)
+}
+func (linear[F]) diffWRT() []bool { return []bool{true, true, true} }
+
+func (linear[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
+	x, w, b := in[0], in[1], in[2]
+	if len(x) != 2 || len(w) != 2 || len(b) != 1 || x[1] != w[0] || w[1] != b[0] {
+		return nil, errors.Errorf("Linear: shapes x %v, w %v, b %v do not fit", x, w, b)
+	}
+	return tensor.Shape{x[0], w[1]}, nil
+}
+
+func (linear[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
+	x, w, b, y := vals[F](in[0]), vals[F](in[1]), vals[F](in[2]), vals[F](out)
+	n, k, m := in[0].Shape()[0], in[0].Shape()[1], len(b)
+	for r := 0; r < n; r++ {
+		copy(y[r*m:(r+1)*m], b)
+	}
+	gemm(false, false, n, m, k, 1, x, k, w, m, 1, y, m)
+	return nil
+}
+
+func (linear[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
+	x, w, dy := vals[F](in[0]), vals[F](in[1]), vals[F](dout)
+	n, k, m := in[0].Shape()[0], in[0].Shape()[1], in[1].Shape()[1]
+	gemm(false, true, n, k, m, 1, dy, m, w, m, 0, vals[F](din[0]), k) // dx = dy·wᵀ
+	gemm(true, false, k, m, n, 1, x, k, dy, m, 0, vals[F](din[1]), m) // dw = xᵀ·dy
+	db := vals[F](din[2])
+	clear(db)
+	for r := 0; r < n; r++ {
+		row := dy[r*m : (r+1)*m]
+		for j, v := range row {
+			db[j] += v
+		}
+	}
+	return nil
+}
+
+// Add returns a + b for tensors of the same shape. Its backward pass hands the output gradient
+// to both inputs unchanged, with no op and no copy.
+func Add(a, b *G.Node) (*G.Node, error) {
+	k, err := byDtype(a, add[float32]{}, add[float64]{})
+	if err != nil {
+		return nil, err
+	}
+	return apply(k, a, b)
+}
+
+type add[F float] struct{}
+
+func (add[F]) String() string                                                          { return "Add" }
+func (add[F]) signature() ([]hm.Type, hm.Type)                                         { return []hm.Type{floats(2), floats(2)}, floats(2) }
+func (add[F]) diffWRT() []bool                                                         { return []bool{true, true} }
+func (add[F]) passesGradient()                                                         {}
+func (add[F]) backward(_ []*tensor.Dense, _, _ *tensor.Dense, _ []*tensor.Dense) error { return nil }
+
+func (add[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if !in[0].Eq(in[1]) {
+		return nil, errors.Errorf("Add: shapes %v and %v differ", in[0], in[1])
+	}
+	return in[0].Clone(), nil
+}
+
+func (add[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
+	a, b, y := vals[F](in[0]), vals[F](in[1]), vals[F](out)
+	for i := range y {
+		y[i] = a[i] + b[i]
+	}
+	return nil
+}
+
+// GELU applies the tanh approximation of the Gaussian error linear unit elementwise, as GPT-2
+// and PyTorch's gelu(approximate="tanh") do.
+func GELU(x *G.Node) (*G.Node, error) {
+	k, err := byDtype(x, gelu[float32]{}, gelu[float64]{})
+	if err != nil {
+		return nil, err
+	}
+	return apply(k, x)
+}
+
+type gelu[F float] struct{}
+
+const (
+	geluC = 0.7978845608028654 // √(2/π)
+	geluA = 0.044715
+)
+
+func (gelu[F]) String() string                                { return "GELU" }
+func (gelu[F]) signature() ([]hm.Type, hm.Type)               { return []hm.Type{floats(2)}, floats(2) }
+func (gelu[F]) diffWRT() []bool                               { return []bool{true} }
+func (gelu[F]) shape(in []tensor.Shape) (tensor.Shape, error) { return in[0].Clone(), nil }
+
+func (gelu[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
+	x, y := vals[F](in[0]), vals[F](out)
+	parallel(len(x), 30, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			v := float64(x[i])
+			t := math.Tanh(geluC * (v + geluA*v*v*v))
+			y[i] = F(0.5 * v * (1 + t))
+		}
+	})
+	return nil
+}
+
+func (gelu[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
+	x, dy, dx := vals[F](in[0]), vals[F](dout), vals[F](din[0])
+	parallel(len(x), 40, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			v := float64(x[i])
+			t := math.Tanh(geluC * (v + geluA*v*v*v))
+			d := 0.5*(1+t) + 0.5*v*(1-t*t)*geluC*(1+3*geluA*v*v)
+			dx[i] = F(float64(dy[i]) * d)
+		}
+	})
+	return nil
+}
+
+// LayerNorm normalises each row of x (n, d) to zero mean and unit variance, then scales by g and
+// shifts by b (both of length d).
+func LayerNorm(x, g, b *G.Node, eps float64) (*G.Node, error) {
+	k, err := byDtype(x, &layerNorm[float32]{eps: eps}, &layerNorm[float64]{eps: eps})
+	if err != nil {
+		return nil, err
+	}
+	return apply(k, x, g, b)
+}
+
+type layerNorm[F float] struct {
+	eps        float64
+	mean, rstd []F // per row, kept for the backward pass
+}
+
+func (*layerNorm[F]) String() string { return "LayerNorm" }
+func (*layerNorm[F]) signature() ([]hm.Type, hm.Type) {
+	return []hm.Type{floats(2), floats(1), floats(1)}, floats(2)
+}
+func (*layerNorm[F]) diffWRT() []bool { return []bool{true, true, true} }
+
+func (*layerNorm[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
+	x, g, b := in[0], in[1], in[2]
+	if len(x) != 2 || len(g) != 1 || len(b) != 1 || g[0] != x[1] || b[0] != x[1] {
+		return nil, errors.Errorf("LayerNorm: shapes x %v, g %v, b %v do not fit", x, g, b)
+	}
+	return x.Clone(), nil
+}
+
+func (k *layerNorm[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
+	x, g, b, y := vals[F](in[0]), vals[F](in[1]), vals[F](in[2]), vals[F](out)
+	n, d := in[0].Shape()[0], in[0].Shape()[1]
+	if len(k.mean) != n {
+		k.mean, k.rstd = make([]F, n), make([]F, n)
+	}
+	parallel(n, 8*d, func(_, lo, hi int) {
+		for r := lo; r < hi; r++ {
+			row := x[r*d : (r+1)*d]
+			var sum float64
+			for _, v := range row {
+				sum += float64(v)
+			}
+			mean := sum / float64(d)
+			var ss float64
+			for _, v := range row {
+				c := float64(v) - mean
+				ss += c * c
+			}
+			rstd := 1 / math.Sqrt(ss/float64(d)+k.eps)
+			k.mean[r], k.rstd[r] = F(mean), F(rstd)
+			yr := y[r*d : (r+1)*d]
+			for i, v := range row {
+				yr[i] = F((float64(v)-mean)*rstd)*g[i] + b[i]
+			}
+		}
+	})
+	return nil
+}
+
+func (k *layerNorm[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
+	x, g, dy := vals[F](in[0]), vals[F](in[1]), vals[F](dout)
+	dx, dg, db := vals[F](din[0]), vals[F](din[1]), vals[F](din[2])
+	n, d := in[0].Shape()[0], in[0].Shape()[1]
+	// dx = rstd·(ĝ - mean(ĝ) - x̂·mean(ĝ·x̂)) with ĝ = dy·g; rows are independent.
+	parallel(n, 10*d, func(_, lo, hi int) {
+		for r := lo; r < hi; r++ {
+			mean, rstd := float64(k.mean[r]), float64(k.rstd[r])
+			xr, dyr, dxr := x[r*d:(r+1)*d], dy[r*d:(r+1)*d], dx[r*d:(r+1)*d]
+			var sg, sgx float64
+			for i, v := range xr {
+				xh := (float64(v) - mean) * rstd
+				gh := float64(dyr[i]) * float64(g[i])
+				sg += gh
+				sgx += gh * xh
+			}
+			sg /= float64(d)
+			sgx /= float64(d)
+			for i, v := range xr {
+				xh := (float64(v) - mean) * rstd
+				gh := float64(dyr[i]) * float64(g[i])
+				dxr[i] = F(rstd * (gh - sg - xh*sgx))
+			}
+		}
+	})
+	// dg and db sum over rows; each column is independent, so split the columns.
+	parallel(d, 3*n, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			var sdg, sdb float64
+			for r := 0; r < n; r++ {
+				xh := (float64(x[r*d+i]) - float64(k.mean[r])) * float64(k.rstd[r])
+				sdg += float64(dy[r*d+i]) * xh
+				sdb += float64(dy[r*d+i])
+			}
+			dg[i], db[i] = F(sdg), F(sdb)
+		}
+	})
+	return nil
+}

@@ -1,0 +1,218 @@
+// Package plain writes the model's layers with gorgonia's stock ops only. It is the reference
+// the fused ops of package nn are tested against, and the "before" of the speed comparison.
+//
+// Two stock ops have wrong gradients in gorgonia v0.9.18 and are avoided here: InverseSqrt
+// (Inverse(Sqrt(x)) is used instead) and ByIndices on 1-D inputs or along axis 1 (only axis 0 of
+// a matrix is used).
+package plain
+
+import (
+	"fmt"
+	"math"
+	"sync/atomic"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"extrapolate/model/nn"
+)
+
+var serial atomic.Uint64
+
+// constant returns a constant node holding v in x's dtype.
+func constant(x *G.Node, v float64) *G.Node {
+	if x.Dtype() == tensor.Float32 {
+		return G.NewConstant(float32(v))
+	}
+	return G.NewConstant(v)
+}
+
+// table returns a constant tensor with values v (float64) in x's dtype; gorgonia merges
+// constants by name, so each gets a unique one.
+func table(g *G.ExprGraph, dt tensor.Dtype, v []float64, shape ...int) *G.Node {
+	var t *tensor.Dense
+	if dt == tensor.Float32 {
+		f := make([]float32, len(v))
+		for i, x := range v {
+			f[i] = float32(x)
+		}
+		t = tensor.New(tensor.WithShape(shape...), tensor.WithBacking(f))
+	} else {
+		t = tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float64(nil), v...)))
+	}
+	return G.NewConstant(t, G.WithName(fmt.Sprintf("const%d", serial.Add(1))))
+}
+
+// Linear returns x·w + b.
+func Linear(x, w, b *G.Node) (*G.Node, error) {
+	xw, err := G.Mul(x, w)
+	if err != nil {
+		return nil, err
+	}
+	return G.BroadcastAdd(xw, b, nil, []byte{0})
+}
+
+// GELU is the tanh approximation, 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+func GELU(x *G.Node) (*G.Node, error) {
+	x3, err := G.Cube(x)
+	if err != nil {
+		return nil, err
+	}
+	inner := G.Must(G.Add(x, G.Must(G.Mul(x3, constant(x, 0.044715)))))
+	t := G.Must(G.Tanh(G.Must(G.Mul(inner, constant(x, math.Sqrt(2/math.Pi))))))
+	half := G.Must(G.Mul(x, constant(x, 0.5)))
+	return G.HadamardProd(half, G.Must(G.Add(t, constant(x, 1))))
+}
+
+// LayerNorm normalises the rows of x, then scales by g and shifts by b.
+func LayerNorm(x, g, b *G.Node, eps float64) (*G.Node, error) {
+	mean, err := G.Mean(x, 1)
+	if err != nil {
+		return nil, err
+	}
+	xc := G.Must(G.BroadcastSub(x, mean, nil, []byte{1}))
+	variance := G.Must(G.Mean(G.Must(G.Square(xc)), 1))
+	rstd := G.Must(G.Inverse(G.Must(G.Sqrt(G.Must(G.Add(variance, constant(x, eps)))))))
+	xh := G.Must(G.BroadcastHadamardProd(xc, rstd, nil, []byte{1}))
+	y := G.Must(G.BroadcastHadamardProd(xh, g, nil, []byte{0}))
+	return G.BroadcastAdd(y, b, nil, []byte{0})
+}
+
+// Embed returns wte[ids] plus, with a position table pe, pe[t] for each token's position t in
+// its sequence of seqLen.
+func Embed(ids, wte, pe *G.Node, seqLen int) (*G.Node, error) {
+	x, err := G.ByIndices(wte, ids, 0)
+	if err != nil {
+		return nil, err
+	}
+	if pe == nil {
+		return x, nil
+	}
+	n := ids.Shape()[0]
+	pos := make([]int, n)
+	for i := range pos {
+		pos[i] = i % seqLen
+	}
+	posNode := G.NewConstant(tensor.New(tensor.WithShape(n), tensor.WithBacking(pos)), G.WithName(fmt.Sprintf("pos%d", serial.Add(1))))
+	p, err := G.ByIndices(pe, posNode, 0)
+	if err != nil {
+		return nil, err
+	}
+	return G.Add(x, p)
+}
+
+// CrossEntropy returns the mean of -log softmax(logits)[target] over rows, with the targets
+// given one-hot, (n, vocab).
+func CrossEntropy(logits, onehot *G.Node) (*G.Node, error) {
+	ls, err := G.LogSoftMax(logits, 1)
+	if err != nil {
+		return nil, err
+	}
+	picked := G.Must(G.Sum(G.Must(G.HadamardProd(ls, onehot))))
+	n := float64(logits.Shape()[0])
+	return G.Mul(picked, constant(logits, -1/n))
+}
+
+// OneHot returns the (n, vocab) one-hot matrix of targets in dtype dt.
+func OneHot(targets []int, vocab int, dt tensor.Dtype) *tensor.Dense {
+	v := make([]float64, len(targets)*vocab)
+	for r, t := range targets {
+		v[r*vocab+t] = 1
+	}
+	if dt == tensor.Float32 {
+		f := make([]float32, len(v))
+		for i, x := range v {
+			f[i] = float32(x)
+		}
+		return tensor.New(tensor.WithShape(len(targets), vocab), tensor.WithBacking(f))
+	}
+	return tensor.New(tensor.WithShape(len(targets), vocab), tensor.WithBacking(v))
+}
+
+// Attention is nn.Attention written with stock ops: heads are split out by reshapes and
+// transposes, a rotation is x⊙cos + (x·R)⊙sin with R the constant matrix that swaps each pair
+// with a sign, and the causal mask and bias are one added constant.
+func Attention(q, k, v *G.Node, cfg nn.AttentionConfig) (*G.Node, error) {
+	g, dt := q.Graph(), q.Dtype()
+	b, t, h := cfg.Batch, cfg.SeqLen, cfg.Heads
+	d := q.Shape()[1]
+	hd := d / h
+	split := func(x *G.Node, rotate bool) (*G.Node, error) {
+		x, err := G.Reshape(x, tensor.Shape{b, t, h, hd})
+		if err != nil {
+			return nil, err
+		}
+		x = G.Must(G.Transpose(x, 0, 2, 1, 3))
+		if rotate && cfg.Positions.Pairs > 0 {
+			x = G.Must(G.Reshape(x, tensor.Shape{b * h * t, hd}))
+			c, s, r := rotationTables(cfg, hd)
+			cn := table(g, dt, c, b*h*t, hd)
+			sn := table(g, dt, s, b*h*t, hd)
+			rn := table(g, dt, r, hd, hd)
+			x = G.Must(G.Add(G.Must(G.HadamardProd(x, cn)), G.Must(G.HadamardProd(G.Must(G.Mul(x, rn)), sn))))
+		}
+		return G.Reshape(x, tensor.Shape{b * h, t, hd})
+	}
+	qh, err := split(q, true)
+	if err != nil {
+		return nil, err
+	}
+	kh := G.Must(split(k, true))
+	vh := G.Must(split(v, false))
+	scores := G.Must(G.BatchedMatMul(qh, kh, false, true))
+	scores = G.Must(G.Mul(scores, constant(q, 1/math.Sqrt(float64(hd)))))
+	mask := make([]float64, b*h*t*t)
+	for bh := 0; bh < b*h; bh++ {
+		for i := 0; i < t; i++ {
+			for j := 0; j < t; j++ {
+				m := -1e9
+				if j <= i {
+					m = 0
+					if cfg.Positions.Bias != nil {
+						m = cfg.Positions.Bias[bh%h][i-j]
+					}
+				}
+				mask[(bh*t+i)*t+j] = m
+			}
+		}
+	}
+	scores = G.Must(G.Add(scores, table(g, dt, mask, b*h, t, t)))
+	p := G.Must(G.SoftMax(scores, 2))
+	o := G.Must(G.BatchedMatMul(p, vh))
+	o = G.Must(G.Reshape(o, tensor.Shape{b, h, t, hd}))
+	o = G.Must(G.Transpose(o, 0, 2, 1, 3))
+	return G.Reshape(o, tensor.Shape{b * t, d})
+}
+
+// rotationTables expands the rotation to the (b·h·t, hd) cos and sin factors and the (hd, hd)
+// pair-swap matrix R, with (x·R)[a] = -x[b] and (x·R)[b] = x[a] for each rotated pair (a, b).
+func rotationTables(cfg nn.AttentionConfig, hd int) (cos, sin, r []float64) {
+	p := cfg.Positions
+	t := cfg.SeqLen
+	rows := cfg.Batch * cfg.Heads * t
+	cos, sin, r = make([]float64, rows*hd), make([]float64, rows*hd), make([]float64, hd*hd)
+	pair := func(j int) (int, int) {
+		if p.Interleaved {
+			return 2 * j, 2*j + 1
+		}
+		return j, j + hd/2
+	}
+	for j := 0; j < p.Pairs; j++ {
+		a, bb := pair(j)
+		r[bb*hd+a] = -1
+		r[a*hd+bb] = 1
+	}
+	for row := 0; row < rows; row++ {
+		pos := row % t
+		for e := 0; e < hd; e++ {
+			cos[row*hd+e] = 1 // dimensions outside the rotated pairs pass through
+		}
+		for j := 0; j < p.Pairs; j++ {
+			a, bb := pair(j)
+			c, s := p.Cos[pos*p.Pairs+j], p.Sin[pos*p.Pairs+j]
+			cos[row*hd+a], cos[row*hd+bb] = c, c
+			sin[row*hd+a], sin[row*hd+bb] = s, s
+		}
+	}
+	return cos, sin, r
+}

@@ -1,0 +1,84 @@
+package nn_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	G "gorgonia.org/gorgonia"
+
+	"extrapolate/internal/gradcheck"
+	"extrapolate/model/nn"
+
+	"gorgonia.org/tensor"
+
+	"extrapolate/model/nn/plain"
+)
+
+func TestLinearMatchesStockOps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 1))
+	in := []gradcheck.Input{gradcheck.Var("x", gradcheck.Rand(rng, 1, 6, 4)), gradcheck.Var("w", gradcheck.Rand(rng, 1, 4, 3)), gradcheck.Var("b", gradcheck.Rand(rng, 1, 3))}
+	gradcheck.Same(t, in,
+		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return nn.Linear(x[0], x[1], x[2]) },
+		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return plain.Linear(x[0], x[1], x[2]) })
+}
+
+func TestGELUMatchesStockOps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	gradcheck.Same(t, []gradcheck.Input{gradcheck.Var("x", gradcheck.Rand(rng, 2, 5, 4))},
+		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return nn.GELU(x[0]) },
+		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return plain.GELU(x[0]) })
+}
+
+func TestLayerNormMatchesStockOps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 3))
+	in := []gradcheck.Input{gradcheck.Var("x", gradcheck.Rand(rng, 2, 4, 6)), gradcheck.Var("g", gradcheck.Rand(rng, 1, 6)), gradcheck.Var("b", gradcheck.Rand(rng, 1, 6))}
+	gradcheck.Same(t, in,
+		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return nn.LayerNorm(x[0], x[1], x[2], 1e-5) },
+		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return plain.LayerNorm(x[0], x[1], x[2], 1e-5) })
+}
+
+func TestEmbedMatchesStockOps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 4))
+	in := []gradcheck.Input{gradcheck.Const("ids", gradcheck.Ints(4, 0, 4, 2, 1, 1)), gradcheck.Var("wte", gradcheck.Rand(rng, 1, 5, 3)), gradcheck.Var("wpe", gradcheck.Rand(rng, 1, 3, 3))}
+	gradcheck.Same(t, in,
+		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return nn.Embed(x[0], x[1], x[2], 3, true) },
+		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return plain.Embed(x[0], x[1], x[2], 3) })
+}
+
+func TestCrossEntropyMatchesStockOps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 5))
+	targets := []int{3, 0, 5, 5}
+	in := []gradcheck.Input{
+		gradcheck.Var("logits", gradcheck.Rand(rng, 2, 4, 6)),
+		gradcheck.Const("targets", gradcheck.Ints(targets...)),
+		gradcheck.Const("onehot", plain.OneHot(targets, 6, tensor.Float64)),
+	}
+	gradcheck.Same(t, in,
+		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return nn.CrossEntropy(x[0], x[1]) },
+		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return plain.CrossEntropy(x[0], x[2]) })
+}
+
+func TestAttentionMatchesStockOps(t *testing.T) {
+	const batch, seqLen, heads, d = 2, 4, 2, 8
+	rng := rand.New(rand.NewPCG(2, 6))
+	cases := map[string]nn.Positions{
+		"none":        {},
+		"rotate-half": randomPositions(rng, seqLen, 2, heads, false),
+		"interleaved": randomPositions(rng, seqLen, 2, heads, true),
+		"partial":     randomPositions(rng, seqLen, 1, heads, true),
+		"bias":        {Bias: randomPositions(rng, seqLen, 0, heads, false).Bias},
+	}
+	for name, pos := range cases {
+		t.Run(name, func(t *testing.T) {
+			cfg := nn.AttentionConfig{Batch: batch, SeqLen: seqLen, Heads: heads, Positions: pos, Train: true}
+			in := []gradcheck.Input{
+				gradcheck.Var("q", gradcheck.Rand(rng, 1, batch*seqLen, d)),
+				gradcheck.Var("k", gradcheck.Rand(rng, 1, batch*seqLen, d)),
+				gradcheck.Var("v", gradcheck.Rand(rng, 1, batch*seqLen, d)),
+			}
+			gradcheck.Same(t, in,
+				func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return nn.Attention(x[0], x[1], x[2], cfg) },
+				func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return plain.Attention(x[0], x[1], x[2], cfg) })
+		})
+	}
+}

@@ -1,0 +1,196 @@
+package nn
+
+import (
+	"math"
+
+	"github.com/chewxy/hm"
+	"github.com/pkg/errors"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Embed looks up the embedding of each token, wte[ids[r]], for ids holding batches of seqLen
+// tokens one after another. With a position table pe (m, d), m ≥ seqLen, it adds pe[t] to the
+// token at position t of its sequence. pe gets a gradient only when learned is set.
+func Embed(ids, wte, pe *G.Node, seqLen int, learned bool) (*G.Node, error) {
+	if seqLen <= 0 {
+		return nil, errors.Errorf("Embed: sequence length %d", seqLen)
+	}
+	k, err := byDtype(wte, &embed[float32]{seqLen: seqLen, withPE: pe != nil, learned: learned},
+		&embed[float64]{seqLen: seqLen, withPE: pe != nil, learned: learned})
+	if err != nil {
+		return nil, err
+	}
+	if pe == nil {
+		return apply(k, ids, wte)
+	}
+	return apply(k, ids, wte, pe)
+}
+
+type embed[F float] struct {
+	seqLen          int
+	withPE, learned bool
+}
+
+func (*embed[F]) String() string { return "Embed" }
+func (k *embed[F]) signature() ([]hm.Type, hm.Type) {
+	if k.withPE {
+		return []hm.Type{intTensor(1), floats(2), floats(2)}, floats(2)
+	}
+	return []hm.Type{intTensor(1), floats(2)}, floats(2)
+}
+func (k *embed[F]) diffWRT() []bool {
+	if k.withPE {
+		return []bool{false, true, k.learned}
+	}
+	return []bool{false, true}
+}
+
+func (k *embed[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
+	ids, wte := in[0], in[1]
+	if len(ids) != 1 || len(wte) != 2 || ids[0]%k.seqLen != 0 {
+		return nil, errors.Errorf("Embed: shapes ids %v, wte %v do not fit sequences of %d", ids, wte, k.seqLen)
+	}
+	if k.withPE {
+		pe := in[2]
+		if len(pe) != 2 || pe[1] != wte[1] || pe[0] < k.seqLen {
+			return nil, errors.Errorf("Embed: position table %v does not fit %d positions of width %d", pe, k.seqLen, wte[1])
+		}
+	}
+	return tensor.Shape{ids[0], wte[1]}, nil
+}
+
+func (k *embed[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
+	ids, wte, y := ints(in[0]), vals[F](in[1]), vals[F](out)
+	vocab, d := in[1].Shape()[0], in[1].Shape()[1]
+	var pe []F
+	if k.withPE {
+		pe = vals[F](in[2])
+	}
+	for r, id := range ids {
+		if id < 0 || id >= vocab {
+			return errors.Errorf("Embed: token %d at %d is outside the vocabulary of %d", id, r, vocab)
+		}
+		row := y[r*d : (r+1)*d]
+		copy(row, wte[id*d:(id+1)*d])
+		if pe != nil {
+			t := r % k.seqLen
+			for i, v := range pe[t*d : (t+1)*d] {
+				row[i] += v
+			}
+		}
+	}
+	return nil
+}
+
+func (k *embed[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
+	ids, dy := ints(in[0]), vals[F](dout)
+	d := in[1].Shape()[1]
+	dwte := vals[F](din[1])
+	clear(dwte)
+	var dpe []F
+	if len(din) > 2 && din[2] != nil {
+		dpe = vals[F](din[2])
+		clear(dpe)
+	}
+	for r, id := range ids {
+		row := dy[r*d : (r+1)*d]
+		dw := dwte[id*d : (id+1)*d]
+		for i, v := range row {
+			dw[i] += v
+		}
+		if dpe != nil {
+			t := r % k.seqLen
+			dp := dpe[t*d : (t+1)*d]
+			for i, v := range row {
+				dp[i] += v
+			}
+		}
+	}
+	return nil
+}
+
+// CrossEntropy returns the mean over rows of -log softmax(logits[r])[targets[r]], for logits
+// (n, vocab) and integer targets (n).
+func CrossEntropy(logits, targets *G.Node) (*G.Node, error) {
+	k, err := byDtype(logits, &crossEntropy[float32]{}, &crossEntropy[float64]{})
+	if err != nil {
+		return nil, err
+	}
+	return apply(k, logits, targets)
+}
+
+type crossEntropy[F float] struct {
+	prob []F // softmax of the logits, kept for the backward pass
+}
+
+func (*crossEntropy[F]) String() string { return "CrossEntropy" }
+func (*crossEntropy[F]) signature() ([]hm.Type, hm.Type) {
+	return []hm.Type{floats(2), intTensor(1)}, floats(0)
+}
+func (*crossEntropy[F]) diffWRT() []bool { return []bool{true, false} }
+
+func (*crossEntropy[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in[0]) != 2 || len(in[1]) != 1 || in[0][0] != in[1][0] {
+		return nil, errors.Errorf("CrossEntropy: shapes logits %v, targets %v do not fit", in[0], in[1])
+	}
+	return tensor.ScalarShape(), nil
+}
+
+func (k *crossEntropy[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
+	logits, targets := vals[F](in[0]), ints(in[1])
+	n, v := in[0].Shape()[0], in[0].Shape()[1]
+	if len(k.prob) != len(logits) {
+		k.prob = make([]F, len(logits))
+	}
+	for r, t := range targets {
+		if t < 0 || t >= v {
+			return errors.Errorf("CrossEntropy: target %d at %d is outside the vocabulary of %d", t, r, v)
+		}
+	}
+	losses := make([]float64, workers())
+	parallel(n, 20*v, func(w, lo, hi int) {
+		var total float64
+		for r := lo; r < hi; r++ {
+			row, p := logits[r*v:(r+1)*v], k.prob[r*v:(r+1)*v]
+			mx := math.Inf(-1)
+			for _, x := range row {
+				mx = math.Max(mx, float64(x))
+			}
+			var sum float64
+			for i, x := range row {
+				e := math.Exp(float64(x) - mx)
+				p[i] = F(e)
+				sum += e
+			}
+			inv := 1 / sum
+			for i := range p {
+				p[i] = F(float64(p[i]) * inv)
+			}
+			total += mx + math.Log(sum) - float64(row[targets[r]])
+		}
+		losses[w] = total
+	})
+	var total float64
+	for _, l := range losses {
+		total += l
+	}
+	vals[F](out)[0] = F(total / float64(n))
+	return nil
+}
+
+func (k *crossEntropy[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
+	targets, dl := ints(in[1]), vals[F](din[0])
+	n, v := in[0].Shape()[0], in[0].Shape()[1]
+	scale := F(float64(vals[F](dout)[0]) / float64(n))
+	parallel(n, 2*v, func(_, lo, hi int) {
+		for r := lo; r < hi; r++ {
+			p, d := k.prob[r*v:(r+1)*v], dl[r*v:(r+1)*v]
+			for i, x := range p {
+				d[i] = x * scale
+			}
+			d[targets[r]] -= scale
+		}
+	})
+	return nil
+}
