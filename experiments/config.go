@@ -224,38 +224,25 @@ func applySet(root *yaml.Node, set string) error {
 // decodeStrict decodes a YAML mapping into v, which holds the defaults. An unknown key, a
 // duplicate key or a value of the wrong type is an error naming the field by its dotted path.
 func decodeStrict(path string, root *yaml.Node, v any) error {
-	paths := map[int]string{}
-	if err := checkKeys(root, reflect.TypeOf(v).Elem(), "", paths); err != nil {
+	if err := checkKeys(root, reflect.TypeOf(v).Elem(), ""); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err := root.Decode(v); err != nil {
-		msg := oneLine(err)
-		// yaml names the line of a bad value; name the field instead.
-		if m := lineRE.FindStringSubmatch(msg); m != nil {
-			var line int
-			fmt.Sscan(m[1], &line)
-			if field, ok := paths[line]; ok {
-				msg = field + ": " + strings.TrimSpace(lineRE.ReplaceAllString(msg, ""))
-			}
-		}
-		return fmt.Errorf("%s: %s", path, msg)
+		return fmt.Errorf("%s: %s", path, oneLine(err))
 	}
 	return nil
 }
 
-var lineRE = regexp.MustCompile(`line (\d+): `)
+var lineRE = regexp.MustCompile(`line \d+: `)
 
-// checkKeys walks a mapping against a struct type: every key must be a field's yaml name, and
-// no key may appear twice. It records which field each line holds, to name it in errors.
-func checkKeys(n *yaml.Node, t reflect.Type, prefix string, lines map[int]string) error {
+// checkKeys walks a mapping against a struct type: every key must be a field's yaml name, no key
+// may appear twice, and every value must decode into its field's type.
+func checkKeys(n *yaml.Node, t reflect.Type, prefix string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t.Kind() != reflect.Struct || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	if _, custom := reflect.New(t).Interface().(yaml.Unmarshaler); custom {
-		return nil
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("%s: want a section of fields (line %d)", strings.TrimSuffix(prefix, "."), n.Line)
 	}
 	fields := map[string]reflect.Type{}
 	var names []string
@@ -285,11 +272,26 @@ func checkKeys(n *yaml.Node, t reflect.Type, prefix string, lines map[int]string
 			}
 			return fmt.Errorf("%s: unknown field (line %d); %s takes %s", full, k.Line, where, strings.Join(names, ", "))
 		}
-		lines[k.Line] = full
-		lines[val.Line] = full
-		if err := checkKeys(val, ft, full+".", lines); err != nil {
+		if err := checkValue(val, ft, full); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkValue checks one value against its field's type: a section recursively, anything else
+// by decoding it on its own, so that an error names this field.
+func checkValue(val *yaml.Node, ft reflect.Type, full string) error {
+	et := ft
+	for et.Kind() == reflect.Pointer {
+		et = et.Elem()
+	}
+	_, custom := reflect.New(et).Interface().(yaml.Unmarshaler)
+	if et.Kind() == reflect.Struct && !custom && !(val.Kind == yaml.ScalarNode && val.Tag == "!!null") {
+		return checkKeys(val, et, full+".")
+	}
+	if err := val.Decode(reflect.New(ft).Interface()); err != nil {
+		return fmt.Errorf("%s: %s", full, strings.TrimSpace(lineRE.ReplaceAllString(oneLine(err), "")))
 	}
 	return nil
 }

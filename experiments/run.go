@@ -75,17 +75,21 @@ func (r *Run) Prepare() error {
 	return r.checkDir()
 }
 
-// checkDir refuses to replace a finished run of a different config without Overwrite.
+// checkDir refuses to replace a finished run of a different config without Overwrite, and
+// checks that the folder can be written, without writing anything.
 func (r *Run) checkDir() error {
 	st, err := os.Stat(r.Dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil
+		return checkWritable(r.Dir)
 	}
 	if err != nil {
 		return fmt.Errorf("results folder: %w", err)
 	}
 	if !st.IsDir() {
 		return fmt.Errorf("results folder %s is a file", r.Dir)
+	}
+	if err := checkWritable(r.Dir); err != nil {
+		return err
 	}
 	if r.Overwrite {
 		return nil
@@ -247,6 +251,36 @@ func (c Config) newModel(scheme position.Scheme) (*model.Model, error) {
 	mc := c.Model
 	mc.Vocab = data.Vocab
 	return model.New(mc, scheme, c.Train.SeqLen, tensor.Float32, c.Seed)
+}
+
+// checkWritable checks that dir, or the nearest folder above it that exists, takes a new file,
+// by creating one and removing it at once.
+func checkWritable(dir string) error {
+	d := dir
+	for {
+		st, err := os.Stat(d)
+		if err == nil {
+			if !st.IsDir() {
+				return fmt.Errorf("results folder %s: %s is a file, not a folder", dir, d)
+			}
+			break
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("results folder %s: %w", dir, unwrapPath(err))
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			break
+		}
+		d = up
+	}
+	f, err := os.CreateTemp(d, ".writable*")
+	if err != nil {
+		return fmt.Errorf("results folder %s: cannot write in %s: %w", dir, d, unwrapPath(err))
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }
 
 func removeStaleTemps(dir string) {

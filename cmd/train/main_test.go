@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "train-test")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "train")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// runTrain runs the train command in dir and returns its exit code and output.
+func runTrain(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, stdout.String(), stderr.String()
+	case errors.As(err, &exit):
+		return exit.ExitCode(), stdout.String(), stderr.String()
+	}
+	t.Fatal(err)
+	return 0, "", ""
+}
+
+// A valid small config, which each case below breaks in one way.
+const good = `name: tiny
+seed: 1
+data: {corpus: text, path: corpus.txt}
+model: {d_model: 16, layers: 1, heads: 2}
+position: {scheme: rope}
+train: {seq_len: 8, batch_size: 2, steps: 3, lr: 1.0e-3, warmup: 1}
+eval: {lengths: [8, 16], tokens: 64, batch_tokens: 64}
+`
+
+func TestBadInput(t *testing.T) {
+	text := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 40)
+	cases := []struct {
+		name   string
+		config string // replaces the whole config when it has no "name:" to edit
+		edit   [2]string
+		args   []string
+		files  map[string]string
+		want   string
+	}{
+		{name: "unknown key", edit: [2]string{"steps: 3", "steps: 3, stpes: 4"}, want: "train.stpes"},
+		{name: "unknown section", edit: [2]string{"seed: 1", "seed: 1\noptimizer: {lr: 1}"}, want: "optimizer"},
+		{name: "wrong type", edit: [2]string{"steps: 3", "steps: many"}, want: "train.steps"},
+		{name: "wrong type list", edit: [2]string{"lengths: [8, 16]", "lengths: 8"}, want: "eval.lengths"},
+		{name: "duplicate key", edit: [2]string{"seed: 1", "seed: 1\nseed: 2"}, want: "seed"},
+		{name: "unknown scheme", edit: [2]string{"scheme: rope", "scheme: kerple"}, want: "position.scheme"},
+		{name: "zero steps", edit: [2]string{"steps: 3", "steps: 0"}, want: "train.steps"},
+		{name: "negative batch", edit: [2]string{"batch_size: 2", "batch_size: -2"}, want: "train.batch_size"},
+		{name: "zero d_model", edit: [2]string{"d_model: 16", "d_model: 0"}, want: "model.d_model"},
+		{name: "heads do not divide", edit: [2]string{"heads: 2", "heads: 3"}, want: "model.heads"},
+		{name: "odd RoPE head", edit: [2]string{"d_model: 16, layers: 1, heads: 2", "d_model: 12, layers: 1, heads: 4"}, want: "head dimension"},
+		{name: "missing corpus", edit: [2]string{"path: corpus.txt", "path: nowhere.txt"}, want: "data.path"},
+		{name: "empty corpus", edit: [2]string{"path: corpus.txt", "path: empty.txt"}, files: map[string]string{"empty.txt": ""}, want: "data.path"},
+		{name: "binary corpus", edit: [2]string{"path: corpus.txt", "path: bin.dat"}, files: map[string]string{"bin.dat": "\x00\x01\x02\xff\xfe\x00"}, want: "data.path"},
+		{name: "corpus shorter than a window", edit: [2]string{"path: corpus.txt", "path: short.txt"}, files: map[string]string{"short.txt": "tiny text\n"}, want: "data"},
+		{name: "unknown corpus", edit: [2]string{"corpus: text", "corpus: wiki"}, want: "data.corpus"},
+		{name: "length not dividing tokens", edit: [2]string{"lengths: [8, 16]", "lengths: [8, 24]"}, want: "eval.lengths"},
+		{name: "lengths out of order", edit: [2]string{"lengths: [8, 16]", "lengths: [16, 8]"}, want: "eval.lengths"},
+		{name: "zero length", edit: [2]string{"lengths: [8, 16]", "lengths: [0, 8]"}, want: "eval.lengths"},
+		{name: "no lengths", edit: [2]string{"lengths: [8, 16]", "lengths: []"}, want: "eval.lengths"},
+		{name: "more tokens than validation", edit: [2]string{"tokens: 64", "tokens: 65536"}, want: "eval.tokens"},
+		{name: "scaling on alibi", edit: [2]string{"scheme: rope", "scheme: alibi, scaling: {type: ntk, factor: 2}"}, want: "position.scaling"},
+		{name: "factor below one", edit: [2]string{"scheme: rope", "scheme: rope, scaling: {type: ntk, factor: 0.5}"}, want: "position.scaling.factor"},
+		{name: "factor not a number", edit: [2]string{"scheme: rope", "scheme: rope, scaling: {type: ntk, factor: big}"}, want: "factor"},
+		{name: "beta_fast below beta_slow", edit: [2]string{"scheme: rope", "scheme: rope, scaling: {type: yarn, factor: 4, beta_fast: 1, beta_slow: 32}"}, want: "position.scaling.beta_fast"},
+		{name: "unknown scaling", edit: [2]string{"scheme: rope", "scheme: rope, scaling: {type: longrope, factor: 4}"}, want: "position.scaling.type"},
+		{name: "lr", edit: [2]string{"lr: 1.0e-3", "lr: -1"}, want: "train.lr"},
+		{name: "finetune shorter", edit: [2]string{"warmup: 1}", "warmup: 1, finetune: {seq_len: 4, steps: 2}}"}, want: "train.finetune.seq_len"},
+		{name: "bad name", edit: [2]string{"name: tiny", "name: ../escape"}, want: "name"},
+		{name: "not a mapping", config: "- just\n- a list\n", want: "mapping"},
+		{name: "empty config", config: "\n", want: "empty"},
+		{name: "two documents", config: good + "---\nname: other\n", want: "more than one"},
+		{name: "huge config", config: "name: x\n#" + strings.Repeat("x", 2<<20) + "\n", want: "too large"},
+		{name: "deeply nested", config: "name: x\nseed: " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "\n", want: "depth"},
+		{name: "bad set", args: []string{"-set", "train.steps"}, want: "-set"},
+		{name: "set unknown key", args: []string{"-set", "train.epochs=3"}, want: "train.epochs"},
+		{name: "set wrong type", args: []string{"-set", "train.steps=abc"}, want: "train.steps"},
+		{name: "unwritable output", args: []string{"-out", "corpus.txt/results"}, want: "results folder"},
+		{name: "missing config", args: []string{"-config", "nosuch"}, want: "nosuch"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := c.config
+			if cfg == "" {
+				cfg = good
+				if c.edit[0] != "" {
+					if !strings.Contains(cfg, c.edit[0]) {
+						t.Fatalf("the base config has no %q", c.edit[0])
+					}
+					cfg = strings.Replace(cfg, c.edit[0], c.edit[1], 1)
+				}
+			}
+			files := map[string]string{"config.yaml": cfg, "corpus.txt": text}
+			for k, v := range c.files {
+				files[k] = v
+			}
+			for name, body := range files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			args := append([]string{"-config", "./config.yaml"}, c.args...)
+			code, _, stderr := runTrain(t, dir, args...)
+			if code != 2 {
+				t.Fatalf("exit status %d, want 2; stderr: %s", code, stderr)
+			}
+			msg := strings.TrimSpace(stderr)
+			if strings.Count(msg, "\n") > 0 || !strings.Contains(msg, c.want) || strings.Contains(msg, "panic") {
+				t.Fatalf("stderr %q, want one line naming %q", msg, c.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "results")); !errors.Is(err, os.ErrNotExist) {
+				t.Fatal("something was written under results/")
+			}
+			entries, _ := os.ReadDir(dir)
+			if len(entries) != len(files) {
+				t.Fatalf("the folder holds %d entries after a failed start, want the %d it had", len(entries), len(files))
+			}
+		})
+	}
+}
+
+// TestRun trains the tiny config end to end and checks every output file is there.
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	text := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 40)
+	os.WriteFile(filepath.Join(dir, "corpus.txt"), []byte(text), 0o644)
+	os.MkdirAll(filepath.Join(dir, "configs"), 0o755)
+	os.WriteFile(filepath.Join(dir, "configs", "tiny.yaml"), []byte(good), 0o644)
+	// A bare name resolves to configs/; -set overrides a field.
+	code, stdout, stderr := runTrain(t, dir, "-config", "tiny", "-set", "eval.lengths=[8,16,32]", "-quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{"config.yaml", "train_log.csv", "ppl_vs_len.csv", "ppl_vs_len.json", "ppl_vs_len.png", "ppl_vs_len.svg", "model.ckpt"} {
+		if st, err := os.Stat(filepath.Join(dir, "results", "tiny", f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if !strings.Contains(stdout, "32") {
+		t.Errorf("the summary does not show the overridden length 32:\n%s", stdout)
+	}
+	resolved, _ := os.ReadFile(filepath.Join(dir, "results", "tiny", "config.yaml"))
+	if !strings.Contains(string(resolved), "- 32") {
+		t.Errorf("the resolved config does not hold the override:\n%s", resolved)
+	}
+}
