@@ -44,9 +44,9 @@ func fillRandom(g *Graph, vocab int) {
 func BenchmarkTrainStep(b *testing.B) {
 	for _, bc := range benchConfigs {
 		for _, plain := range []bool{false, true} {
-			name := bc.name
+			name := bc.name + "/fused"
 			if plain {
-				name += "/stock-ops"
+				name = bc.name + "/stock-ops"
 			}
 			b.Run(name, func(b *testing.B) {
 				m, s := benchModel(b, bc.c, "learned", bc.seqLen)

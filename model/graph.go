@@ -71,7 +71,7 @@ func (m *Model) Graph(scheme position.Scheme, batch, n int, o Options) (*Graph, 
 	case pos.table != nil:
 		pe = G.NewMatrix(g, m.Dtype, G.WithShape(n, m.Config.DModel), G.WithName("pe"), G.WithValue(convertTo(pos.table, m.Dtype)))
 	}
-	attn := nn.AttentionConfig{Batch: batch, SeqLen: n, Heads: m.Config.Heads, Positions: pos.inAttention, Train: o.Train}
+	attn := nn.AttentionConfig{Batch: batch, SeqLen: n, Heads: m.Config.Heads, Positions: pos.inAttention}
 	b := &builder{ops: ops}
 	gr.logits = b.forward(w, ids, pe, m.learnedPositions, attn, m.Config.Layers)
 	gr.loss = b.crossEntropy(gr.logits, targets)

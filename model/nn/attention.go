@@ -28,9 +28,6 @@ type Positions struct {
 type AttentionConfig struct {
 	Batch, SeqLen, Heads int
 	Positions            Positions
-	// Train keeps what the backward pass needs; without it the op computes the output only,
-	// reusing a scratch buffer per worker, so evaluating long sequences stays small.
-	Train bool
 }
 
 // Attention returns causal multi-head attention of q, k and v, each (batch·seqLen, d) with the
@@ -45,7 +42,10 @@ func Attention(q, k, v *G.Node, cfg AttentionConfig) (*G.Node, error) {
 }
 
 type attention[F float] struct {
-	cfg      AttentionConfig
+	cfg AttentionConfig
+	// train keeps what the backward pass needs; without it the op computes the output only,
+	// reusing a scratch buffer per worker, so evaluating long sequences stays small.
+	train    bool
 	cos, sin []F
 	bias     [][]F
 	// Kept for the backward pass when training, per (batch, head): the rotated q and k, v, and
@@ -63,7 +63,8 @@ func (k *attention[F]) String() string { return "Attention" }
 func (k *attention[F]) signature() ([]hm.Type, hm.Type) {
 	return []hm.Type{floats(2), floats(2), floats(2)}, floats(2)
 }
-func (k *attention[F]) diffWRT() []bool { return []bool{true, true, true} }
+func (k *attention[F]) diffWRT() []bool    { return []bool{true, true, true} }
+func (k *attention[F]) willDifferentiate() { k.train = true }
 
 func (k *attention[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 	c := k.cfg
@@ -105,7 +106,7 @@ func (k *attention[F]) setup(d int) {
 		k.bias = append(k.bias, convert[F](row))
 	}
 	t, hd := c.SeqLen, d/c.Heads
-	if c.Train {
+	if k.train {
 		n := c.Batch * c.Heads * t
 		k.qr, k.kr, k.vv, k.p = make([]F, n*hd), make([]F, n*hd), make([]F, n*hd), make([]F, n*t)
 	}
@@ -114,7 +115,7 @@ func (k *attention[F]) setup(d int) {
 		s := &k.scratch[w]
 		s.o, s.dq, s.dk, s.dv = make([]F, t*hd), make([]F, t*hd), make([]F, t*hd), make([]F, t*hd)
 		s.s = make([]F, t*t)
-		if !c.Train {
+		if !k.train {
 			s.q, s.k, s.v = make([]F, t*hd), make([]F, t*hd), make([]F, t*hd)
 		}
 	}
@@ -140,7 +141,7 @@ func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 		for task := lo; task < hi; task++ {
 			b, h := task/c.Heads, task%c.Heads
 			qt, kt, vt, pt := s.q, s.k, s.v, s.s
-			if c.Train {
+			if k.train {
 				off := task * t * hd
 				qt, kt, vt = k.qr[off:off+t*hd], k.kr[off:off+t*hd], k.vv[off:off+t*hd]
 				pt = k.p[task*t*t : (task+1)*t*t]
@@ -169,27 +170,29 @@ func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 
 // softmaxPrefix replaces row[:n] by its softmax and zeroes the rest (the future keys).
 func softmaxPrefix[F float](row []F, n int) {
-	mx := math.Inf(-1)
-	for _, x := range row[:n] {
-		mx = math.Max(mx, float64(x))
+	mx := row[0]
+	for _, x := range row[1:n] {
+		if x > mx {
+			mx = x
+		}
 	}
 	var sum float64
 	for j, x := range row[:n] {
-		e := math.Exp(float64(x) - mx)
-		row[j] = F(e)
-		sum += e
+		e := exp(x - mx)
+		row[j] = e
+		sum += float64(e)
 	}
-	inv := 1 / sum
+	inv := F(1 / sum)
 	for j := range row[:n] {
-		row[j] = F(float64(row[j]) * inv)
+		row[j] *= inv
 	}
 	clear(row[n:])
 }
 
 func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
 	c := k.cfg
-	if !c.Train {
-		return errors.New("Attention: backward pass of an op built without Train")
+	if !k.train {
+		return errors.New("Attention: backward pass of an op that was not differentiated")
 	}
 	d := in[0].Shape()[1]
 	dy, dq, dk, dv := vals[F](dout), vals[F](din[0]), vals[F](din[1]), vals[F](din[2])

@@ -6,15 +6,23 @@ import (
 	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	asm "extrapolate/internal/gemm"
 )
 
+// Sgemm is the float32 matrix product the ops use: package gemm's assembly kernel by default,
+// OpenBLAS with -tags openblas.
+var Sgemm = asm.Sgemm
+
 // gemm computes c = alpha*op(a)*op(b) + beta*c on row-major matrices, where op(x) is x or its
-// transpose, through whichever BLAS blas32 and blas64 use (gonum's pure-Go one by default,
-// OpenBLAS with -tags openblas).
+// transpose: float32 through Sgemm, float64 (gradient checks) through gonum's BLAS.
 func gemm[F float](ta, tb bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
 	if m == 0 || n == 0 {
+		return
+	}
+	if unsafe.Sizeof(alpha) == 4 {
+		Sgemm(ta, tb, m, n, k, float32(alpha), as32(a), lda, as32(b), ldb, float32(beta), as32(c), ldc)
 		return
 	}
 	tA, tB := blas.NoTrans, blas.NoTrans
@@ -23,10 +31,6 @@ func gemm[F float](ta, tb bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb
 	}
 	if tb {
 		tB = blas.Trans
-	}
-	if unsafe.Sizeof(alpha) == 4 {
-		blas32.Implementation().Sgemm(tA, tB, m, n, k, float32(alpha), as32(a), lda, as32(b), ldb, float32(beta), as32(c), ldc)
-		return
 	}
 	blas64.Implementation().Dgemm(tA, tB, m, n, k, float64(alpha), as64(a), lda, as64(b), ldb, float64(beta), as64(c), ldc)
 }

@@ -107,45 +107,54 @@ func (add[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 // GELU applies the tanh approximation of the Gaussian error linear unit elementwise, as GPT-2
 // and PyTorch's gelu(approximate="tanh") do.
 func GELU(x *G.Node) (*G.Node, error) {
-	k, err := byDtype(x, gelu[float32]{}, gelu[float64]{})
+	k, err := byDtype(x, &gelu[float32]{}, &gelu[float64]{})
 	if err != nil {
 		return nil, err
 	}
 	return apply(k, x)
 }
 
-type gelu[F float] struct{}
+type gelu[F float] struct {
+	keep bool
+	t    []F // tanh of each element, kept for the backward pass
+}
 
 const (
 	geluC = 0.7978845608028654 // √(2/π)
 	geluA = 0.044715
 )
 
-func (gelu[F]) String() string                                { return "GELU" }
-func (gelu[F]) signature() ([]hm.Type, hm.Type)               { return []hm.Type{floats(2)}, floats(2) }
-func (gelu[F]) diffWRT() []bool                               { return []bool{true} }
-func (gelu[F]) shape(in []tensor.Shape) (tensor.Shape, error) { return in[0].Clone(), nil }
+func (*gelu[F]) String() string                                { return "GELU" }
+func (*gelu[F]) signature() ([]hm.Type, hm.Type)               { return []hm.Type{floats(2)}, floats(2) }
+func (*gelu[F]) diffWRT() []bool                               { return []bool{true} }
+func (*gelu[F]) shape(in []tensor.Shape) (tensor.Shape, error) { return in[0].Clone(), nil }
+func (k *gelu[F]) willDifferentiate()                          { k.keep = true }
 
-func (gelu[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
+func (k *gelu[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	x, y := vals[F](in[0]), vals[F](out)
+	if k.keep && len(k.t) != len(x) {
+		k.t = make([]F, len(x))
+	}
 	parallel(len(x), 30, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			v := float64(x[i])
-			t := math.Tanh(geluC * (v + geluA*v*v*v))
-			y[i] = F(0.5 * v * (1 + t))
+			v := x[i]
+			t := tanh(geluC * (v + geluA*v*v*v))
+			y[i] = 0.5 * v * (1 + t)
+			if k.keep {
+				k.t[i] = t
+			}
 		}
 	})
 	return nil
 }
 
-func (gelu[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
+func (k *gelu[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
 	x, dy, dx := vals[F](in[0]), vals[F](dout), vals[F](din[0])
-	parallel(len(x), 40, func(_, lo, hi int) {
+	parallel(len(x), 10, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			v := float64(x[i])
-			t := math.Tanh(geluC * (v + geluA*v*v*v))
+			v, t := x[i], k.t[i]
 			d := 0.5*(1+t) + 0.5*v*(1-t*t)*geluC*(1+3*geluA*v*v)
-			dx[i] = F(float64(dy[i]) * d)
+			dx[i] = dy[i] * d
 		}
 	})
 	return nil

@@ -107,7 +107,7 @@ func TestAttentionGradient(t *testing.T) {
 	cases["bias"] = nn.Positions{Bias: randomPositions(rng, seqLen, 0, heads, false).Bias}
 	for name, pos := range cases {
 		t.Run(name, func(t *testing.T) {
-			cfg := nn.AttentionConfig{Batch: batch, SeqLen: seqLen, Heads: heads, Positions: pos, Train: true}
+			cfg := nn.AttentionConfig{Batch: batch, SeqLen: seqLen, Heads: heads, Positions: pos}
 			gradcheck.Check(t, []gradcheck.Input{
 				gradcheck.Var("q", gradcheck.Rand(rng, 1, batch*seqLen, d)),
 				gradcheck.Var("k", gradcheck.Rand(rng, 1, batch*seqLen, d)),

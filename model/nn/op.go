@@ -60,6 +60,10 @@ type kernel interface {
 // gradientPasser is a kernel whose inputs' gradients all equal its output's (addition).
 type gradientPasser interface{ passesGradient() }
 
+// differentiable is a kernel that keeps more of its forward pass when a backward pass will
+// follow; SymDiff tells it so while the graph is built, before anything runs.
+type differentiable interface{ willDifferentiate() }
+
 var opSerial atomic.Uint64
 
 // anyFloat stands for the graph's float dtype in op signatures.
@@ -141,6 +145,9 @@ func (o *op) DiffWRT(n int) []bool { return o.k.diffWRT() }
 // nodes have a single output, and computing each gradient separately would repeat the work.
 func (o *op) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	diff := o.k.diffWRT()
+	if d, ok := o.k.(differentiable); ok {
+		d.willDifferentiate()
+	}
 	if _, ok := o.k.(gradientPasser); ok {
 		grads := make(G.Nodes, len(inputs))
 		for i := range grads {

@@ -70,7 +70,7 @@ func TestAttentionMatchesStockOps(t *testing.T) {
 	}
 	for name, pos := range cases {
 		t.Run(name, func(t *testing.T) {
-			cfg := nn.AttentionConfig{Batch: batch, SeqLen: seqLen, Heads: heads, Positions: pos, Train: true}
+			cfg := nn.AttentionConfig{Batch: batch, SeqLen: seqLen, Heads: heads, Positions: pos}
 			in := []gradcheck.Input{
 				gradcheck.Var("q", gradcheck.Rand(rng, 1, batch*seqLen, d)),
 				gradcheck.Var("k", gradcheck.Rand(rng, 1, batch*seqLen, d)),

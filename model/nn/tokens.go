@@ -153,21 +153,23 @@ func (k *crossEntropy[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 		var total float64
 		for r := lo; r < hi; r++ {
 			row, p := logits[r*v:(r+1)*v], k.prob[r*v:(r+1)*v]
-			mx := math.Inf(-1)
-			for _, x := range row {
-				mx = math.Max(mx, float64(x))
+			mx := row[0]
+			for _, x := range row[1:] {
+				if x > mx {
+					mx = x
+				}
 			}
 			var sum float64
 			for i, x := range row {
-				e := math.Exp(float64(x) - mx)
-				p[i] = F(e)
-				sum += e
+				e := exp(x - mx)
+				p[i] = e
+				sum += float64(e)
 			}
-			inv := 1 / sum
+			inv := F(1 / sum)
 			for i := range p {
-				p[i] = F(float64(p[i]) * inv)
+				p[i] *= inv
 			}
-			total += mx + math.Log(sum) - float64(row[targets[r]])
+			total += float64(mx) + math.Log(sum) - float64(row[targets[r]])
 		}
 		losses[w] = total
 	})

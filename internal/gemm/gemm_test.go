@@ -1,0 +1,167 @@
+package gemm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	gonum "gonum.org/v1/gonum/blas/gonum"
+)
+
+// naive is the definition, in float64.
+func naive(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) []float64 {
+	out := make([]float64, len(c))
+	for i := range c {
+		out[i] = float64(c[i])
+	}
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			var s float64
+			for p := 0; p < k; p++ {
+				var av, bv float32
+				if ta {
+					av = a[p*lda+i]
+				} else {
+					av = a[i*lda+p]
+				}
+				if tb {
+					bv = b[j*ldb+p]
+				} else {
+					bv = b[p*ldb+j]
+				}
+				s += float64(av) * float64(bv)
+			}
+			prev := float64(c[i*ldc+j])
+			if beta == 0 {
+				prev = 0
+			}
+			out[i*ldc+j] = float64(alpha)*s + float64(beta)*prev
+		}
+	}
+	return out
+}
+
+func randSlice(rng *rand.Rand, n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	return x
+}
+
+func TestSgemm(t *testing.T) {
+	if !Available() {
+		t.Skip("no AVX2/FMA: Sgemm is gonum's")
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	sizes := [][3]int{{1, 1, 1}, {6, 16, 1}, {6, 16, 7}, {7, 17, 5}, {5, 3, 0}, {13, 33, 64}, {64, 64, 64},
+		{100, 40, 300}, {300, 600, 70}, {1024, 64, 64}, {64, 256, 1024}, {2, 700, 3}, {513, 9, 257}}
+	for _, s := range sizes {
+		m, n, k := s[0], s[1], s[2]
+		for _, ta := range []bool{false, true} {
+			for _, tb := range []bool{false, true} {
+				for _, ab := range [][2]float32{{1, 0}, {1, 1}, {0.5, -2}, {0, 3}} {
+					alpha, beta := ab[0], ab[1]
+					// Leading dimensions larger than the rows, to test strides.
+					lda, ldb, ldc := k+3, n+2, n+5
+					ar, br := m, k
+					if ta {
+						lda, ar = m+1, k
+					}
+					if tb {
+						ldb, br = k+4, n
+					}
+					a, b := randSlice(rng, ar*lda), randSlice(rng, br*ldb)
+					c := randSlice(rng, m*ldc)
+					if beta == 0 {
+						for i := range c {
+							c[i] = float32(math.NaN()) // must not be read
+						}
+					}
+					want := naive(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+					Sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+					for i := 0; i < m; i++ {
+						for j := 0; j < ldc; j++ {
+							got, w := float64(c[i*ldc+j]), want[i*ldc+j]
+							if j >= n {
+								if math.Float64bits(got) != math.Float64bits(w) && !(math.IsNaN(got) && math.IsNaN(w)) {
+									t.Fatalf("%v ta=%v tb=%v: wrote past column n at (%d,%d)", s, ta, tb, i, j)
+								}
+								continue
+							}
+							if math.Abs(got-w) > 1e-4*math.Max(1, math.Sqrt(float64(k)))*math.Max(1, math.Abs(w)) {
+								t.Fatalf("%v ta=%v tb=%v alpha=%v beta=%v: c[%d,%d] = %g, want %g", s, ta, tb, alpha, beta, i, j, got, w)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestShortSlicePanics(t *testing.T) {
+	if !Available() {
+		t.Skip("no AVX2/FMA")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a too-short matrix did not panic")
+		}
+	}()
+	Sgemm(false, false, 4, 4, 4, 1, make([]float32, 15), 4, make([]float32, 16), 4, 0, make([]float32, 16), 4)
+}
+
+// The shapes of config A and B's products: activations times weights, the weight gradients
+// (transposed activations times output gradients), and attention's per-head products.
+var shapes = []struct {
+	name    string
+	ta, tb  bool
+	m, n, k int
+}{
+	{"A-qkv", false, false, 1024, 64, 64},
+	{"A-mlp-up", false, false, 1024, 256, 64},
+	{"A-mlp-down", false, false, 1024, 64, 256},
+	{"A-dW", true, false, 64, 256, 1024},
+	{"A-dX", false, true, 1024, 64, 256},
+	{"A-scores", false, true, 64, 64, 16},
+	{"B-mlp-up", false, false, 2048, 512, 128},
+	{"B-dW", true, false, 128, 512, 2048},
+	{"B-scores", false, true, 128, 128, 32},
+}
+
+func BenchmarkSgemm(b *testing.B) {
+	for _, s := range shapes {
+		for _, impl := range []string{"ours", "gonum"} {
+			b.Run(fmt.Sprintf("%s/%s", s.name, impl), func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(1, 1))
+				lda, ldb := s.k, s.n
+				if s.ta {
+					lda = s.m
+				}
+				if s.tb {
+					ldb = s.k
+				}
+				a, bb, c := randSlice(rng, s.m*s.k), randSlice(rng, s.k*s.n), make([]float32, s.m*s.n)
+				tA, tB := blas.NoTrans, blas.NoTrans
+				if s.ta {
+					tA = blas.Trans
+				}
+				if s.tb {
+					tB = blas.Trans
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if impl == "ours" {
+						Sgemm(s.ta, s.tb, s.m, s.n, s.k, 1, a, lda, bb, ldb, 0, c, s.n)
+					} else {
+						gonum.Implementation{}.Sgemm(tA, tB, s.m, s.n, s.k, 1, a, lda, bb, ldb, 0, c, s.n)
+					}
+				}
+				b.ReportMetric(2*float64(s.m*s.n*s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}

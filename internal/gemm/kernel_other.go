@@ -1,0 +1,13 @@
+//go:build !amd64
+
+package gemm
+
+const haveKernel = false
+
+func kernel6x16(k int, a, b, c *float32, ldc int, alpha, beta float32) {
+	panic("gemm: no micro-kernel on this architecture")
+}
+
+func kernel6x16s(k int, a *float32, rs, cs int, b, c *float32, ldc int, alpha, beta float32) {
+	panic("gemm: no micro-kernel on this architecture")
+}
