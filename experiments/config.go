@@ -42,11 +42,11 @@ type Train struct {
 	LR float64 `yaml:"lr"`
 	// MinLR is lr/10 when unset.
 	MinLR       *float64 `yaml:"min_lr,omitempty"`
-	Warmup      int     `yaml:"warmup"`
-	WeightDecay float64 `yaml:"weight_decay"`
-	GradClip    float64 `yaml:"grad_clip"`
-	Beta1       float64 `yaml:"beta1"`
-	Beta2       float64 `yaml:"beta2"`
+	Warmup      int      `yaml:"warmup"`
+	WeightDecay float64  `yaml:"weight_decay"`
+	GradClip    float64  `yaml:"grad_clip"`
+	Beta1       float64  `yaml:"beta1"`
+	Beta2       float64  `yaml:"beta2"`
 	// LogEvery is how often a row goes to the training log.
 	LogEvery int `yaml:"log_every"`
 	// CheckpointEvery saves a checkpoint every so many steps; 0 saves only at the end.

@@ -280,7 +280,9 @@ func TestLearnedNotApplicablePastMaxLen(t *testing.T) {
 }
 
 func TestBadConfigs(t *testing.T) {
-	yarn := func(f, s float64) *Scaling { return &Scaling{Type: "yarn", Factor: factor(4), BetaFast: f, BetaSlow: s} }
+	yarn := func(f, s float64) *Scaling {
+		return &Scaling{Type: "yarn", Factor: factor(4), BetaFast: f, BetaSlow: s}
+	}
 	cases := []struct {
 		spec Spec
 		want string
