@@ -90,6 +90,11 @@ func (pow2Ticks) Ticks(min, max float64) []plot.Tick {
 // writePlot draws perplexity against evaluation length, both axes logarithmic, with the
 // training length marked, into PlotPNG and PlotSVG in dir.
 func writePlot(dir, title string, trainLen int, curves []curve) error {
+	return writePlotAs(dir, PlotPNG, PlotSVG, title, trainLen, curves)
+}
+
+// writePlotAs is writePlot into the files png and svg of dir.
+func writePlotAs(dir, png, svg, title string, trainLen int, curves []curve) error {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "evaluation length (tokens, log scale)"
@@ -153,7 +158,7 @@ func writePlot(dir, title string, trainLen int, curves []curve) error {
 		p.Legend.Add(fmt.Sprintf("training length %d", trainLen), vline)
 		p.X.Min, p.X.Max = minX/1.2, maxX*1.2
 	}
-	for _, format := range []struct{ name, ext string }{{PlotPNG, "png"}, {PlotSVG, "svg"}} {
+	for _, format := range []struct{ name, ext string }{{png, "png"}, {svg, "svg"}} {
 		w, err := p.WriterTo(9*vg.Inch, 5.5*vg.Inch, format.ext)
 		if err != nil {
 			return err

@@ -35,6 +35,8 @@ type Result struct {
 	Status         string         `json:"status"` // ok or failed
 	Error          string         `json:"error,omitempty"`
 	Lengths        []LengthResult `json:"lengths"`
+	// Unscaled holds, for a run with a RoPE scaling, the same weights evaluated without it.
+	Unscaled []LengthResult `json:"unscaled,omitempty"`
 }
 
 // LengthResult is the score at one evaluation length.
@@ -64,7 +66,11 @@ func (r *Run) writeResults(res *Result, t *trainer) error {
 		return err
 	}
 	if len(res.Lengths) > 0 {
-		if err := writePlot(dir, res.Name+" ("+res.Scheme+")", res.TrainLen, []curve{curveOf(res.Scheme, []*Result{res})}); err != nil {
+		curves := []curve{curveOf(res.Scheme+parenthesised(res.Scaling), []*Result{res})}
+		if res.Unscaled != nil {
+			curves = append(curves, curveOf(res.Scheme+" without scaling, same weights", []*Result{{Lengths: res.Unscaled}}))
+		}
+		if err := writePlot(dir, res.Name, res.TrainLen, curves); err != nil {
 			return err
 		}
 		if err := writeFile(filepath.Join(dir, ResultsCSV), resultCSV(res)); err != nil {
@@ -93,10 +99,18 @@ func logCSV(rows []LogRow) []byte {
 func resultCSV(res *Result) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	w.Write([]string{"length", "ratio", "loss", "perplexity", "tokens", "applicable", "reason"})
-	for _, l := range res.Lengths {
-		w.Write([]string{strconv.Itoa(l.Length), ff(float64(l.Length) / float64(res.TrainLen)), fp(l.Loss), fp(l.Perplexity),
-			strconv.Itoa(l.Tokens), strconv.FormatBool(l.Applicable), l.Reason})
+	head := []string{"length", "ratio", "loss", "perplexity", "tokens", "applicable", "reason"}
+	if res.Unscaled != nil {
+		head = append(head, "unscaled_loss", "unscaled_perplexity")
+	}
+	w.Write(head)
+	for i, l := range res.Lengths {
+		row := []string{strconv.Itoa(l.Length), ff(float64(l.Length) / float64(res.TrainLen)), fp(l.Loss), fp(l.Perplexity),
+			strconv.Itoa(l.Tokens), strconv.FormatBool(l.Applicable), l.Reason}
+		if res.Unscaled != nil {
+			row = append(row, fp(res.Unscaled[i].Loss), fp(res.Unscaled[i].Perplexity))
+		}
+		w.Write(row)
 	}
 	w.Flush()
 	return b.Bytes()
@@ -175,14 +189,22 @@ func Summary(r *Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: scheme %s%s, %d params, %d steps in %.1fs (train loss %.3f, unigram entropy %.3f)\n",
 		r.Name, r.Scheme, parenthesised(r.Scaling), r.Params, r.Steps, r.TrainSeconds, r.FinalTrainLoss, r.UnigramEntropy)
-	fmt.Fprintf(&b, "%8s %6s %8s %10s\n", "length", "ratio", "loss", "perplexity")
-	for _, l := range r.Lengths {
+	fmt.Fprintf(&b, "%8s %6s %8s %10s", "length", "ratio", "loss", "perplexity")
+	if r.Unscaled != nil {
+		fmt.Fprintf(&b, " %20s", "perplexity unscaled")
+	}
+	b.WriteByte('\n')
+	for i, l := range r.Lengths {
 		ratio := float64(l.Length) / float64(r.TrainLen)
 		if !l.Applicable {
 			fmt.Fprintf(&b, "%8d %5gx %8s %10s  (%s)\n", l.Length, ratio, "n/a", "n/a", l.Reason)
 			continue
 		}
-		fmt.Fprintf(&b, "%8d %5gx %8.4f %10.3f\n", l.Length, ratio, *l.Loss, *l.Perplexity)
+		fmt.Fprintf(&b, "%8d %5gx %8.4f %10.3f", l.Length, ratio, *l.Loss, *l.Perplexity)
+		if r.Unscaled != nil && r.Unscaled[i].Perplexity != nil {
+			fmt.Fprintf(&b, " %20.3f", *r.Unscaled[i].Perplexity)
+		}
+		b.WriteByte('\n')
 	}
 	return b.String()
 }

@@ -138,13 +138,19 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	res := r.newResult(t)
-	_, evalScheme, err := r.Config.Schemes()
+	trainScheme, evalScheme, err := r.Config.Schemes()
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
 	if res.Lengths, err = EvaluateAll(ctx, t.model, evalScheme, r.corpus, r.Config.Eval, r.Progress); err != nil {
 		return nil, err
+	}
+	if r.Config.Position.Scaling != nil {
+		// The same weights without the scaling, so that its effect shows apart from training.
+		if res.Unscaled, err = EvaluateAll(ctx, t.model, trainScheme, r.corpus, r.Config.Eval, r.Progress); err != nil {
+			return nil, err
+		}
 	}
 	res.EvalSeconds = time.Since(start).Seconds()
 	if err := r.writeResults(res, t); err != nil {

@@ -1,0 +1,126 @@
+// Command eval evaluates one trained checkpoint under several RoPE scalings at every evaluation
+// length, so that the effect of a scaling is seen on the same weights, apart from training noise.
+//
+//	go run ./cmd/eval -checkpoint results/rope/model.ckpt -scaling none,linear,ntk,dynamic_ntk,yarn
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"extrapolate/experiments"
+	"extrapolate/position"
+)
+
+func main() { os.Exit(run()) }
+
+func run() int {
+	var (
+		ckpt     = flag.String("checkpoint", "", "checkpoint file written by train (results/<name>/model.ckpt)")
+		scalings = flag.String("scaling", "none,linear,ntk,dynamic_ntk,yarn", "comma-separated RoPE scalings to evaluate under; none is plain RoPE")
+		factor   = flag.String("factor", "auto", "scaling factor: a number ≥ 1, or auto (the ratio of each evaluation length to the training length)")
+		betaFast = flag.Float64("beta-fast", 0, "YaRN's beta_fast (32 when 0)")
+		betaSlow = flag.Float64("beta-slow", 0, "YaRN's beta_slow (1 when 0)")
+		lengths  = flag.String("lengths", "", "comma-separated evaluation lengths (default: the checkpoint config's)")
+		tokens   = flag.Int("tokens", 0, "validation tokens scored at every length (default: the checkpoint config's)")
+		out      = flag.String("out", "", "results folder (default: scalings/ beside the checkpoint)")
+		quiet    = flag.Bool("quiet", false, "no progress output")
+	)
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: eval -checkpoint FILE [-scaling none,linear,...] [-factor auto|N] [-lengths 64,128,...] [-out DIR]\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if *ckpt == "" || flag.NArg() > 0 {
+		flag.Usage()
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintln(os.Stderr, "eval:", err)
+		return 2
+	}
+	f, err := position.ParseFactor(*factor)
+	if err != nil {
+		return fail(fmt.Errorf("-factor: %v", err))
+	}
+	t, err := experiments.LoadCheckpoint(*ckpt)
+	if err != nil {
+		return fail(err)
+	}
+	var list []*position.Scaling
+	for _, name := range strings.Split(*scalings, ",") {
+		name = strings.TrimSpace(name)
+		if name == "none" {
+			list = append(list, nil)
+			continue
+		}
+		sc := &position.Scaling{Type: name, Factor: f}
+		if name == "yarn" {
+			sc.BetaFast, sc.BetaSlow = *betaFast, *betaSlow
+		}
+		pc := t.Config.Position
+		pc.Scaling = sc
+		c := t.Config
+		if _, err := position.New(position.Spec{DModel: c.Model.DModel, Heads: c.Model.Heads, TrainLen: c.Train.SeqLen, Config: pc}); err != nil {
+			return fail(fmt.Errorf("-scaling %s: %v", name, err))
+		}
+		list = append(list, sc)
+	}
+	e := t.Config.Eval
+	if *lengths != "" {
+		e.Lengths = nil
+		for _, s := range strings.Split(*lengths, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil {
+				return fail(fmt.Errorf("-lengths: %q is not a length", s))
+			}
+			e.Lengths = append(e.Lengths, n)
+		}
+	}
+	if *tokens != 0 {
+		e.Tokens = *tokens
+	}
+	check := t.Config
+	check.Eval = e
+	if err := check.Check(); err != nil {
+		return fail(fmt.Errorf("-lengths/-tokens: %v", err))
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join(filepath.Dir(*ckpt), "scalings")
+	}
+	w := os.Stderr
+	if *quiet {
+		w = nil
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rep, err := experiments.EvaluateScalings(ctx, t, list, e, w)
+	if errors.Is(err, experiments.ErrInterrupted) {
+		fmt.Fprintln(os.Stderr, "eval: interrupted; nothing written")
+		return 130
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "eval:", err)
+		return 1
+	}
+	rep.Checkpoint = *ckpt
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "eval:", err)
+		return 1
+	}
+	if err := rep.Write(dir); err != nil {
+		fmt.Fprintln(os.Stderr, "eval:", err)
+		return 1
+	}
+	fmt.Print(rep.Table())
+	fmt.Printf("results in %s\n", dir)
+	return 0
+}

@@ -1,0 +1,124 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+
+	"extrapolate/data"
+	"extrapolate/position"
+)
+
+// Files of a scaling comparison.
+const (
+	ScalingsCSV  = "ppl_by_scaling.csv"
+	ScalingsJSON = "ppl_by_scaling.json"
+	ScalingsPNG  = "ppl_by_scaling.png"
+	ScalingsSVG  = "ppl_by_scaling.svg"
+)
+
+// ScalingResult is one checkpoint evaluated under one RoPE scaling.
+type ScalingResult struct {
+	// Scaling is "none" or the type and factor, e.g. "yarn(factor=auto)".
+	Scaling string         `json:"scaling"`
+	Lengths []LengthResult `json:"lengths"`
+}
+
+// ScalingReport is a checkpoint evaluated under several scalings.
+type ScalingReport struct {
+	Checkpoint string          `json:"checkpoint"`
+	Name       string          `json:"name"`
+	TrainLen   int             `json:"train_len"`
+	Tokens     int             `json:"tokens"`
+	Corpus     string          `json:"corpus"`
+	Results    []ScalingResult `json:"results"`
+}
+
+// EvaluateScalings scores one trained model at every evaluation length under each scaling (nil
+// for none), so that the scalings are compared on the same weights, apart from training noise.
+func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scaling, e Eval, w io.Writer) (*ScalingReport, error) {
+	c := t.Config
+	corpus, err := data.Load(c.Data)
+	if err != nil {
+		return nil, err
+	}
+	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, Tokens: e.Tokens, Corpus: corpus.Source}
+	for _, sc := range scalings {
+		pc := c.Position
+		pc.Scaling = sc
+		s, err := position.New(position.Spec{DModel: c.Model.DModel, Heads: c.Model.Heads, TrainLen: c.Train.SeqLen, Config: pc})
+		if err != nil {
+			return nil, err
+		}
+		name := "none"
+		if sc != nil {
+			name = scalingName(pc)
+		}
+		if w != nil {
+			fmt.Fprintf(w, "scaling %s\n", name)
+		}
+		lengths, err := EvaluateAll(ctx, t.Model, s, corpus, e, w)
+		if err != nil {
+			return nil, err
+		}
+		rep.Results = append(rep.Results, ScalingResult{Scaling: name, Lengths: lengths})
+	}
+	return rep, nil
+}
+
+// Write saves the report as CSV, JSON and a plot with a curve per scaling.
+func (rep *ScalingReport) Write(dir string) error {
+	var b bytes.Buffer
+	cw := csv.NewWriter(&b)
+	cw.Write([]string{"scaling", "length", "ratio", "loss", "perplexity", "tokens", "applicable", "reason"})
+	var curves []curve
+	for _, r := range rep.Results {
+		for _, l := range r.Lengths {
+			cw.Write([]string{r.Scaling, strconv.Itoa(l.Length), ff(float64(l.Length) / float64(rep.TrainLen)), fp(l.Loss), fp(l.Perplexity),
+				strconv.Itoa(l.Tokens), strconv.FormatBool(l.Applicable), l.Reason})
+		}
+		curves = append(curves, curveOf(r.Scaling, []*Result{{Lengths: r.Lengths}}))
+	}
+	cw.Flush()
+	if err := writeFile(filepath.Join(dir, ScalingsCSV), b.Bytes()); err != nil {
+		return err
+	}
+	if err := writePlotAs(dir, ScalingsPNG, ScalingsSVG, rep.Name+": one checkpoint under each RoPE scaling", rep.TrainLen, curves); err != nil {
+		return err
+	}
+	j, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, ScalingsJSON), append(j, '\n'))
+}
+
+// Table renders the report as a text table: a row per scaling, a column per length.
+func (rep *ScalingReport) Table() string {
+	var b bytes.Buffer
+	if len(rep.Results) == 0 {
+		return ""
+	}
+	fmt.Fprintf(&b, "%-24s", "perplexity")
+	for _, l := range rep.Results[0].Lengths {
+		fmt.Fprintf(&b, " %9s", fmt.Sprintf("%d (%gx)", l.Length, float64(l.Length)/float64(rep.TrainLen)))
+	}
+	b.WriteByte('\n')
+	for _, r := range rep.Results {
+		fmt.Fprintf(&b, "%-24s", r.Scaling)
+		for _, l := range r.Lengths {
+			if l.Perplexity == nil {
+				fmt.Fprintf(&b, " %9s", "n/a")
+				continue
+			}
+			fmt.Fprintf(&b, " %9.3f", *l.Perplexity)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
