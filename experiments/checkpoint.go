@@ -3,9 +3,6 @@ package experiments
 import (
 	"fmt"
 
-	"gorgonia.org/tensor"
-
-	"extrapolate/checkpoint"
 	"extrapolate/model"
 )
 
@@ -20,12 +17,8 @@ type Trained struct {
 // LoadCheckpoint reads a checkpoint and rebuilds its model. The config inside must decode and
 // check like a config file, and every weight must match the shape that config gives it.
 func LoadCheckpoint(path string) (*Trained, error) {
-	var meta Meta
-	ts, err := checkpoint.Read(path, &meta)
+	meta, byName, err := readCheckpoint(path)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkMeta(meta, path); err != nil {
 		return nil, err
 	}
 	root, err := parseYAML(path+" (its config)", []byte(meta.Config))
@@ -43,10 +36,6 @@ func LoadCheckpoint(path string) (*Trained, error) {
 	m, err := c.newModel(trainScheme)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	byName := map[string]*tensor.Dense{}
-	for _, t := range ts {
-		byName[t.Name] = t.Value
 	}
 	if err := loadParams(m, byName, path); err != nil {
 		return nil, err

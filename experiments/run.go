@@ -47,6 +47,9 @@ type Run struct {
 	Overwrite bool
 	// Progress receives progress bars and messages; nil is silent.
 	Progress io.Writer
+	// SharedTraining names the finished checkpoint of a run whose training is identical to
+	// this one's (RoPE scalings apply when evaluating only): its weights are used as they are.
+	SharedTraining string
 
 	corpus *data.Corpus
 }

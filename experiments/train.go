@@ -92,6 +92,15 @@ func (r *Run) trainer() (*trainer, error) {
 	}
 	t.opt.Beta1, t.opt.Beta2 = c.Train.Beta1, c.Train.Beta2
 	path := filepath.Join(r.Dir, CheckpointFile)
+	if r.SharedTraining != "" {
+		if err := t.share(r.SharedTraining); err != nil {
+			return nil, err
+		}
+		if r.Progress != nil {
+			fmt.Fprintf(r.Progress, "%s trains the same weights as %s: using them\n", c.Name, r.SharedTraining)
+		}
+		return t, t.save()
+	}
 	if r.Overwrite {
 		return t, nil
 	}
@@ -113,29 +122,64 @@ func (c Config) schedule() model.Schedule {
 
 // restore loads a checkpoint of the same config into the trainer.
 func (t *trainer) restore(path string) error {
-	var meta Meta
-	ts, err := checkpoint.Read(path, &meta)
+	meta, byName, err := readCheckpoint(path)
 	if err != nil {
 		return fmt.Errorf("resuming: %w (use -overwrite to start afresh)", err)
-	}
-	if err := checkMeta(meta, path); err != nil {
-		return err
 	}
 	want := string(t.run.Config.Marshal())
 	if meta.Config != want {
 		return fmt.Errorf("resuming: %s was written by a different config (%s); use -overwrite to start afresh", path, describeDiff([]byte(meta.Config), []byte(want)))
 	}
+	return t.adopt(meta, byName, path)
+}
+
+// share takes the weights, optimizer state and log of a finished run whose training is the
+// same as this one's.
+func (t *trainer) share(path string) error {
+	meta, byName, err := readCheckpoint(path)
+	if err != nil {
+		return err
+	}
+	root, err := parseYAML(path, []byte(meta.Config))
+	if err != nil {
+		return err
+	}
+	other, err := decodeRun(path, root, nil)
+	if err != nil {
+		return err
+	}
+	if meta.State.Phase != phaseDone || trainingKey(other) != trainingKey(t.run.Config) {
+		return fmt.Errorf("%s: not a finished run with the same training as %s", path, t.run.Config.Name)
+	}
+	return t.adopt(meta, byName, path)
+}
+
+// readCheckpoint reads a checkpoint of this program: its header and its tensors by name.
+func readCheckpoint(path string) (Meta, map[string]*tensor.Dense, error) {
+	var meta Meta
+	ts, err := checkpoint.Read(path, &meta)
+	if err != nil {
+		return meta, nil, err
+	}
+	if err := checkMeta(meta, path); err != nil {
+		return meta, nil, err
+	}
 	byName := map[string]*tensor.Dense{}
 	for _, x := range ts {
 		byName[x.Name] = x.Value
 	}
+	return meta, byName, nil
+}
+
+// adopt copies a checkpoint's weights, optimizer moments and training state into the trainer.
+func (t *trainer) adopt(meta Meta, byName map[string]*tensor.Dense, path string) error {
 	if err := loadParams(t.model, byName, path); err != nil {
 		return err
 	}
 	for i, p := range t.model.Params {
 		m, v := byName["adam.m."+p.Name], byName["adam.v."+p.Name]
-		if m == nil || v == nil || !m.Shape().Eq(p.Value.Shape()) || !v.Shape().Eq(p.Value.Shape()) {
-			return fmt.Errorf("resuming: %s: optimizer state for %s is missing or misshapen", path, p.Name)
+		if m == nil || v == nil || !m.Shape().Eq(p.Value.Shape()) || !v.Shape().Eq(p.Value.Shape()) || m.Dtype() != p.Value.Dtype() || v.Dtype() != p.Value.Dtype() {
+			return fmt.Errorf("%s: optimizer state for %s is missing or misshapen", path, p.Name)
 		}
 		copy(t.opt.M[i].Raw, m.Raw)
 		copy(t.opt.V[i].Raw, v.Raw)

@@ -1,9 +1,12 @@
 // Command train trains a small language model with one position scheme at a short length,
 // evaluates its perplexity at that length and longer ones, and writes the curve and the weights
-// under results/<name>/.
+// under results/<name>/. Given a comparison config (one with runs:), it trains every run for
+// every seed and writes the comparison's tables, plot and REPORT.md under results/<comparison>/.
 //
 //	go run ./cmd/train -config rope              # configs/rope.yaml
 //	go run ./cmd/train -config my.yaml -set train.steps=300 -set eval.lengths=[64,256]
+//	go run ./cmd/train -config compare           # every scheme, 3 seeds
+//	go run ./cmd/train -config compare -shard 0/4   # a quarter of its runs; -report merges
 package main
 
 import (
@@ -35,6 +38,8 @@ func run() int {
 		out       = flag.String("out", "", "results folder (default results/<name>)")
 		overwrite = flag.Bool("overwrite", false, "replace a finished run of a different config, and start afresh instead of resuming")
 		quiet     = flag.Bool("quiet", false, "no progress output")
+		shard     = flag.String("shard", "", "comparisons: run only runs k with k mod n = i, given as i/n")
+		report    = flag.Bool("report", false, "comparisons: train nothing, write the report from the runs' results")
 		overrides sets
 	)
 	flag.Var(&overrides, "set", "override a config field, key=value with a dotted key (repeatable), e.g. -set train.steps=300")
@@ -48,6 +53,18 @@ func run() int {
 		return 2
 	}
 	path := experiments.Resolve(*config)
+	isComparison, err := experiments.IsComparison(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "train:", err)
+		return 2
+	}
+	if isComparison {
+		return compare(path, overrides, *out, *shard, *report, *overwrite, *quiet)
+	}
+	if *shard != "" || *report {
+		fmt.Fprintln(os.Stderr, "train: -shard and -report apply to comparison configs only")
+		return 2
+	}
 	cfg, err := experiments.Load(path, overrides)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "train:", err)
@@ -79,6 +96,61 @@ func run() int {
 	fmt.Print(experiments.Summary(res))
 	fmt.Printf("results in %s\n", dir)
 	return 0
+}
+
+// compare runs a comparison config. It exits 1 when a claim the comparison checks is not
+// reproduced, so that CI fails.
+func compare(path string, overrides []string, out, shard string, reportOnly, overwrite, quiet bool) int {
+	c, err := experiments.LoadComparison(path, overrides)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "train:", err)
+		return 2
+	}
+	r := &experiments.Runner{Comparison: c, Dir: out, Overwrite: overwrite, Progress: os.Stderr, Command: commandLine()}
+	if r.Dir == "" {
+		r.Dir = filepath.Join("results", c.Name)
+	}
+	if quiet {
+		r.Progress = nil
+	}
+	if shard != "" {
+		if r.Shard, err = experiments.ParseShard(shard); err != nil {
+			fmt.Fprintln(os.Stderr, "train:", err)
+			return 2
+		}
+	}
+	var rep *experiments.Report
+	if reportOnly {
+		rep, err = r.WriteReport()
+	} else {
+		ctx, stop := interrupts()
+		defer stop()
+		rep, err = r.Execute(ctx)
+	}
+	switch {
+	case errors.Is(err, experiments.ErrInterrupted):
+		fmt.Fprintf(os.Stderr, "train: %v\nresume with: %s\n", err, resumeCommand())
+		return 130
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "train:", err)
+		return 1
+	case rep == nil:
+		return 0 // runs still missing: a shard finished
+	}
+	fmt.Print(rep.Summary())
+	fmt.Printf("report in %s\n", filepath.Join(r.Dir, experiments.ReportFile))
+	if failed := rep.Failed(); len(failed) > 0 {
+		for _, f := range failed {
+			fmt.Fprintf(os.Stderr, "train: claim %s %s\n", f.ID, f.Verdict)
+		}
+		return 1
+	}
+	return 0
+}
+
+// commandLine is how this command was invoked, for the report.
+func commandLine() string {
+	return strings.Join(append([]string{"go run ./cmd/train"}, os.Args[1:]...), " ")
 }
 
 // interrupts returns a context cancelled by the first SIGINT or SIGTERM, so training can save a

@@ -1,0 +1,259 @@
+package experiments
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"extrapolate/data"
+	"extrapolate/position"
+)
+
+// corpusFile writes a small text corpus and returns its path.
+func corpusFile(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	for i := 0; b.Len() < 40000; i++ {
+		b.WriteString("func f")
+		b.WriteString(string(rune('a' + i%26)))
+		b.WriteString("(x int) int { return x + 1 }\n")
+	}
+	path := filepath.Join(t.TempDir(), "corpus.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// tinyConfig is a run small enough for a unit test.
+func tinyConfig(t *testing.T, scheme string) Config {
+	t.Helper()
+	c := Default()
+	c.Name = "tiny-" + scheme
+	c.Data = data.Config{Corpus: "text", Path: corpusFile(t)}
+	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 1, 2
+	c.Position = position.Config{Scheme: scheme}
+	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps, c.Train.Warmup, c.Train.LogEvery = 16, 4, 30, 5, 5
+	c.Eval = Eval{Lengths: []int{16, 32, 64}, Tokens: 512, BatchTokens: 256}
+	if err := c.Check(); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestEvalSetScoresSameTokens checks the protocol's core: at every length, the targets scored
+// are exactly the first Tokens validation targets, each once, and each is predicted from earlier
+// tokens of its own window only.
+func TestEvalSetScoresSameTokens(t *testing.T) {
+	valid := []byte(strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789", 60))
+	set, err := data.NewEvalSet(valid, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{16, 64, 256, 1024} {
+		windows := set.Windows(n)
+		batch := evalBatch(windows, 2048/n)
+		if windows%batch != 0 || batch*n > 2048 {
+			t.Fatalf("length %d: batch of %d windows does not divide %d or exceeds the budget", n, batch, windows)
+		}
+		ids, targets := make([]int, batch*n), make([]int, batch*n)
+		var scored []int
+		for first := 0; first < windows; first += batch {
+			set.Fill(ids, targets, n, first)
+			for i := range ids {
+				w := (first + i/n) * n // start of this window in the validation text
+				pos := w + i%n
+				if ids[i] != int(valid[pos]) || targets[i] != int(valid[pos+1]) {
+					t.Fatalf("length %d: token %d is not the validation text at %d", n, i, pos)
+				}
+			}
+			scored = append(scored, targets...)
+		}
+		if len(scored) != 1024 {
+			t.Fatalf("length %d scores %d tokens, want 1024", n, len(scored))
+		}
+		for i, tg := range scored {
+			if tg != int(valid[i+1]) {
+				t.Fatalf("length %d: target %d is %d, want %d", n, i, tg, valid[i+1])
+			}
+		}
+	}
+	if _, err := data.NewEvalSet(valid[:100], 1024); err == nil {
+		t.Fatal("an evaluation set larger than the validation text was accepted")
+	}
+}
+
+func TestEvalBatch(t *testing.T) {
+	for _, c := range []struct{ windows, limit, want int }{
+		{1024, 256, 256}, {64, 16, 16}, {12, 5, 4}, {7, 3, 1}, {5, 100, 5}, {1, 1, 1},
+	} {
+		if got := evalBatch(c.windows, c.limit); got != c.want {
+			t.Errorf("evalBatch(%d, %d) = %d, want %d", c.windows, c.limit, got, c.want)
+		}
+	}
+}
+
+func TestSetOverrides(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(path, []byte("name: x\ntrain: {steps: 10}\n"), 0o644)
+	c, err := Load(path, []string{"train.steps=7", "eval.lengths=[64,128]", "position.scaling.type=yarn", "position.scaling.factor=auto", "seed=9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Train.Steps != 7 || len(c.Eval.Lengths) != 2 || c.Eval.Lengths[1] != 128 || c.Seed != 9 {
+		t.Fatalf("overrides not applied: %+v", c)
+	}
+	if c.Position.Scaling == nil || c.Position.Scaling.Type != "yarn" || !c.Position.Scaling.Factor.Auto {
+		t.Fatalf("nested override not applied: %+v", c.Position.Scaling)
+	}
+	// Defaults fill what the file leaves out, and min_lr follows lr.
+	if c.Train.BatchSize != Default().Train.BatchSize || *c.Train.MinLR != c.Train.LR/10 {
+		t.Fatalf("defaults: %+v", c.Train)
+	}
+	// The resolved config reads back to the same config.
+	back := filepath.Join(t.TempDir(), "back.yaml")
+	os.WriteFile(back, c.Marshal(), 0o644)
+	c2, err := Load(back, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(c2.Marshal()) != string(c.Marshal()) {
+		t.Fatalf("round trip changed the config:\n%s\n%s", c.Marshal(), c2.Marshal())
+	}
+}
+
+func TestResolve(t *testing.T) {
+	for in, want := range map[string]string{
+		"rope":             filepath.Join("configs", "rope.yaml"),
+		"rope.yaml":        filepath.Join("configs", "rope.yaml"),
+		"./rope.yaml":      "./rope.yaml",
+		"other/x.yaml":     "other/x.yaml",
+		"/abs/path/z.yaml": "/abs/path/z.yaml",
+	} {
+		if got := Resolve(in); got != want {
+			t.Errorf("Resolve(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestShippedConfigs loads every config in configs/: each must decode and check.
+func TestShippedConfigs(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "configs", "*.yaml"))
+	if len(files) == 0 {
+		t.Fatal("no configs found")
+	}
+	for _, f := range files {
+		root, err := ReadYAML(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if isComparison(root) {
+			if _, err := LoadComparison(f, nil); err != nil {
+				t.Errorf("%s: %v", f, err)
+			}
+			continue
+		}
+		if _, err := Load(f, nil); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// TestRunWritesResults trains and evaluates a tiny model end to end.
+func TestRunWritesResults(t *testing.T) {
+	c := tinyConfig(t, "learned")
+	r := &Run{Config: c, Dir: filepath.Join(t.TempDir(), "out")}
+	res, err := r.Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != "ok" || len(res.Lengths) != 3 {
+		t.Fatalf("result %+v", res)
+	}
+	if l, _ := res.At(16); !l.Applicable || l.Loss == nil || !(*l.Loss < math.Log(256)) {
+		t.Fatalf("at the training length: %+v", l)
+	}
+	if l, _ := res.At(32); l.Applicable || !strings.Contains(l.Reason, "not applicable") {
+		t.Fatalf("learned past max_len: %+v, want not applicable with a reason", l)
+	}
+	for _, f := range []string{ConfigFile, LogFile, ResultsCSV, ResultsJSON, PlotPNG, PlotSVG, CheckpointFile} {
+		if _, err := os.Stat(filepath.Join(r.Dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	// The checkpoint loads back to the same weights.
+	tr, err := LoadCheckpoint(filepath.Join(r.Dir, CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tr.Finished || tr.Config.Name != c.Name {
+		t.Fatalf("checkpoint: finished %v, name %q", tr.Finished, tr.Config.Name)
+	}
+}
+
+// TestScalingsOnOneCheckpoint evaluates one checkpoint under plain RoPE and a scaling: "none"
+// must reproduce the run's own numbers, and the scaling must leave the training length alone.
+func TestScalingsOnOneCheckpoint(t *testing.T) {
+	c := tinyConfig(t, "rope")
+	r := &Run{Config: c, Dir: filepath.Join(t.TempDir(), "out")}
+	res, err := r.Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := LoadCheckpoint(filepath.Join(r.Dir, CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := EvaluateScalings(context.Background(), tr, []*position.Scaling{nil, {Type: "yarn", Factor: position.Factor{Auto: true}}}, c.Eval, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range rep.Results[0].Lengths {
+		if *l.Loss != *res.Lengths[i].Loss {
+			t.Fatalf("none at %d: %v, the run said %v", l.Length, *l.Loss, *res.Lengths[i].Loss)
+		}
+	}
+	if a, b := *rep.Results[1].Lengths[0].Loss, *rep.Results[0].Lengths[0].Loss; a != b {
+		t.Fatalf("yarn(auto) at the training length %v differs from plain %v", a, b)
+	}
+	if a, b := *rep.Results[1].Lengths[2].Loss, *rep.Results[0].Lengths[2].Loss; a == b {
+		t.Fatal("yarn(auto) at 4x equals plain RoPE: the scaling was not applied")
+	}
+	dir := t.TempDir()
+	if err := rep.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{ScalingsCSV, ScalingsJSON, ScalingsPNG, ScalingsSVG} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestFinetune runs the fine-tuning phase: the log must show its steps at the longer length.
+func TestFinetune(t *testing.T) {
+	c := tinyConfig(t, "rope")
+	c.Position.Scaling = &position.Scaling{Type: "linear", Factor: position.Factor{Value: 2}}
+	c.Train.Finetune = &Finetune{SeqLen: 32, Steps: 10}
+	if err := c.Check(); err != nil {
+		t.Fatal(err)
+	}
+	r := &Run{Config: c, Dir: filepath.Join(t.TempDir(), "out")}
+	res, err := r.Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Steps != 40 {
+		t.Fatalf("%d optimizer steps, want 30 + 10", res.Steps)
+	}
+	if res.Unscaled == nil {
+		t.Fatal("a scaled run has no unscaled reference")
+	}
+	log, _ := os.ReadFile(filepath.Join(r.Dir, LogFile))
+	if !strings.Contains(string(log), "finetune") {
+		t.Fatalf("the log has no finetune rows:\n%s", log)
+	}
+}

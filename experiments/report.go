@@ -1,0 +1,287 @@
+package experiments
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// RunResult is one finished (or failed) run of a comparison.
+type RunResult struct {
+	Label  string  `json:"label"`
+	Seed   uint64  `json:"seed"`
+	Config Config  `json:"-"`
+	Result *Result `json:"result"`
+}
+
+// Stat is the mean and sample standard deviation over seeds at one length.
+type Stat struct {
+	Length   int     `json:"length"`
+	Seeds    int     `json:"seeds"` // seeds with a score at this length
+	PPLMean  float64 `json:"perplexity_mean"`
+	PPLStd   float64 `json:"perplexity_std"`
+	LossMean float64 `json:"loss_mean"`
+	LossStd  float64 `json:"loss_std"`
+	// NotApplicable gives the reason when no seed could be scored at this length.
+	NotApplicable string `json:"not_applicable,omitempty"`
+}
+
+// Series is one run of a comparison, aggregated over its seeds.
+type Series struct {
+	Label    string   `json:"label"`
+	Position string   `json:"position"`
+	Stats    []Stat   `json:"stats"`
+	Failed   []uint64 `json:"failed_seeds,omitempty"`
+	// Unscaled aggregates, for a scaled RoPE run, its weights evaluated without the scaling.
+	Unscaled []Stat `json:"unscaled,omitempty"`
+}
+
+// At returns the statistic at length n.
+func (s *Series) At(n int) (Stat, bool) {
+	for _, st := range s.Stats {
+		if st.Length == n {
+			return st, true
+		}
+	}
+	return Stat{}, false
+}
+
+// Report is a finished comparison.
+type Report struct {
+	Comparison *Comparison   `json:"-"`
+	Command    string        `json:"command"`
+	Generated  time.Time     `json:"generated"`
+	TrainLen   int           `json:"train_len"`
+	Lengths    []int         `json:"lengths"`
+	Runs       []RunResult   `json:"runs"`
+	Series     []*Series     `json:"series"`
+	Claims     []ClaimResult `json:"claims"`
+}
+
+// aggregate computes each label's mean and standard deviation over seeds, in the order of the
+// comparison's runs.
+func (rep *Report) aggregate() {
+	if len(rep.Runs) == 0 {
+		return
+	}
+	first := rep.Runs[0].Config
+	rep.TrainLen, rep.Lengths = first.Train.SeqLen, first.Eval.Lengths
+	byLabel := map[string]*Series{}
+	var order []string
+	for _, r := range rep.Runs {
+		s := byLabel[r.Label]
+		if s == nil {
+			s = &Series{Label: r.Label, Position: positionOf(r.Config)}
+			byLabel[r.Label] = s
+			order = append(order, r.Label)
+		}
+		if r.Result.Status != "ok" {
+			s.Failed = append(s.Failed, r.Seed)
+		}
+	}
+	for _, label := range order {
+		s := byLabel[label]
+		var runs []*Result
+		var unscaled []*Result
+		for _, r := range rep.Runs {
+			if r.Label == label && r.Result.Status == "ok" {
+				runs = append(runs, r.Result)
+				if r.Result.Unscaled != nil {
+					unscaled = append(unscaled, &Result{Lengths: r.Result.Unscaled})
+				}
+			}
+		}
+		s.Stats = stats(runs, rep.Lengths)
+		if len(unscaled) > 0 {
+			s.Unscaled = stats(unscaled, rep.Lengths)
+		}
+		rep.Series = append(rep.Series, s)
+	}
+}
+
+func stats(runs []*Result, lengths []int) []Stat {
+	var out []Stat
+	for _, n := range lengths {
+		st := Stat{Length: n}
+		var ppl, loss []float64
+		for _, r := range runs {
+			l, ok := r.At(n)
+			switch {
+			case ok && l.Applicable && l.Perplexity != nil:
+				ppl, loss = append(ppl, *l.Perplexity), append(loss, *l.Loss)
+			case ok && !l.Applicable && st.NotApplicable == "":
+				st.NotApplicable = l.Reason
+			}
+		}
+		st.Seeds = len(ppl)
+		if st.Seeds > 0 {
+			st.NotApplicable = ""
+			st.PPLMean, st.PPLStd = meanStd(ppl)
+			st.LossMean, st.LossStd = meanStd(loss)
+		} else if st.NotApplicable == "" {
+			st.NotApplicable = "no run scored this length"
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// write saves the comparison's CSV, JSON, plot and REPORT.md.
+func (rep *Report) write(dir string) error {
+	if err := writeFile(filepath.Join(dir, ResultsCSV), rep.csv()); err != nil {
+		return err
+	}
+	j, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, ResultsJSON), append(j, '\n')); err != nil {
+		return err
+	}
+	var curves []curve
+	for _, s := range rep.Series {
+		var runs []*Result
+		for _, r := range rep.Runs {
+			if r.Label == s.Label && r.Result.Status == "ok" {
+				runs = append(runs, r.Result)
+			}
+		}
+		curves = append(curves, curveOf(s.Label, runs))
+	}
+	title := fmt.Sprintf("%s: trained at %d tokens, mean ± std over %d seeds", rep.Comparison.Name, rep.TrainLen, len(rep.Comparison.Seeds))
+	if err := writePlot(dir, title, rep.TrainLen, curves); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, ReportFile), rep.markdown())
+}
+
+// csv has a row per run, seed and length, then rows with seed "mean" and "std" per run and
+// length.
+func (rep *Report) csv() []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write([]string{"label", "position", "seed", "length", "ratio", "loss", "perplexity", "status"})
+	ratio := func(n int) string { return ff(float64(n) / float64(rep.TrainLen)) }
+	for _, r := range rep.Runs {
+		pos := positionOf(r.Config)
+		seed := strconv.FormatUint(r.Seed, 10)
+		if r.Result.Status != "ok" {
+			w.Write([]string{r.Label, pos, seed, "", "", "", "", "failed: " + r.Result.Error})
+			continue
+		}
+		for _, l := range r.Result.Lengths {
+			status := "ok"
+			if !l.Applicable {
+				status = "not applicable"
+			}
+			w.Write([]string{r.Label, pos, seed, strconv.Itoa(l.Length), ratio(l.Length), fp(l.Loss), fp(l.Perplexity), status})
+		}
+	}
+	for _, s := range rep.Series {
+		for _, st := range s.Stats {
+			if st.Seeds == 0 {
+				w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), "", "", "not applicable"})
+				continue
+			}
+			w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), ff(st.LossMean), ff(st.PPLMean), "ok"})
+			w.Write([]string{s.Label, s.Position, "std", strconv.Itoa(st.Length), ratio(st.Length), ff(st.LossStd), ff(st.PPLStd), "ok"})
+		}
+	}
+	w.Flush()
+	return b.Bytes()
+}
+
+func (rep *Report) markdown() []byte {
+	var b bytes.Buffer
+	c := rep.Comparison
+	first := rep.Runs[0].Config
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("# Comparison: %s\n\n", c.Name)
+	var seeds []string
+	for _, s := range c.Seeds {
+		seeds = append(seeds, strconv.FormatUint(s, 10))
+	}
+	res0 := rep.Runs[0].Result
+	p("Produced by `%s` on %s with %s (%s/%s, %d CPUs).\n", rep.Command, rep.Generated.Format("2006-01-02"), res0.GoVersion, runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	p("Every run trains a %d-layer, %d-wide, %d-head model (about %d weights) for %d steps of %d sequences at length %d on %s, with seeds %s, and scores the same %d validation tokens at every length.\n\n",
+		first.Model.Layers, first.Model.DModel, first.Model.Heads, res0.Params, first.Train.Steps, first.Train.BatchSize, rep.TrainLen, res0.Corpus, strings.Join(seeds, ", "), first.Eval.Tokens)
+	p("![perplexity against evaluation length](%s)\n\n", PlotPNG)
+
+	p("## Perplexity (mean ± standard deviation over seeds)\n\n| run | position |")
+	for _, n := range rep.Lengths {
+		p(" %d (%gx) |", n, float64(n)/float64(rep.TrainLen))
+	}
+	p("\n|---|---|%s\n", strings.Repeat("---:|", len(rep.Lengths)))
+	for _, s := range rep.Series {
+		p("| %s | %s |", s.Label, s.Position)
+		for _, st := range s.Stats {
+			if st.Seeds == 0 {
+				p(" n/a |")
+				continue
+			}
+			p(" %.2f ± %.2f |", st.PPLMean, st.PPLStd)
+		}
+		p("\n")
+	}
+	p("\nn/a: the scheme cannot, by design, be evaluated at that length (learned positions past their table).\n")
+	for _, s := range rep.Series {
+		if len(s.Failed) > 0 {
+			p("\n**%s failed** for seeds %v (training diverged); its row averages the other seeds.\n", s.Label, s.Failed)
+		}
+	}
+
+	p("\n## Claims\n\n| # | claim | verdict | checked by CI |\n|---|---|---|---|\n")
+	for i, cl := range rep.Claims {
+		checked := "no"
+		for _, id := range c.Claims {
+			if id == cl.ID {
+				checked = "yes"
+			}
+		}
+		p("| %d | %s | **%s** | %s |\n", i+1, cl.Statement, cl.Verdict, checked)
+	}
+	for i, cl := range rep.Claims {
+		p("\n### %d. %s\n\n%s\n\nRule: %s\n", i+1, cl.Statement, cl.Evidence, cl.Rule)
+	}
+
+	p("\n## Runs\n\n| run | seed | steps | train time (s) | final train loss | status |\n|---|---:|---:|---:|---:|---|\n")
+	total := 0.0
+	for _, r := range rep.Runs {
+		res := r.Result
+		total += res.TrainSeconds + res.EvalSeconds
+		status := res.Status
+		if res.Error != "" {
+			status += ": " + res.Error
+		}
+		p("| %s | %d | %d | %.1f | %.3f | %s |\n", r.Label, r.Seed, res.Steps, res.TrainSeconds, res.FinalTrainLoss, status)
+	}
+	p("\nTraining and evaluation took %.0f s in all (runs that share their training with an earlier run, RoPE scalings without fine-tuning, show that run's time).\n", total)
+	return b.Bytes()
+}
+
+// Summary is the perplexity table and the verdicts, for the terminal.
+func (rep *Report) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-22s", "perplexity")
+	for _, n := range rep.Lengths {
+		fmt.Fprintf(&b, " %15s", fmt.Sprintf("%d (%gx)", n, float64(n)/float64(rep.TrainLen)))
+	}
+	b.WriteByte('\n')
+	for _, s := range rep.Series {
+		fmt.Fprintf(&b, "%-22s", s.Label)
+		for _, st := range s.Stats {
+			fmt.Fprintf(&b, " %15s", fmtStat(st))
+		}
+		b.WriteByte('\n')
+	}
+	for _, c := range rep.Claims {
+		fmt.Fprintf(&b, "%-24s %s\n", c.ID, c.Verdict)
+	}
+	return b.String()
+}
