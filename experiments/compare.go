@@ -30,6 +30,7 @@ type Comparison struct {
 	Claims []string `yaml:"claims,omitempty"`
 
 	globalSets []string // Set as key=value, then the command line's
+	dir        string   // the folder of the comparison file, where bare run names are looked up
 }
 
 // RunSpec is one entry of a comparison: a config from configs/ with optional overrides.
@@ -107,6 +108,7 @@ func LoadComparison(path string, sets []string) (*Comparison, error) {
 		return nil, fmt.Errorf("%s: set: %w", path, err)
 	}
 	c.globalSets = append(global, sets...)
+	c.dir = filepath.Dir(path)
 	seenSeed := map[uint64]bool{}
 	for _, s := range c.Seeds {
 		if seenSeed[s] {
@@ -153,7 +155,10 @@ func (c *Comparison) Plan(dir string) ([]Planned, error) {
 		if err != nil {
 			return nil, fmt.Errorf("runs[%d].set: %w", i, err)
 		}
-		path := Resolve(spec.Config)
+		path := spec.Config
+		if isBareName(path) {
+			path = filepath.Join(c.dir, strings.TrimSuffix(path, ".yaml")+".yaml")
+		}
 		base, err := Load(path, append(append([]string{}, c.globalSets...), sets...))
 		if err != nil {
 			return nil, fmt.Errorf("runs[%d]: %w", i, err)

@@ -41,12 +41,13 @@ type Train struct {
 	// MinLR at the last step.
 	LR float64 `yaml:"lr"`
 	// MinLR is lr/10 when unset.
-	MinLR       *float64 `yaml:"min_lr,omitempty"`
-	Warmup      int      `yaml:"warmup"`
-	WeightDecay float64  `yaml:"weight_decay"`
-	GradClip    float64  `yaml:"grad_clip"`
-	Beta1       float64  `yaml:"beta1"`
-	Beta2       float64  `yaml:"beta2"`
+	MinLR *float64 `yaml:"min_lr,omitempty"`
+	// Warmup is min(100, steps/10) when unset.
+	Warmup      *int    `yaml:"warmup,omitempty"`
+	WeightDecay float64 `yaml:"weight_decay"`
+	GradClip    float64 `yaml:"grad_clip"`
+	Beta1       float64 `yaml:"beta1"`
+	Beta2       float64 `yaml:"beta2"`
 	// LogEvery is how often a row goes to the training log.
 	LogEvery int `yaml:"log_every"`
 	// CheckpointEvery saves a checkpoint every so many steps; 0 saves only at the end.
@@ -82,7 +83,7 @@ func Default() Config {
 		Model:    model.Config{DModel: 64, Layers: 2, Heads: 4},
 		Position: position.Config{Scheme: "rope"},
 		Train: Train{
-			SeqLen: 64, BatchSize: 16, Steps: 1500, LR: 1e-3, Warmup: 100,
+			SeqLen: 64, BatchSize: 16, Steps: 1500, LR: 1e-3,
 			WeightDecay: 0.1, GradClip: 1, Beta1: 0.9, Beta2: 0.95, LogEvery: 10,
 		},
 		Eval: Eval{Lengths: []int{64, 128, 256, 512, 1024}, Tokens: 65536, BatchTokens: 16384},
@@ -99,7 +100,7 @@ const ConfigDir = "configs"
 // Resolve turns a config argument into a path: a bare name such as rope or rope.yaml is looked up
 // in ConfigDir; anything with a path separator is used as given.
 func Resolve(arg string) string {
-	if strings.ContainsRune(arg, filepath.Separator) || strings.ContainsRune(arg, '/') {
+	if !isBareName(arg) {
 		return arg
 	}
 	if _, err := os.Stat(arg); err == nil && filepath.Ext(arg) != "" {
@@ -109,6 +110,11 @@ func Resolve(arg string) string {
 		arg += ".yaml"
 	}
 	return filepath.Join(ConfigDir, arg)
+}
+
+// isBareName reports whether a config argument is a name rather than a path.
+func isBareName(arg string) bool {
+	return !strings.ContainsRune(arg, filepath.Separator) && !strings.ContainsRune(arg, '/')
 }
 
 // ReadYAML reads a config file into a YAML document, with a size limit.
@@ -322,6 +328,10 @@ func (c *Config) Check() error {
 	if err := c.Model.Check(); err != nil {
 		return err
 	}
+	if c.Train.Warmup == nil {
+		w := min(100, c.Train.Steps/10)
+		c.Train.Warmup = &w
+	}
 	if c.Train.MinLR == nil {
 		minLR := c.Train.LR / 10
 		c.Train.MinLR = &minLR
@@ -341,7 +351,7 @@ func (c *Config) Check() error {
 		{t.Steps <= 0, "train.steps", t.Steps, "a positive number"},
 		{!(t.LR > 0) || math.IsInf(t.LR, 0), "train.lr", t.LR, "a positive number"},
 		{!(*t.MinLR >= 0) || *t.MinLR > t.LR, "train.min_lr", *t.MinLR, "between 0 and train.lr"},
-		{t.Warmup < 0 || t.Warmup > t.Steps, "train.warmup", t.Warmup, "between 0 and train.steps"},
+		{*t.Warmup < 0 || *t.Warmup > t.Steps, "train.warmup", *t.Warmup, "between 0 and train.steps"},
 		{!(t.WeightDecay >= 0) || t.WeightDecay >= 1, "train.weight_decay", t.WeightDecay, "at least 0 and below 1"},
 		{!(t.GradClip >= 0) || math.IsInf(t.GradClip, 0), "train.grad_clip", t.GradClip, "0 (off) or a positive number"},
 		{!(t.Beta1 >= 0 && t.Beta1 < 1), "train.beta1", t.Beta1, "in [0, 1)"},

@@ -36,7 +36,9 @@ func tinyConfig(t *testing.T, scheme string) Config {
 	c.Data = data.Config{Corpus: "text", Path: corpusFile(t)}
 	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 1, 2
 	c.Position = position.Config{Scheme: scheme}
-	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps, c.Train.Warmup, c.Train.LogEvery = 16, 4, 30, 5, 5
+	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps, c.Train.LogEvery = 16, 4, 30, 5
+	warm := 5
+	c.Train.Warmup = &warm
 	c.Eval = Eval{Lengths: []int{16, 32, 64}, Tokens: 512, BatchTokens: 256}
 	if err := c.Check(); err != nil {
 		t.Fatal(err)

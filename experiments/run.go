@@ -52,6 +52,9 @@ type Run struct {
 	SharedTraining string
 
 	corpus *data.Corpus
+	// afterStep, when set, is called after every training step: tests use it to interrupt a run
+	// at a chosen step.
+	afterStep func(phase string, step int)
 }
 
 // Prepare loads the corpus and checks everything that can fail before anything is written: the

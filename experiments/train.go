@@ -117,7 +117,7 @@ func (r *Run) trainer() (*trainer, error) {
 }
 
 func (c Config) schedule() model.Schedule {
-	return model.Schedule{LR: c.Train.LR, MinLR: *c.Train.MinLR, Warmup: c.Train.Warmup, Steps: c.Train.Steps}
+	return model.Schedule{LR: c.Train.LR, MinLR: *c.Train.MinLR, Warmup: *c.Train.Warmup, Steps: c.Train.Steps}
 }
 
 // restore loads a checkpoint of the same config into the trainer.
@@ -328,6 +328,9 @@ func (t *trainer) phase(ctx context.Context, p *progress, s position.Scheme, bat
 			tps = t.st.Log[k-1].TokensPerSec
 		}
 		p.add(1, fmt.Sprintf("loss %.3f %.0f tok/s", loss, tps))
+		if t.run.afterStep != nil {
+			t.run.afterStep(t.st.Phase, t.st.Step)
+		}
 		if c.Train.CheckpointEvery > 0 && t.st.Step%c.Train.CheckpointEvery == 0 && t.st.Step < steps {
 			if err := t.save(); err != nil {
 				return err

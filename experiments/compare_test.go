@@ -1,0 +1,252 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"extrapolate/position"
+)
+
+func TestParseShard(t *testing.T) {
+	for _, s := range []string{"0/1", "0/4", "3/4"} {
+		if _, err := ParseShard(s); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+	for _, s := range []string{"4/4", "-1/4", "1/0", "1", "a/b", "1/2/3", "01/4"} {
+		if _, err := ParseShard(s); err == nil {
+			t.Errorf("%s: accepted", s)
+		}
+	}
+	// Every run belongs to exactly one shard.
+	for n := 1; n <= 5; n++ {
+		for k := 0; k < 23; k++ {
+			count := 0
+			for i := 0; i < n; i++ {
+				if (Shard{I: i, N: n}).Selects(k) {
+					count++
+				}
+			}
+			if count != 1 {
+				t.Fatalf("run %d is in %d of %d shards", k, count, n)
+			}
+		}
+	}
+}
+
+// synthetic builds a report from perplexities per label and seed, at 1x, 2x, 4x, 8x, 16x of 64.
+func synthetic(ppl map[string][][]float64, configs map[string]position.Config) *Report {
+	lengths := []int{64, 128, 256, 512, 1024}
+	rep := &Report{Comparison: &Comparison{Name: "syn", Seeds: []uint64{1, 2}}}
+	for _, label := range []string{"learned", "sinusoidal", "rope", "rope_yarn", "rope_ntk", "alibi"} {
+		seeds, ok := ppl[label]
+		if !ok {
+			continue
+		}
+		for s, row := range seeds {
+			c := Default()
+			c.Position = configs[label]
+			c.Eval.Lengths = lengths
+			res := &Result{Status: "ok", TrainLen: 64}
+			for i, n := range lengths {
+				l := LengthResult{Length: n}
+				if !math.IsNaN(row[i]) {
+					p, loss := row[i], math.Log(row[i])
+					l.Applicable, l.Perplexity, l.Loss = true, &p, &loss
+				} else {
+					l.Reason = "not applicable by design"
+				}
+				res.Lengths = append(res.Lengths, l)
+			}
+			rep.Runs = append(rep.Runs, RunResult{Label: label, Seed: uint64(s + 1), Config: c, Result: res})
+		}
+	}
+	rep.aggregate()
+	rep.judge()
+	return rep
+}
+
+var synthConfigs = map[string]position.Config{
+	"learned":    {Scheme: "learned"},
+	"sinusoidal": {Scheme: "sinusoidal"},
+	"rope":       {Scheme: "rope"},
+	"rope_yarn":  {Scheme: "rope", Scaling: &position.Scaling{Type: "yarn", Factor: position.Factor{Auto: true}}},
+	"rope_ntk":   {Scheme: "rope", Scaling: &position.Scaling{Type: "ntk", Factor: position.Factor{Auto: true}}},
+	"alibi":      {Scheme: "alibi"},
+}
+
+func verdicts(rep *Report) map[string]Verdict {
+	out := map[string]Verdict{}
+	for _, c := range rep.Claims {
+		out[c.ID] = c.Verdict
+	}
+	return out
+}
+
+var na = math.NaN()
+
+func TestAggregate(t *testing.T) {
+	rep := synthetic(map[string][][]float64{"rope": {{6, 7, 13, 19, 25}, {8, 9, 15, 21, 27}}}, synthConfigs)
+	st, _ := rep.Series[0].At(256)
+	if st.Seeds != 2 || st.PPLMean != 14 || math.Abs(st.PPLStd-math.Sqrt2) > 1e-12 {
+		t.Fatalf("at 256: %+v, want mean 14, std √2", st)
+	}
+	b := rep.csv()
+	if !strings.Contains(string(b), "rope,rope,mean,256,4,") || !strings.Contains(string(b), "rope,rope,std,256,4,") {
+		t.Fatalf("CSV lacks the mean and std rows:\n%s", b)
+	}
+}
+
+func TestClaimsReproduced(t *testing.T) {
+	rep := synthetic(map[string][][]float64{
+		"learned":    {{8, na, na, na, na}, {8.5, na, na, na, na}},
+		"sinusoidal": {{11, 25, 50, 57, 51}, {12, 26, 48, 60, 55}},
+		"rope":       {{6.7, 7.2, 13.3, 19.5, 24.9}, {6.8, 7.3, 14, 20, 25}},
+		"rope_yarn":  {{6.7, 6.8, 7.4, 9.0, 12.8}, {6.8, 6.9, 7.5, 9.1, 13}},
+		"alibi":      {{7.66, 7.55, 7.52, 7.53, 7.53}, {7.7, 7.6, 7.6, 7.6, 7.7}},
+	}, synthConfigs)
+	for id, v := range verdicts(rep) {
+		if v != Reproduced {
+			t.Errorf("%s: %s, want reproduced", id, v)
+		}
+	}
+}
+
+func TestClaimsNotReproduced(t *testing.T) {
+	rep := synthetic(map[string][][]float64{
+		// The learned run scores a length past its table: that contradicts the claim.
+		"learned": {{8, 9, na, na, na}, {8, na, na, na, na}},
+		// Sinusoidal barely degrades on average, and one seed not at all.
+		"sinusoidal": {{11, 12, 13, 13, 13}, {11, 12, 20, 13, 13}},
+		"rope":       {{6.7, 7.2, 13.3, 19.5, 24.9}, {6.8, 7.3, 14, 20, 25}},
+		// YaRN helps at 4x but not enough at 8x.
+		"rope_yarn": {{6.7, 6.8, 7.4, 18, 24}, {6.8, 6.9, 7.5, 18.5, 24}},
+		// ALiBi drifts up 10% at 16x.
+		"alibi": {{7.5, 7.6, 7.7, 7.9, 8.3}, {7.5, 7.6, 7.7, 7.9, 8.3}},
+	}, synthConfigs)
+	v := verdicts(rep)
+	for _, id := range []string{"learned_not_applicable", "sinusoidal_degrades", "alibi_flat", "scaling_rescues_rope"} {
+		if v[id] != NotReproduced {
+			t.Errorf("%s: %s, want not reproduced", id, v[id])
+		}
+	}
+	rep.Comparison.Claims = []string{"alibi_flat", "rope_relative"}
+	if f := rep.Failed(); len(f) != 1 || f[0].ID != "alibi_flat" {
+		t.Fatalf("failed checked claims: %+v, want alibi_flat only", f)
+	}
+}
+
+func TestClaimsNotApplicable(t *testing.T) {
+	rep := synthetic(map[string][][]float64{"rope": {{6, 7, 8, 9, 10}}}, synthConfigs)
+	v := verdicts(rep)
+	for _, id := range []string{"learned_not_applicable", "sinusoidal_degrades", "alibi_flat", "scaling_rescues_rope"} {
+		if v[id] != NotApplicable {
+			t.Errorf("%s: %s, want not applicable", id, v[id])
+		}
+	}
+	if v["rope_relative"] != Reproduced {
+		t.Errorf("rope_relative: %s", v["rope_relative"])
+	}
+}
+
+// TestComparisonShardsSkipAndShare runs a tiny comparison in two shards: the first leaves the
+// report for later, the second writes it; a re-run skips every run; the scaled RoPE run takes
+// the plain one's training.
+func TestComparisonShardsSkipAndShare(t *testing.T) {
+	dir := t.TempDir()
+	corpus := corpusFile(t)
+	cfg := `name: base
+data: {corpus: text, path: ` + corpus + `}
+model: {d_model: 16, layers: 1, heads: 2}
+position: {scheme: rope}
+train: {seq_len: 16, batch_size: 4, steps: 20}
+eval: {lengths: [16, 32, 64], tokens: 512, batch_tokens: 256}
+`
+	os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(cfg), 0o644)
+	comp := `comparison: tiny
+seeds: [1, 2]
+runs:
+  - {config: base, label: rope}
+  - {config: base, label: yarn, set: {position.scaling: {type: yarn, factor: auto}}}
+  - {config: base, label: alibi, set: {position.scheme: alibi}}
+claims: [rope_relative]
+`
+	path := filepath.Join(dir, "tiny.yaml")
+	os.WriteFile(path, []byte(comp), 0o644)
+	c, err := LoadComparison(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results")
+	var log bytes.Buffer
+	r := &Runner{Comparison: c, Dir: out, Shard: Shard{I: 0, N: 2}, Progress: &log, Command: "test"}
+	rep, err := r.Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep != nil {
+		t.Fatal("a report with half the runs missing")
+	}
+	if _, err := os.Stat(filepath.Join(out, ReportFile)); err == nil {
+		t.Fatal("REPORT.md written before every shard finished")
+	}
+	r.Shard = Shard{I: 1, N: 2}
+	if rep, err = r.Execute(context.Background()); err != nil || rep == nil {
+		t.Fatalf("second shard: %v, report %v", err, rep)
+	}
+	if !strings.Contains(log.String(), "trains the same weights as") {
+		t.Fatalf("the yarn runs did not share the rope runs' training:\n%s", log.String())
+	}
+	first, _ := os.ReadFile(filepath.Join(out, ResultsCSV))
+	// A re-run of everything skips every run and reports the same numbers.
+	log.Reset()
+	r.Shard = Shard{}
+	if _, err := r.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(log.String(), "done, skipped"); n != 6 {
+		t.Fatalf("%d runs skipped, want 6:\n%s", n, log.String())
+	}
+	again, _ := os.ReadFile(filepath.Join(out, ResultsCSV))
+	if string(first) != string(again) {
+		t.Fatal("the re-run changed the results")
+	}
+	// Same weights: yarn at the training length equals rope there.
+	s := rep.Series
+	if a, _ := s[0].At(16); a.PPLMean != func() float64 { b, _ := s[1].At(16); return b.PPLMean }() {
+		t.Fatal("rope and yarn differ at the training length although they share weights")
+	}
+	// A changed config is not skipped.
+	c2, err := LoadComparison(path, []string{"train.steps=21"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Reset()
+	r2 := &Runner{Comparison: c2, Dir: out, Shard: Shard{I: 0, N: 6}, Progress: &log}
+	if _, err := r2.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(log.String(), "done, skipped") {
+		t.Fatalf("a run with a changed config was skipped:\n%s", log.String())
+	}
+}
+
+func TestComparisonRejectsMixedProtocols(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("name: a\ntrain: {seq_len: 64}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.yaml"), []byte("name: b\ntrain: {seq_len: 128}\neval: {lengths: [128, 256]}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "c.yaml"), []byte("comparison: c\nseeds: [1]\nruns: [{config: a}, {config: b}]\n"), 0o644)
+	_, err := LoadComparison(filepath.Join(dir, "c.yaml"), nil)
+	if err == nil || !strings.Contains(err.Error(), "seq_len") {
+		t.Fatalf("error %v, want one naming train.seq_len", err)
+	}
+	os.WriteFile(filepath.Join(dir, "d.yaml"), []byte("comparison: d\nseeds: [1]\nruns: [{config: a}]\nclaims: [moon_landing]\n"), 0o644)
+	if _, err := LoadComparison(filepath.Join(dir, "d.yaml"), nil); err == nil || !strings.Contains(err.Error(), "claims") {
+		t.Fatalf("unknown claim: %v", err)
+	}
+}

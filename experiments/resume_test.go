@@ -1,0 +1,145 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"extrapolate/position"
+)
+
+// logOf returns a run's training log without its timing columns, which differ between runs.
+func logOf(t *testing.T, dir string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, LogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Split(line, ",")
+		rows = append(rows, strings.Join(f[:5], ",")) // step, phase, loss, lr, grad_norm
+	}
+	return rows
+}
+
+// TestResumeReproducesLosses interrupts training at random steps, in the main phase and in
+// fine-tuning, resumes each time, and requires the log to match an uninterrupted run's exactly.
+func TestResumeReproducesLosses(t *testing.T) {
+	c := tinyConfig(t, "rope")
+	c.Train.LogEvery = 1
+	c.Train.CheckpointEvery = 7
+	c.Position.Scaling = &position.Scaling{Type: "yarn", Factor: position.Factor{Value: 2}}
+	c.Train.Finetune = &Finetune{SeqLen: 32, Steps: 12}
+	if err := c.Check(); err != nil {
+		t.Fatal(err)
+	}
+	whole := &Run{Config: c, Dir: filepath.Join(t.TempDir(), "whole")}
+	if _, err := whole.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := logOf(t, whole.Dir)
+
+	rng := rand.New(rand.NewPCG(uint64(os.Getpid()), 1))
+	dir := filepath.Join(t.TempDir(), "interrupted")
+	stops := []struct {
+		phase string
+		step  int
+	}{{phaseTrain, 1 + rng.IntN(c.Train.Steps-2)}, {phaseFinetune, 1 + rng.IntN(c.Train.Finetune.Steps-2)}}
+	t.Logf("interrupting at %v", stops)
+	for _, stop := range stops {
+		ctx, cancel := context.WithCancel(context.Background())
+		r := &Run{Config: c, Dir: dir, afterStep: func(phase string, step int) {
+			if phase == stop.phase && step == stop.step {
+				cancel()
+			}
+		}}
+		_, err := r.Execute(ctx)
+		cancel()
+		if !errors.Is(err, ErrInterrupted) {
+			t.Fatalf("interrupting at %s step %d: %v", stop.phase, stop.step, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ResultsJSON)); err == nil {
+			t.Fatal("an interrupted run wrote results")
+		}
+	}
+	r := &Run{Config: c, Dir: dir}
+	if _, err := r.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := logOf(t, dir)
+	if len(got) != len(want) {
+		t.Fatalf("resumed log has %d rows, uninterrupted %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("row %d: resumed %s, uninterrupted %s", i, got[i], want[i])
+		}
+	}
+	// The results too.
+	a, _ := os.ReadFile(filepath.Join(dir, ResultsCSV))
+	b, _ := os.ReadFile(filepath.Join(whole.Dir, ResultsCSV))
+	if string(a) != string(b) {
+		t.Fatalf("results differ:\n%s\n%s", a, b)
+	}
+}
+
+// TestDivergenceStops trains with an absurd learning rate: the run must stop with an error
+// naming the step, keep its last good checkpoint, and record itself as failed.
+func TestDivergenceStops(t *testing.T) {
+	c := tinyConfig(t, "alibi")
+	c.Train.LR, c.Train.CheckpointEvery, c.Train.GradClip = 1e30, 2, 0
+	zero := 0
+	c.Train.Warmup = &zero
+	min := 1e29
+	c.Train.MinLR = &min
+	if err := c.Check(); err != nil {
+		t.Fatal(err)
+	}
+	r := &Run{Config: c, Dir: filepath.Join(t.TempDir(), "nan")}
+	res, err := r.Execute(context.Background())
+	if !errors.Is(err, ErrDiverged) {
+		t.Fatalf("error %v, want ErrDiverged", err)
+	}
+	if !strings.Contains(err.Error(), "step") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("error %q should be one line naming the step", err)
+	}
+	if res == nil || res.Status != "failed" {
+		t.Fatalf("result %+v, want status failed", res)
+	}
+	b, err := os.ReadFile(filepath.Join(r.Dir, ResultsJSON))
+	if err != nil || !strings.Contains(string(b), `"status": "failed"`) {
+		t.Fatalf("results file: %v\n%s", err, b)
+	}
+	// The checkpoint, if one was saved before the divergence, is whole and finite.
+	if _, err := os.Stat(filepath.Join(r.Dir, CheckpointFile)); err == nil {
+		meta, byName, err := readCheckpoint(filepath.Join(r.Dir, CheckpointFile))
+		if err != nil {
+			t.Fatalf("the kept checkpoint: %v", err)
+		}
+		if meta.State.Step == 0 {
+			t.Fatal("checkpoint at step 0")
+		}
+		for name, x := range byName {
+			for _, v := range vals32(x.Raw) {
+				if v != v {
+					t.Fatalf("the kept checkpoint has NaN in %s", name)
+				}
+			}
+		}
+	}
+}
+
+func vals32(raw []byte) []float32 {
+	out := make([]float32, len(raw)/4)
+	for i := range out {
+		u := uint32(raw[4*i]) | uint32(raw[4*i+1])<<8 | uint32(raw[4*i+2])<<16 | uint32(raw[4*i+3])<<24
+		out[i] = math.Float32frombits(u)
+	}
+	return out
+}
