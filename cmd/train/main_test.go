@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"extrapolate/experiments"
 )
 
 var binary string
@@ -170,5 +173,149 @@ func TestRun(t *testing.T) {
 	resolved, _ := os.ReadFile(filepath.Join(dir, "results", "tiny", "config.yaml"))
 	if !strings.Contains(string(resolved), "- 32") {
 		t.Errorf("the resolved config does not hold the override:\n%s", resolved)
+	}
+}
+
+// setup writes a corpus and a config into a fresh folder.
+func setup(t *testing.T, config string) string {
+	t.Helper()
+	dir := t.TempDir()
+	text := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 40)
+	os.WriteFile(filepath.Join(dir, "corpus.txt"), []byte(text), 0o644)
+	os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(config), 0o644)
+	return dir
+}
+
+// losses returns the loss column of a training log.
+func losses(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+		f := strings.Split(line, ",")
+		out = append(out, f[0]+","+f[2])
+	}
+	return out
+}
+
+// TestInterruptAndResume stops a training run with SIGINT, as Ctrl-C does, resumes it with the
+// command the message gives, and compares its losses with an uninterrupted run's.
+func TestInterruptAndResume(t *testing.T) {
+	cfg := strings.Replace(good, "steps: 3,", "steps: 10000, log_every: 1,", 1)
+	dir := setup(t, cfg)
+	code, _, stderr := runTrain(t, dir, "-config", "./config.yaml", "-out", "whole", "-quiet")
+	if code != 0 {
+		t.Fatalf("uninterrupted run: %d %s", code, stderr)
+	}
+	want := losses(t, filepath.Join(dir, "whole", "train_log.csv"))
+
+	cmd := exec.Command(binary, "-config", "./config.yaml", "-out", "cut", "-quiet")
+	cmd.Dir = dir
+	var errBuf bytes.Buffer
+	cmd.Stderr = &errBuf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until training is under way, then interrupt.
+	for i := 0; i < 500; i++ {
+		if _, err := os.Stat(filepath.Join(dir, "cut", "config.yaml")); err == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("interrupted run: %v, want exit status 130; stderr: %s", err, errBuf.String())
+	}
+	msg := errBuf.String()
+	if !strings.Contains(msg, "checkpoint saved") || !strings.Contains(msg, "resume with: go run ./cmd/train -config ./config.yaml -out cut") {
+		t.Fatalf("the message does not say how to resume:\n%s", msg)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cut", "ppl_vs_len.json")); err == nil {
+		t.Fatal("the interrupted run wrote results")
+	}
+	code, _, stderr = runTrain(t, dir, "-config", "./config.yaml", "-out", "cut", "-quiet")
+	if code != 0 {
+		t.Fatalf("resumed run: %d %s", code, stderr)
+	}
+	got := losses(t, filepath.Join(dir, "cut", "train_log.csv"))
+	if len(got) != len(want) {
+		t.Fatalf("resumed log has %d rows, uninterrupted %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("step,loss: resumed %s, uninterrupted %s", got[i], want[i])
+		}
+	}
+}
+
+// TestSecondInterruptQuits sends two interrupts: the command quits at once, and whatever
+// checkpoint is on disk is whole.
+func TestSecondInterruptQuits(t *testing.T) {
+	cfg := strings.Replace(good, "steps: 3,", "steps: 100000, checkpoint_every: 50,", 1)
+	dir := setup(t, cfg)
+	cmd := exec.Command(binary, "-config", "./config.yaml", "-out", "out", "-quiet")
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("two interrupts did not stop the command")
+	}
+	// Whatever checkpoint is on disk is whole.
+	path := filepath.Join(dir, "out", "model.ckpt")
+	if _, err := os.Stat(path); err == nil {
+		if _, err := experiments.LoadCheckpoint(path); err != nil {
+			t.Fatalf("the checkpoint left by two interrupts: %v", err)
+		}
+	}
+}
+
+func TestFinishedRunNotReplaced(t *testing.T) {
+	dir := setup(t, good)
+	if code, _, stderr := runTrain(t, dir, "-config", "./config.yaml", "-out", "out", "-quiet"); code != 0 {
+		t.Fatal(stderr)
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, "out", "ppl_vs_len.json"))
+	code, _, stderr := runTrain(t, dir, "-config", "./config.yaml", "-out", "out", "-quiet", "-set", "train.steps=4")
+	if code != 2 || !strings.Contains(stderr, "-overwrite") || !strings.Contains(stderr, "train.steps") {
+		t.Fatalf("exit %d, stderr %q: want a refusal naming train.steps and -overwrite", code, stderr)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, "out", "ppl_vs_len.json"))
+	if string(before) != string(after) {
+		t.Fatal("the finished run's results changed")
+	}
+	if code, _, stderr := runTrain(t, dir, "-config", "./config.yaml", "-out", "out", "-quiet", "-set", "train.steps=4", "-overwrite"); code != 0 {
+		t.Fatalf("with -overwrite: %d %s", code, stderr)
+	}
+}
+
+// TestDivergedRunFails checks the command's side of a diverging run: non-zero exit, one line
+// naming the step, results marked failed.
+func TestDivergedRunFails(t *testing.T) {
+	cfg := strings.Replace(good, "lr: 1.0e-3, warmup: 1", "lr: 1.0e+30, min_lr: 1.0e+29, warmup: 0, grad_clip: 0", 1)
+	dir := setup(t, cfg)
+	code, _, stderr := runTrain(t, dir, "-config", "./config.yaml", "-out", "out", "-quiet", "-set", "train.steps=50")
+	msg := strings.TrimSpace(stderr)
+	if code != 1 || !strings.Contains(msg, "diverged") || !strings.Contains(msg, "step") || strings.Contains(msg, "\n") {
+		t.Fatalf("exit %d, stderr %q: want 1 and one line naming the step", code, msg)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "out", "ppl_vs_len.json"))
+	if !strings.Contains(string(b), `"status": "failed"`) {
+		t.Fatalf("results not marked failed:\n%s", b)
 	}
 }

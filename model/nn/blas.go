@@ -15,6 +15,17 @@ import (
 // OpenBLAS with -tags openblas.
 var Sgemm = asm.Sgemm
 
+// BLAS names the matrix product in use: "go-asm" (package gemm's AVX2 kernel), "gonum" (on
+// CPUs without AVX2 and FMA) or "openblas".
+var BLAS = blasName()
+
+func blasName() string {
+	if asm.Available() {
+		return "go-asm"
+	}
+	return "gonum"
+}
+
 // gemm computes c = alpha*op(a)*op(b) + beta*c on row-major matrices, where op(x) is x or its
 // transpose: float32 through Sgemm, float64 (gradient checks) through gonum's BLAS.
 func gemm[F float](ta, tb bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {

@@ -1,0 +1,306 @@
+// Command bench measures training and evaluation speed on the model of PyTorch's reference
+// script (bench/torch_ref.py): the same shapes, the same corpus and batches, the same initial
+// weights and Adam, so the two can be compared side by side. It prints one JSON object.
+//
+//	go run ./cmd/bench -config A                 # ms/step, tokens/s, GFLOP/s, allocations, memory
+//	go run ./cmd/bench -config A -eval 16        # evaluation at 16x the training length
+//	go run ./cmd/bench -config B -torch -rounds 5  # alternate with PyTorch, report the median ratio
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"syscall"
+	"time"
+
+	"gorgonia.org/tensor"
+
+	"extrapolate/data"
+	"extrapolate/model"
+	"extrapolate/model/nn"
+	"extrapolate/position"
+)
+
+// The configs of torch_ref.py.
+var configs = map[string]struct{ vocab, dModel, layers, heads, seqLen, batch int }{
+	"A":    {96, 64, 2, 4, 64, 16},
+	"B":    {96, 128, 4, 4, 128, 16},
+	"tiny": {96, 16, 1, 2, 8, 2},
+}
+
+// Result is what one measurement found.
+type Result struct {
+	Impl         string  `json:"impl"`
+	BLAS         string  `json:"blas"`
+	Go           string  `json:"go"`
+	Config       string  `json:"config"`
+	Mode         string  `json:"mode"` // train or eval
+	Batch        int     `json:"batch"`
+	SeqLen       int     `json:"seq_len"`
+	Params       int     `json:"params"`
+	Steps        int     `json:"timed_steps"`
+	BuildMS      float64 `json:"build_ms"`
+	LossFirst    float64 `json:"loss_first"`
+	LossLast     float64 `json:"loss_last"`
+	StepMSMedian float64 `json:"step_ms_median"`
+	StepMSMin    float64 `json:"step_ms_min"`
+	TokensPerS   float64 `json:"tokens_per_s"`
+	GFLOPS       float64 `json:"gflops_per_s"`
+	AllocsStep   float64 `json:"allocs_per_step"`
+	BytesStep    float64 `json:"alloc_bytes_per_step"`
+	PeakRSSMB    float64 `json:"peak_rss_MB"`
+	// EvalSeconds65536 is, in eval mode, the time to score 65,536 tokens.
+	EvalSeconds65536 float64 `json:"eval_seconds_per_65536_tokens,omitempty"`
+}
+
+func main() { os.Exit(run()) }
+
+func run() int {
+	var (
+		cfgName = flag.String("config", "A", "A, B or tiny: the shapes of torch_ref.py's configs")
+		steps   = flag.Int("steps", 200, "training steps (or evaluation batches)")
+		warmup  = flag.Int("warmup", 5, "steps excluded from timing")
+		stock   = flag.Bool("stock-ops", false, "build the model from gorgonia's stock ops (the baseline before the fused ops)")
+		eval    = flag.Int("eval", 0, "measure evaluation at this multiple of the training length instead of training")
+		torch   = flag.Bool("torch", false, "alternate with PyTorch's torch_ref.py and report the median ratio of tokens/s")
+		rounds  = flag.Int("rounds", 5, "with -torch, rounds of both programs")
+		python  = flag.String("python", "/usr/bin/python3", "with -torch, the Python that has torch")
+		script  = flag.String("script", filepath.Join("bench", "torch_ref.py"), "with -torch, the reference script")
+	)
+	flag.Parse()
+	c, ok := configs[*cfgName]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "bench: -config: %q, want A, B or tiny\n", *cfgName)
+		return 2
+	}
+	if *steps <= *warmup || *warmup < 0 {
+		fmt.Fprintf(os.Stderr, "bench: -steps %d must exceed -warmup %d\n", *steps, *warmup)
+		return 2
+	}
+	if *torch {
+		return compareTorch(*cfgName, *rounds, *steps, *python, *script)
+	}
+	res, err := measure(*cfgName, c, *steps, *warmup, *stock, *eval)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	b, _ := json.Marshal(res)
+	fmt.Println(string(b))
+	return 0
+}
+
+// torchCorpus is torch_ref.py's corpus: the .go files under Go's src/strings, src/bytes and
+// src/sort, sorted by path, bytes mapped to its 96 symbols.
+func torchCorpus() ([]byte, error) {
+	root, _ := data.GoRoot()
+	var files []string
+	for _, d := range []string{"strings", "bytes", "sort"} {
+		err := filepath.WalkDir(filepath.Join(root, "src", d), func(p string, e os.DirEntry, err error) error {
+			if err == nil && !e.IsDir() && filepath.Ext(p) == ".go" {
+				files = append(files, p)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(files)
+	var out []byte
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range b {
+			switch {
+			case x == '\n':
+				out = append(out, 0)
+			case x == '\t':
+				out = append(out, 1)
+			case x >= 32 && x <= 125:
+				out = append(out, x-30)
+			default:
+				out = append(out, '?'-30)
+			}
+		}
+	}
+	return out, nil
+}
+
+func measure(name string, c struct{ vocab, dModel, layers, heads, seqLen, batch int }, steps, warmup int, stock bool, evalMult int) (*Result, error) {
+	corpus, err := torchCorpus()
+	if err != nil {
+		return nil, err
+	}
+	const seed = 1234
+	mc := model.Config{DModel: c.dModel, Layers: c.layers, Heads: c.heads, Vocab: c.vocab}
+	start := time.Now()
+	res := &Result{Impl: "gorgonia-fused", BLAS: nn.BLAS, Go: runtime.Version(), Config: name, Mode: "train", Batch: c.batch, SeqLen: c.seqLen}
+	if stock {
+		res.Impl = "gorgonia-stock-ops"
+	}
+	schemeName := "learned" // torch_ref's absolute position embeddings
+	n, batch := c.seqLen, c.batch
+	if evalMult > 0 {
+		// Learned positions stop at the training length; evaluation past it uses RoPE.
+		schemeName, n, batch = "rope", c.seqLen*evalMult, max(1, c.batch/evalMult)
+		res.Mode, res.SeqLen, res.Batch = "eval", n, batch
+	}
+	s, err := position.New(position.Spec{DModel: c.dModel, Heads: c.heads, TrainLen: c.seqLen, Config: position.Config{Scheme: schemeName}})
+	if err != nil {
+		return nil, err
+	}
+	m, err := model.New(mc, s, c.seqLen, tensor.Float32, seed)
+	if err != nil {
+		return nil, err
+	}
+	g, err := m.Graph(s, batch, n, model.Options{Train: evalMult == 0, Plain: stock})
+	if err != nil {
+		return nil, err
+	}
+	// torch.optim.Adam(lr=1e-3, betas=(0.9, 0.999), eps=1e-8): no decay, no clipping.
+	opt := model.NewAdamW(m, model.Schedule{LR: 1e-3, MinLR: 1e-3, Steps: 1}, 0, 0)
+	opt.Beta2 = 0.999
+	sampler := data.NewSampler(corpus, seed+1)
+	grads := make([]*tensor.Dense, len(m.Params))
+	res.BuildMS = float64(time.Since(start).Microseconds()) / 1e3
+	res.Params = m.NumParams()
+	var times []float64
+	var before, after runtime.MemStats
+	for step := 0; step < steps; step++ {
+		if step == warmup {
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+		}
+		t0 := time.Now()
+		if err := sampler.Fill(g.IDs, g.Targets, n); err != nil {
+			return nil, err
+		}
+		loss, err := g.Run()
+		if err != nil {
+			return nil, err
+		}
+		if evalMult == 0 {
+			for i := range grads {
+				grads[i] = g.Grad(i)
+			}
+			if _, err := opt.Update(m.Params, grads); err != nil {
+				return nil, err
+			}
+		}
+		if step >= warmup {
+			times = append(times, float64(time.Since(t0).Microseconds())/1e3)
+		}
+		if step == 0 {
+			res.LossFirst = loss
+		}
+		res.LossLast = loss
+	}
+	runtime.ReadMemStats(&after)
+	timed := float64(len(times))
+	res.Steps = len(times)
+	res.AllocsStep = float64(after.Mallocs-before.Mallocs) / timed
+	res.BytesStep = float64(after.TotalAlloc-before.TotalAlloc) / timed
+	slices.Sort(times)
+	res.StepMSMedian, res.StepMSMin = times[len(times)/2], times[0]
+	tokens := float64(batch * n)
+	res.TokensPerS = tokens / (res.StepMSMedian / 1e3)
+	flops := flopsPerStep(c.vocab, c.dModel, c.layers, n, batch)
+	if evalMult > 0 {
+		flops /= 3 // forward only
+		res.EvalSeconds65536 = 65536 / res.TokensPerS
+	}
+	res.GFLOPS = flops / (res.StepMSMedian / 1e3) / 1e9
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		res.PeakRSSMB = float64(ru.Maxrss) / 1024
+	}
+	return res, nil
+}
+
+// flopsPerStep counts dense matrix-product FLOPs of a training step as torch_ref.py does:
+// forward and backward are three times the forward, full T×T attention matrices included.
+func flopsPerStep(v, d, l, t, b int) float64 {
+	tok := float64(b * t)
+	nMatmul := float64(l*12*d*d + d*v)
+	attn := float64(l) * 2 * 2 * float64(b) * float64(t) * float64(t) * float64(d)
+	return 6*nMatmul*tok + 3*attn
+}
+
+// compareTorch runs this command and torch_ref.py in turn, rounds times, each in a fresh
+// process, and prints both sides' medians and the ratio of tokens/s.
+func compareTorch(cfg string, rounds, steps int, python, script string) int {
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	if _, err := os.Stat(script); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: -script: %v\n", err)
+		return 2
+	}
+	var ours, theirs []map[string]any
+	for r := 0; r < rounds; r++ {
+		for _, side := range []string{"go", "torch"} {
+			var cmd *exec.Cmd
+			if side == "go" {
+				cmd = exec.Command(self, "-config", cfg, "-steps", fmt.Sprint(steps))
+			} else {
+				cmd = exec.Command(python, script, "--config", cfg, "--steps", fmt.Sprint(steps), "--quiet")
+			}
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, os.Stderr
+			if err := cmd.Run(); err != nil {
+				fmt.Fprintf(os.Stderr, "bench: %s: %v\n", side, err)
+				return 1
+			}
+			var m map[string]any
+			if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+				fmt.Fprintf(os.Stderr, "bench: %s printed %q: %v\n", side, out.String(), err)
+				return 1
+			}
+			if side == "go" {
+				ours = append(ours, m)
+			} else {
+				theirs = append(theirs, m)
+			}
+			fmt.Fprintf(os.Stderr, "round %d %s: %.0f tokens/s, %.1f ms/step, peak %.0f MB\n", r+1, side, m["tokens_per_s"], m["step_ms_median"], m["peak_rss_MB"])
+		}
+	}
+	med := func(rs []map[string]any, key string) float64 {
+		var x []float64
+		for _, r := range rs {
+			if v, ok := r[key].(float64); ok {
+				x = append(x, v)
+			}
+		}
+		if len(x) == 0 {
+			return math.NaN()
+		}
+		slices.Sort(x)
+		return x[len(x)/2]
+	}
+	summary := map[string]any{
+		"config": cfg, "rounds": rounds, "blas": nn.BLAS,
+		"go_tokens_per_s": med(ours, "tokens_per_s"), "torch_tokens_per_s": med(theirs, "tokens_per_s"),
+		"go_step_ms": med(ours, "step_ms_median"), "torch_step_ms": med(theirs, "step_ms_median"),
+		"go_peak_rss_MB": med(ours, "peak_rss_MB"), "torch_peak_rss_MB": med(theirs, "peak_rss_MB"),
+		"go_loss_first": med(ours, "loss_first"), "torch_loss_first": med(theirs, "loss_first"),
+		"go_loss_last": med(ours, "loss_last"), "torch_loss_last": med(theirs, "loss_last"),
+	}
+	summary["ratio_tokens_per_s"] = summary["go_tokens_per_s"].(float64) / summary["torch_tokens_per_s"].(float64)
+	b, _ := json.Marshal(summary)
+	fmt.Println(string(b))
+	return 0
+}

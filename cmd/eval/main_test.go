@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"extrapolate/data"
+	"extrapolate/experiments"
+	"extrapolate/position"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "eval-test")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "eval")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func runEval(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), stdout.String(), stderr.String()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, stdout.String(), stderr.String()
+}
+
+// train makes a checkpoint of a tiny model with the given scheme.
+func train(t *testing.T, scheme string) string {
+	t.Helper()
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus.txt")
+	os.WriteFile(corpus, []byte(strings.Repeat("func f(x int) int { return x * 2 }\n", 200)), 0o644)
+	c := experiments.Default()
+	c.Name = "tiny"
+	c.Data = data.Config{Corpus: "text", Path: corpus}
+	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 1, 2
+	c.Position = position.Config{Scheme: scheme}
+	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps = 16, 4, 10
+	c.Eval = experiments.Eval{Lengths: []int{16, 32, 64}, Tokens: 256, BatchTokens: 256}
+	if err := c.Check(); err != nil {
+		t.Fatal(err)
+	}
+	r := &experiments.Run{Config: c, Dir: filepath.Join(dir, "run")}
+	if _, err := r.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(r.Dir, experiments.CheckpointFile)
+}
+
+func TestEvalScalings(t *testing.T) {
+	ckpt := train(t, "rope")
+	out := filepath.Join(t.TempDir(), "scal")
+	code, stdout, stderr := runEval(t, "-checkpoint", ckpt, "-scaling", "none,linear,ntk,dynamic_ntk,yarn", "-out", out, "-quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, s := range []string{"none", "linear(factor=auto)", "ntk(factor=auto)", "dynamic_ntk(factor=auto)", "yarn(factor=auto)"} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("the table lacks %s:\n%s", s, stdout)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, experiments.ScalingsJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep experiments.ScalingReport
+	if err := json.Unmarshal(b, &rep); err != nil || len(rep.Results) != 5 || len(rep.Results[0].Lengths) != 3 {
+		t.Fatalf("report %+v: %v", rep, err)
+	}
+	for _, f := range []string{experiments.ScalingsCSV, experiments.ScalingsPNG, experiments.ScalingsSVG} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestEvalBadInput(t *testing.T) {
+	rope := train(t, "rope")
+	alibi := train(t, "alibi")
+	dir := t.TempDir()
+	good, _ := os.ReadFile(rope)
+	truncated := filepath.Join(dir, "truncated.ckpt")
+	os.WriteFile(truncated, good[:len(good)/2], 0o644)
+	flipped := filepath.Join(dir, "flipped.ckpt")
+	bad := append([]byte(nil), good...)
+	bad[len(bad)/3] ^= 0x10
+	os.WriteFile(flipped, bad, 0o644)
+	notCkpt := filepath.Join(dir, "config.yaml")
+	os.WriteFile(notCkpt, []byte("name: x\n"+strings.Repeat("# a config, not a checkpoint\n", 10)), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-checkpoint", filepath.Join(dir, "none.ckpt")}, "none.ckpt"},
+		{[]string{"-checkpoint", truncated}, "corrupt"},
+		{[]string{"-checkpoint", flipped}, "corrupt"},
+		{[]string{"-checkpoint", notCkpt}, "not a checkpoint"},
+		{[]string{"-checkpoint", alibi, "-scaling", "yarn"}, "-scaling yarn"},
+		{[]string{"-checkpoint", rope, "-scaling", "longrope"}, "position.scaling.type"},
+		{[]string{"-checkpoint", rope, "-factor", "0.5"}, "position.scaling.factor"},
+		{[]string{"-checkpoint", rope, "-factor", "big"}, "-factor"},
+		{[]string{"-checkpoint", rope, "-scaling", "yarn", "-beta-fast", "1", "-beta-slow", "2"}, "beta_fast"},
+		{[]string{"-checkpoint", rope, "-lengths", "16,x"}, "-lengths"},
+		{[]string{"-checkpoint", rope, "-lengths", "16,48"}, "eval.lengths"},
+	}
+	for _, c := range cases {
+		out := filepath.Join(t.TempDir(), "out")
+		code, _, stderr := runEval(t, append(c.args, "-out", out, "-quiet")...)
+		msg := strings.TrimSpace(stderr)
+		if code != 2 || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") || strings.Contains(msg, "panic") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line naming %q", c.args, code, msg, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: wrote %s", c.args, out)
+		}
+	}
+}
