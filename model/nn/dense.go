@@ -172,7 +172,8 @@ func LayerNorm(x, g, b *G.Node, eps float64) (*G.Node, error) {
 
 type layerNorm[F float] struct {
 	eps        float64
-	mean, rstd []F // per row, kept for the backward pass
+	mean, rstd []F       // per row, kept for the backward pass
+	partial    []float64 // per worker sums of the gain and bias gradients
 }
 
 func (*layerNorm[F]) String() string { return "LayerNorm" }
@@ -244,17 +245,32 @@ func (k *layerNorm[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 			}
 		}
 	})
-	// dg and db sum over rows; each column is independent, so split the columns.
-	parallel(d, 3*n, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			var sdg, sdb float64
-			for r := 0; r < n; r++ {
-				xh := (float64(x[r*d+i]) - float64(k.mean[r])) * float64(k.rstd[r])
-				sdg += float64(dy[r*d+i]) * xh
-				sdb += float64(dy[r*d+i])
+	// dg and db sum over rows: each worker sums its rows, row by row for locality, into its own
+	// partial sums, which are added at the end.
+	nw := workers()
+	if len(k.partial) != 2*nw*d {
+		k.partial = make([]float64, 2*nw*d)
+	}
+	clear(k.partial)
+	parallel(n, 3*d, func(w, lo, hi int) {
+		sg, sb := k.partial[2*w*d:(2*w+1)*d], k.partial[(2*w+1)*d:(2*w+2)*d]
+		for r := lo; r < hi; r++ {
+			mean, rstd := float64(k.mean[r]), float64(k.rstd[r])
+			xr, dyr := x[r*d:(r+1)*d], dy[r*d:(r+1)*d]
+			for i, v := range xr {
+				g := float64(dyr[i])
+				sg[i] += g * (float64(v) - mean) * rstd
+				sb[i] += g
 			}
-			dg[i], db[i] = F(sdg), F(sdb)
 		}
 	})
+	for i := 0; i < d; i++ {
+		var sdg, sdb float64
+		for w := 0; w < nw; w++ {
+			sdg += k.partial[2*w*d+i]
+			sdb += k.partial[(2*w+1)*d+i]
+		}
+		dg[i], db[i] = F(sdg), F(sdb)
+	}
 	return nil
 }
