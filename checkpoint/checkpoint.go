@@ -36,9 +36,12 @@ const (
 	magic = "XTRPCKPT"
 	// maxHeader bounds the JSON header; real headers are a few kilobytes.
 	maxHeader = 16 << 20
-	// maxDims bounds a tensor's rank and maxDim each dimension, against crafted shapes.
-	maxDims = 8
-	maxDim  = 1 << 31
+	// maxDims bounds a tensor's rank and maxDim each dimension, maxTensors their number and
+	// maxName their names' length, against crafted headers.
+	maxDims    = 8
+	maxDim     = 1 << 31
+	maxTensors = 1 << 14
+	maxName    = 256
 )
 
 // ErrCorrupt says the file is not a whole, unaltered checkpoint.
@@ -167,10 +170,16 @@ func decode(r io.Reader, size int64, meta any) ([]Tensor, error) {
 	if err := json.Unmarshal(hb, &hd); err != nil {
 		return nil, corrupt("header: %v", err)
 	}
+	if len(hd.Tensors) > maxTensors {
+		return nil, corrupt("%d tensors", len(hd.Tensors))
+	}
 	// Every tensor's size, checked against what is left of the file before anything is allocated.
 	left := size - fixed - hlen
 	sizes := make([]int64, len(hd.Tensors))
 	for i, t := range hd.Tensors {
+		if t.Name == "" || len(t.Name) > maxName {
+			return nil, corrupt("tensor name of %d bytes", len(t.Name))
+		}
 		var elem int64
 		switch t.Dtype {
 		case "float32":

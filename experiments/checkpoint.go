@@ -3,6 +3,9 @@ package experiments
 import (
 	"fmt"
 
+	"gorgonia.org/tensor"
+
+	"extrapolate/data"
 	"extrapolate/model"
 )
 
@@ -32,6 +35,23 @@ func LoadCheckpoint(path string) (*Trained, error) {
 	trainScheme, _, err := c.Schemes()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	// Compare the shapes the config gives the weights with the file's before building the
+	// model, so a crafted config cannot make it allocate what the file does not hold.
+	rows, err := model.LearnedRows(trainScheme, c.Train.SeqLen)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	mc := c.Model
+	mc.Vocab = data.Vocab
+	for _, s := range model.Shapes(mc, rows) {
+		x, ok := byName[s.Name]
+		if !ok {
+			return nil, fmt.Errorf("%s: the checkpoint has no weight %s that its config's model needs", path, s.Name)
+		}
+		if !x.Shape().Eq(tensor.Shape(s.Dims)) {
+			return nil, fmt.Errorf("%s: weight %s has shape %v, its config gives it %v", path, s.Name, x.Shape(), s.Dims)
+		}
 	}
 	m, err := c.newModel(trainScheme)
 	if err != nil {

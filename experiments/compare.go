@@ -29,7 +29,8 @@ type Comparison struct {
 	// The report gives a verdict on every claim whatever this lists.
 	Claims []string `yaml:"claims,omitempty"`
 
-	globalSets []string // Set as key=value, then the command line's
+	globalSets []string // Set as key=value
+	cliSets    []string // the command line's -set, applied last
 	dir        string   // the folder of the comparison file, where bare run names are looked up
 }
 
@@ -74,8 +75,8 @@ func IsComparison(path string) (bool, error) {
 	return isComparison(root), nil
 }
 
-// LoadComparison reads a comparison config and resolves every run's config, with the
-// comparison's overrides, the run's, and then sets (from the command line) on top.
+// LoadComparison reads a comparison config and resolves every run's config: the run's config
+// file, then the comparison's set, the run's own set, and sets (from the command line) last.
 func LoadComparison(path string, sets []string) (*Comparison, error) {
 	root, err := ReadYAML(path)
 	if err != nil {
@@ -107,7 +108,12 @@ func LoadComparison(path string, sets []string) (*Comparison, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: set: %w", path, err)
 	}
-	c.globalSets = append(global, sets...)
+	for _, s := range sets {
+		if key, _, _ := strings.Cut(s, "="); key == "seed" || key == "name" {
+			return nil, fmt.Errorf("-set %s: a comparison sets each run's %s itself (seeds:, labels)", key, key)
+		}
+	}
+	c.globalSets, c.cliSets = global, sets
 	c.dir = filepath.Dir(path)
 	seenSeed := map[uint64]bool{}
 	for _, s := range c.Seeds {
@@ -159,7 +165,9 @@ func (c *Comparison) Plan(dir string) ([]Planned, error) {
 		if isBareName(path) {
 			path = filepath.Join(c.dir, strings.TrimSuffix(path, ".yaml")+".yaml")
 		}
-		base, err := Load(path, append(append([]string{}, c.globalSets...), sets...))
+		// The comparison's set, then the run's own, then the command line's.
+		all := append(append(append([]string{}, c.globalSets...), sets...), c.cliSets...)
+		base, err := Load(path, all)
 		if err != nil {
 			return nil, fmt.Errorf("runs[%d]: %w", i, err)
 		}
@@ -280,10 +288,30 @@ func (r *Runner) say(format string, args ...any) {
 
 // done reports whether a planned run has results of its exact config.
 func done(p Planned) bool {
-	if _, err := os.Stat(filepath.Join(p.Dir, ResultsJSON)); err != nil {
-		return false
+	res, err := readResult(p)
+	return err == nil && res != nil
+}
+
+// readResult reads a planned run's results: nil when it has none of its exact config.
+func readResult(p Planned) (*Result, error) {
+	path := filepath.Join(p.Dir, ResultsJSON)
+	b, err := os.ReadFile(path)
+	if err != nil || !sameConfigIn(p) {
+		return nil, nil
 	}
-	return sameConfigIn(p)
+	var res Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if res.ConfigHash != p.Config.Hash() {
+		return nil, nil
+	}
+	for _, l := range res.Lengths {
+		if l.Applicable && (l.Loss == nil || l.Perplexity == nil) {
+			return nil, fmt.Errorf("%s: length %d is applicable but has no loss or perplexity", path, l.Length)
+		}
+	}
+	return &res, nil
 }
 
 func sameConfigIn(p Planned) bool {
@@ -334,16 +362,15 @@ func (r *Runner) WriteReport() (*Report, error) {
 	rep := &Report{Comparison: r.Comparison, Command: r.Command, Generated: time.Now().UTC()}
 	var missing []string
 	for _, p := range plan {
-		b, err := os.ReadFile(filepath.Join(p.Dir, ResultsJSON))
-		if err != nil || !sameConfigIn(p) {
+		res, err := readResult(p)
+		if err != nil {
+			return nil, err
+		}
+		if res == nil {
 			missing = append(missing, p.Config.Name)
 			continue
 		}
-		var res Result
-		if err := json.Unmarshal(b, &res); err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(p.Dir, ResultsJSON), err)
-		}
-		rep.Runs = append(rep.Runs, RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Result: &res})
+		rep.Runs = append(rep.Runs, RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Result: res})
 	}
 	if len(missing) > 0 {
 		r.say("%d of %d runs have results; missing: %s. Run the report again when every shard has finished.\n",

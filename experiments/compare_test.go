@@ -250,3 +250,48 @@ func TestComparisonRejectsMixedProtocols(t *testing.T) {
 		t.Fatalf("unknown claim: %v", err)
 	}
 }
+
+// TestPlotDegenerate draws plots gonum/plot would panic on: no curve at all, and a spread
+// larger than the mean on a log axis.
+func TestPlotDegenerate(t *testing.T) {
+	dir := t.TempDir()
+	if err := writePlot(dir, "empty", 64, []curve{{Label: "learned", NotApplicable: []int{128}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, PlotPNG)); err == nil {
+		t.Fatal("a plot with nothing to draw")
+	}
+	wide := curve{Label: "sinusoidal", Lengths: []int{64, 128}, Mean: []float64{10, 20}, Std: []float64{30, 45}}
+	if err := writePlot(dir, "wide", 64, []curve{wide}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, PlotPNG)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestComparisonStrictAndOrdered(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("name: a\ntrain: {steps: 30}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "typo.yaml"), []byte("comparison: c\nseeds: [1]\nruns: [{config: a, lable: x}]\n"), 0o644)
+	if _, err := LoadComparison(filepath.Join(dir, "typo.yaml"), nil); err == nil || !strings.Contains(err.Error(), "runs[0].lable") {
+		t.Fatalf("a typo in a run entry: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "c.yaml"), []byte("comparison: c\nseeds: [1]\nset: {train.steps: 20}\nruns: [{config: a, set: {train.steps: 10}}]\n"), 0o644)
+	c, err := LoadComparison(filepath.Join(dir, "c.yaml"), []string{"train.steps=7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, _ := c.Plan(dir)
+	if got := plan[0].Config.Train.Steps; got != 7 {
+		t.Fatalf("steps %d: the command line's -set must win over the run's and the comparison's", got)
+	}
+	c, _ = LoadComparison(filepath.Join(dir, "c.yaml"), nil)
+	plan, _ = c.Plan(dir)
+	if got := plan[0].Config.Train.Steps; got != 10 {
+		t.Fatalf("steps %d: the run's set must win over the comparison's", got)
+	}
+	if _, err := LoadComparison(filepath.Join(dir, "c.yaml"), []string{"seed=5"}); err == nil {
+		t.Fatal("-set seed accepted for a comparison")
+	}
+}

@@ -2,6 +2,8 @@ package experiments
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -293,8 +295,17 @@ func checkValue(val *yaml.Node, ft reflect.Type, full string) error {
 		et = et.Elem()
 	}
 	_, custom := reflect.New(et).Interface().(yaml.Unmarshaler)
-	if et.Kind() == reflect.Struct && !custom && !(val.Kind == yaml.ScalarNode && val.Tag == "!!null") {
+	null := val.Kind == yaml.ScalarNode && val.Tag == "!!null"
+	if et.Kind() == reflect.Struct && !custom && !null {
 		return checkKeys(val, et, full+".")
+	}
+	if et.Kind() == reflect.Slice && et.Elem().Kind() == reflect.Struct && val.Kind == yaml.SequenceNode {
+		for i, item := range val.Content {
+			if err := checkKeys(item, et.Elem(), fmt.Sprintf("%s[%d].", full, i)); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	if err := val.Decode(reflect.New(ft).Interface()); err != nil {
 		return fmt.Errorf("%s: %s", full, strings.TrimSpace(lineRE.ReplaceAllString(oneLine(err), "")))
@@ -338,6 +349,36 @@ func (c *Config) Check() error {
 	}
 	if f := c.Train.Finetune; f != nil && f.LR == 0 {
 		f.LR = *c.Train.MinLR
+	}
+	// Upper bounds keep a typo from asking for terabytes: each is far beyond what this trainer
+	// is for, and products that size buffers are bounded too.
+	limits := []struct {
+		field string
+		value int
+		max   int
+	}{
+		{"model.d_model", c.Model.DModel, 1 << 13},
+		{"model.layers", c.Model.Layers, 1 << 8},
+		{"model.heads", c.Model.Heads, 1 << 10},
+		{"train.seq_len", c.Train.SeqLen, 1 << 16},
+		{"train.batch_size", c.Train.BatchSize, 1 << 16},
+		{"train.steps", c.Train.Steps, 1 << 30},
+		{"train.log_every", c.Train.LogEvery, 1 << 30},
+		{"train.checkpoint_every", c.Train.CheckpointEvery, 1 << 30},
+		{"position.max_len", c.Position.MaxLen, 1 << 20},
+		{"eval.tokens", c.Eval.Tokens, 1 << 30},
+		{"eval.batch_tokens", c.Eval.BatchTokens, 1 << 22},
+	}
+	for _, l := range limits {
+		if l.value > l.max {
+			return fmt.Errorf("%s: %d, above the limit of %d", l.field, l.value, l.max)
+		}
+	}
+	if c.Train.BatchSize > 0 && c.Train.SeqLen > (1<<22)/c.Train.BatchSize {
+		return fmt.Errorf("train.batch_size: %d sequences of %d tokens, above the limit of %d tokens a step", c.Train.BatchSize, c.Train.SeqLen, 1<<22)
+	}
+	if f := c.Train.Finetune; f != nil && (f.SeqLen > 1<<16 || f.Steps > 1<<30) {
+		return fmt.Errorf("train.finetune: seq_len %d or steps %d above the limits of %d and %d", f.SeqLen, f.Steps, 1<<16, 1<<30)
 	}
 	t := c.Train
 	checks := []struct {
@@ -391,14 +432,23 @@ func (c *Config) Check() error {
 			return fmt.Errorf("eval.lengths: %d does not divide eval.tokens %d, so lengths would not score the same tokens", n, c.Eval.Tokens)
 		case n > c.Eval.BatchTokens:
 			return fmt.Errorf("eval.batch_tokens: %d, want at least the longest length %d", c.Eval.BatchTokens, n)
+		case n > 1<<20:
+			return fmt.Errorf("eval.lengths: %d, above the limit of %d", n, 1<<20)
 		}
 		seen[n] = true
 	}
 	if c.Data.Corpus != "" && c.Data.Corpus != "gosrc" && c.Data.Corpus != "text" {
 		return fmt.Errorf("data.corpus: unknown corpus %q (known: gosrc, text)", c.Data.Corpus)
 	}
-	if _, _, err := c.Schemes(); err != nil {
+	_, eval, err := c.Schemes()
+	if err != nil {
 		return err
+	}
+	if f := c.Train.Finetune; f != nil {
+		// Fine-tuning runs after the main phase: a length the scheme cannot take must fail now.
+		if _, err := eval.Embedding(f.SeqLen); err != nil {
+			return fmt.Errorf("train.finetune.seq_len: %v", err)
+		}
 	}
 	return nil
 }
@@ -415,6 +465,12 @@ func (c *Config) Schemes() (train, eval position.Scheme, err error) {
 		return nil, nil, err
 	}
 	return train, eval, nil
+}
+
+// Hash is the SHA-256 of the resolved config, in hex.
+func (c Config) Hash() string {
+	sum := sha256.Sum256(c.Marshal())
+	return hex.EncodeToString(sum[:])
 }
 
 // Marshal writes the config as YAML, every field resolved.

@@ -13,6 +13,9 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // curve is one line of a perplexity-versus-length plot: the mean over seeds at each length, and
@@ -87,14 +90,49 @@ func (pow2Ticks) Ticks(min, max float64) []plot.Tick {
 	return t
 }
 
+// logTicks labels 1, 2 and 5 times each power of ten on a log axis, and also 1.5, 3 and 7
+// when the axis spans less than a decade, so that a short axis still reads.
+type logTicks struct{}
+
+func (logTicks) Ticks(min, max float64) []plot.Tick {
+	steps := []float64{1, 2, 5}
+	if max/min < 10 {
+		steps = []float64{1, 1.5, 2, 3, 5, 7}
+	}
+	var t []plot.Tick
+	for e := math.Floor(math.Log10(min)); e <= math.Ceil(math.Log10(max)); e++ {
+		for _, s := range steps {
+			v := s * math.Pow(10, e)
+			if v >= min*0.999 && v <= max*1.001 {
+				t = append(t, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 4, 64)})
+			}
+		}
+	}
+	return t
+}
+
 // writePlot draws perplexity against evaluation length, both axes logarithmic, with the
 // training length marked, into PlotPNG and PlotSVG in dir.
 func writePlot(dir, title string, trainLen int, curves []curve) error {
 	return writePlotAs(dir, PlotPNG, PlotSVG, title, trainLen, curves)
 }
 
-// writePlotAs is writePlot into the files png and svg of dir.
-func writePlotAs(dir, png, svg, title string, trainLen int, curves []curve) error {
+// writePlotAs is writePlot into the files png and svg of dir. With nothing to draw (every
+// length not applicable, every run failed) it writes no plot.
+func writePlotAs(dir, png, svg, title string, trainLen int, curves []curve) (err error) {
+	empty := true
+	for _, c := range curves {
+		empty = empty && len(c.Lengths) == 0
+	}
+	if empty {
+		return nil
+	}
+	// gonum/plot panics on some degenerate inputs; a plot must never cost a run its results.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("drawing %s: %v", png, r)
+		}
+	}()
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "evaluation length (tokens, log scale)"
@@ -102,16 +140,16 @@ func writePlotAs(dir, png, svg, title string, trainLen int, curves []curve) erro
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = pow2Ticks{}
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Legend.Top = true
-	p.Legend.Left = true
+	p.Y.Tick.Marker = logTicks{}
+	legend := plot.NewLegend()
+	legend.Top, legend.Left = true, true
 	p.Add(plotter.NewGrid())
 	lo, hi := math.Inf(1), math.Inf(-1)
 	minX, maxX := float64(trainLen), float64(trainLen)
 	for i, c := range curves {
 		label := c.Label
 		if len(c.NotApplicable) > 0 {
-			label += fmt.Sprintf(" (n/a at %v)", c.NotApplicable)
+			label += fmt.Sprintf(" (n/a from %d)", c.NotApplicable[0])
 		}
 		if len(c.Lengths) == 0 {
 			continue
@@ -120,20 +158,23 @@ func writePlotAs(dir, png, svg, title string, trainLen int, curves []curve) erro
 		errs := make(plotter.YErrors, len(c.Lengths))
 		for j, n := range c.Lengths {
 			pts[j] = plotter.XY{X: float64(n), Y: c.Mean[j]}
-			errs[j] = struct{ Low, High float64 }{c.Std[j], c.Std[j]}
-			lo, hi = math.Min(lo, c.Mean[j]-c.Std[j]), math.Max(hi, c.Mean[j]+c.Std[j])
+			// On a log axis a bar cannot reach 0: the lower one stops at a tenth of the mean.
+			low := math.Min(c.Std[j], 0.9*c.Mean[j])
+			errs[j] = struct{ Low, High float64 }{low, c.Std[j]}
+			lo, hi = math.Min(lo, c.Mean[j]-low), math.Max(hi, c.Mean[j]+c.Std[j])
 			minX, maxX = math.Min(minX, float64(n)), math.Max(maxX, float64(n))
 		}
 		line, points, err := plotter.NewLinePoints(pts)
 		if err != nil {
 			return err
 		}
-		col := plotutil.Color(i)
+		col := palette[i%len(palette)]
 		line.Color, points.Color = col, col
-		line.Dashes = plotutil.Dashes(i / 7)
+		line.Width = vg.Points(1.5)
+		line.Dashes = plotutil.Dashes(i / len(palette))
 		points.Shape = plotutil.Shape(i)
 		p.Add(line, points)
-		p.Legend.Add(label, line, points)
+		legend.Add(label, line, points)
 		if hasSpread(c.Std) {
 			bars, err := plotter.NewYErrorBars(struct {
 				plotter.XYs
@@ -148,6 +189,7 @@ func writePlotAs(dir, png, svg, title string, trainLen int, curves []curve) erro
 	}
 	if !math.IsInf(lo, 0) {
 		lo = math.Max(lo, 1e-3)
+		p.Y.Min, p.Y.Max = lo*0.9, hi*1.1
 		vline, err := plotter.NewLine(plotter.XYs{{X: float64(trainLen), Y: lo * 0.9}, {X: float64(trainLen), Y: hi * 1.1}})
 		if err != nil {
 			return err
@@ -155,16 +197,23 @@ func writePlotAs(dir, png, svg, title string, trainLen int, curves []curve) erro
 		vline.Color = color.Gray{Y: 90}
 		vline.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(vline)
-		p.Legend.Add(fmt.Sprintf("training length %d", trainLen), vline)
+		legend.Add(fmt.Sprintf("training length %d", trainLen), vline)
 		p.X.Min, p.X.Max = minX/1.2, maxX*1.2
 	}
+	// The legend goes in a column of its own, right of the plot, so it never hides a curve.
+	const width, height, side = 11 * vg.Inch, 5.5 * vg.Inch, 2.6 * vg.Inch
 	for _, format := range []struct{ name, ext string }{{png, "png"}, {svg, "svg"}} {
-		w, err := p.WriterTo(9*vg.Inch, 5.5*vg.Inch, format.ext)
-		if err != nil {
-			return err
+		var c vg.CanvasWriterTo
+		if format.ext == "png" {
+			c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(110))}
+		} else {
+			c = vgsvg.New(width, height)
 		}
+		dc := draw.New(c)
+		p.Draw(draw.Crop(dc, 0, -side, 0, 0))
+		legend.Draw(draw.Crop(dc, width-side+0.15*vg.Inch, 0, 0, -0.4*vg.Inch))
 		var b bytes.Buffer
-		if _, err := w.WriteTo(&b); err != nil {
+		if _, err := c.WriteTo(&b); err != nil {
 			return err
 		}
 		if err := writeFile(filepath.Join(dir, format.name), b.Bytes()); err != nil {
@@ -172,6 +221,14 @@ func writePlotAs(dir, png, svg, title string, trainLen int, curves []curve) erro
 		}
 	}
 	return nil
+}
+
+// palette is the tab10 colour cycle: ten colours told apart easily.
+var palette = []color.Color{
+	color.RGBA{31, 119, 180, 255}, color.RGBA{255, 127, 14, 255}, color.RGBA{44, 160, 44, 255},
+	color.RGBA{214, 39, 40, 255}, color.RGBA{148, 103, 189, 255}, color.RGBA{140, 86, 75, 255},
+	color.RGBA{227, 119, 194, 255}, color.RGBA{127, 127, 127, 255}, color.RGBA{188, 189, 34, 255},
+	color.RGBA{23, 190, 207, 255},
 }
 
 func hasSpread(std []float64) bool {

@@ -33,6 +33,8 @@ type Result struct {
 	EvalSeconds    float64        `json:"eval_seconds"`
 	FinalTrainLoss float64        `json:"final_train_loss"`
 	Status         string         `json:"status"` // ok or failed
+	// ConfigHash is the SHA-256 of the resolved config: results of another config are stale.
+	ConfigHash string `json:"config_sha256"`
 	Error          string         `json:"error,omitempty"`
 	Lengths        []LengthResult `json:"lengths"`
 	// Unscaled holds, for a run with a RoPE scaling, the same weights evaluated without it.

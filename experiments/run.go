@@ -129,6 +129,19 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !t.resumed {
+		// A fresh start: results of an earlier config must not outlive it here.
+		for _, f := range []string{ResultsJSON, ResultsCSV, PlotPNG, PlotSVG, LogFile, CheckpointFile} {
+			if err := os.Remove(filepath.Join(r.Dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("results folder: %w", err)
+			}
+		}
+		if t.shared {
+			if err := t.save(); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if err := writeFile(filepath.Join(r.Dir, ConfigFile), r.Config.Marshal()); err != nil {
 		return nil, err
 	}
@@ -137,7 +150,7 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 			res := r.newResult(t)
 			res.Status, res.Error = "failed", err.Error()
 			if werr := r.writeResults(res, t); werr != nil {
-				return nil, errors.Join(err, werr)
+				return nil, fmt.Errorf("%w; writing the results: %v", err, werr)
 			}
 			return res, err
 		}
@@ -172,7 +185,7 @@ func (r *Run) newResult(t *trainer) *Result {
 		Name: c.Name, Scheme: c.Position.Scheme, Scaling: scalingName(c.Position), Seed: c.Seed,
 		TrainLen: c.Train.SeqLen, Corpus: r.corpus.Source, GoVersion: version,
 		UnigramEntropy: r.corpus.UnigramEntropy(), Params: t.model.NumParams(),
-		Steps: t.st.OptStep, TrainSeconds: t.st.Seconds, Status: "ok",
+		Steps: t.st.OptStep, TrainSeconds: t.st.Seconds, Status: "ok", ConfigHash: c.Hash(),
 	}
 	if n := len(t.st.Log); n > 0 {
 		res.FinalTrainLoss = t.st.Log[n-1].Loss

@@ -71,6 +71,9 @@ type trainer struct {
 	opt     *model.AdamW
 	sampler *data.Sampler
 	st      trainState
+	// resumed is set when the state came from this run's own checkpoint; shared when it came
+	// from another run with the same training.
+	resumed, shared bool
 }
 
 // trainer builds the model and optimizer, fresh or from the run folder's checkpoint.
@@ -99,7 +102,8 @@ func (r *Run) trainer() (*trainer, error) {
 		if r.Progress != nil {
 			fmt.Fprintf(r.Progress, "%s trains the same weights as %s: using them\n", c.Name, r.SharedTraining)
 		}
-		return t, t.save()
+		t.shared = true
+		return t, nil
 	}
 	if r.Overwrite {
 		return t, nil
@@ -110,6 +114,7 @@ func (r *Run) trainer() (*trainer, error) {
 	if err := t.restore(path); err != nil {
 		return nil, err
 	}
+	t.resumed = true
 	if r.Progress != nil && t.st.Phase != phaseDone {
 		fmt.Fprintf(r.Progress, "resuming %s from its checkpoint: %s step %d\n", c.Name, t.st.Phase, t.st.Step)
 	}
@@ -191,6 +196,14 @@ func (t *trainer) adopt(meta Meta, byName map[string]*tensor.Dense, path string)
 }
 
 func checkMeta(meta Meta, path string) error {
+	switch meta.State.Phase {
+	case phaseTrain, phaseFinetune, phaseDone:
+	default:
+		return fmt.Errorf("%s: unknown training phase %q", path, meta.State.Phase)
+	}
+	if meta.State.Step < 0 || meta.State.OptStep < 0 {
+		return fmt.Errorf("%s: negative step in the training state", path)
+	}
 	if meta.Program != programName {
 		return fmt.Errorf("%s: not a checkpoint of this program (program %q)", path, meta.Program)
 	}
@@ -252,6 +265,12 @@ func (t *trainer) train(ctx context.Context) error {
 			return err
 		}
 		t.st.Phase, t.st.Step = phaseFinetune, 0
+		if c.Train.Finetune != nil {
+			// The main phase is the expensive one: keep it whatever happens next.
+			if err := t.save(); err != nil {
+				return err
+			}
+		}
 	} else {
 		p.skip(c.Train.Steps)
 	}

@@ -75,36 +75,76 @@ func New(c Config, scheme position.Scheme, trainLen int, dt tensor.Dtype, seed u
 	if dt != tensor.Float32 && dt != tensor.Float64 {
 		return nil, fmt.Errorf("model: dtype %v, want float32 or float64", dt)
 	}
-	m := &Model{Config: c, Dtype: dt, byName: map[string]*Param{}}
-	d, v := c.DModel, c.Vocab
-	rng := normals{state: seed}
-	// The order and the initialisation follow PyTorch's reference script (shared/bench), so the
-	// two start from the same weights.
-	m.add(rng.matrix("wte", v, d))
-	table, err := scheme.Embedding(trainLen)
+	rows, err := LearnedRows(scheme, trainLen)
 	if err != nil {
 		return nil, err
 	}
+	m := &Model{Config: c, Dtype: dt, byName: map[string]*Param{}, learnedPositions: rows > 0}
+	rng := normals{state: seed}
+	for _, s := range Shapes(c, rows) {
+		var p *Param
+		switch s.Init {
+		case initNormal:
+			p = rng.matrix(s.Name, s.Dims[0], s.Dims[1])
+		case initOnes:
+			p = filled(s.Name, 1, s.Dims[0])
+		default:
+			p = filled(s.Name, 0, s.Dims[0])
+		}
+		p.Value = convertTo(p.Value, dt)
+		m.add(p)
+	}
+	return m, nil
+}
+
+// LearnedRows is the number of rows of the scheme's learned position table, 0 if it has none.
+func LearnedRows(scheme position.Scheme, trainLen int) (int, error) {
+	table, err := scheme.Embedding(trainLen)
+	if err != nil {
+		return 0, err
+	}
 	if table != nil && table.Learned {
-		m.learnedPositions = true
-		m.add(rng.matrix("wpe", table.Rows, table.Cols))
+		return table.Rows, nil
+	}
+	return 0, nil
+}
+
+// Shape is one weight's name, shape and initialisation.
+type Shape struct {
+	Name string
+	Dims []int
+	Init string
+}
+
+const (
+	initNormal = "normal" // N(0, initStd²)
+	initOnes   = "ones"
+	initZeros  = "zeros"
+)
+
+// Shapes lists the model's weights in order, the order of the checkpoint and of the initial
+// draws, which follow PyTorch's reference script (shared/bench) so that the two start from the
+// same weights. learnedRows > 0 adds a learned position table wpe of that many rows.
+func Shapes(c Config, learnedRows int) []Shape {
+	d, v := c.DModel, c.Vocab
+	matrix := func(name string, r, k int) Shape { return Shape{name, []int{r, k}, initNormal} }
+	vector := func(name string, n int, init string) Shape { return Shape{name, []int{n}, init} }
+	out := []Shape{matrix("wte", v, d)}
+	if learnedRows > 0 {
+		out = append(out, matrix("wpe", learnedRows, d))
 	}
 	for l := 0; l < c.Layers; l++ {
 		p := fmt.Sprintf("h%d.", l)
-		m.add(filled(p+"ln1_g", 1, d), filled(p+"ln1_b", 0, d))
+		out = append(out, vector(p+"ln1_g", d, initOnes), vector(p+"ln1_b", d, initZeros))
 		for _, w := range []string{"q", "k", "v", "o"} {
-			m.add(rng.matrix(p+"w"+w, d, d), filled(p+"b"+w, 0, d))
+			out = append(out, matrix(p+"w"+w, d, d), vector(p+"b"+w, d, initZeros))
 		}
-		m.add(filled(p+"ln2_g", 1, d), filled(p+"ln2_b", 0, d))
-		m.add(rng.matrix(p+"w1", d, 4*d), filled(p+"b1", 0, 4*d))
-		m.add(rng.matrix(p+"w2", 4*d, d), filled(p+"b2", 0, d))
+		out = append(out, vector(p+"ln2_g", d, initOnes), vector(p+"ln2_b", d, initZeros))
+		out = append(out, matrix(p+"w1", d, 4*d), vector(p+"b1", 4*d, initZeros))
+		out = append(out, matrix(p+"w2", 4*d, d), vector(p+"b2", d, initZeros))
 	}
-	m.add(filled("lnf_g", 1, d), filled("lnf_b", 0, d))
-	m.add(rng.matrix("whead", d, v), filled("bhead", 0, v))
-	for _, p := range m.Params {
-		p.Value = convertTo(p.Value, dt)
-	}
-	return m, nil
+	out = append(out, vector("lnf_g", d, initOnes), vector("lnf_b", d, initZeros))
+	return append(out, matrix("whead", d, v), vector("bhead", v, initZeros))
 }
 
 func (m *Model) add(ps ...*Param) {

@@ -19,6 +19,10 @@ const (
 	kc = 256 // depth of a block: a packed B block of kc×n stays in cache
 )
 
+// numWorkers bounds the goroutines of one product: one per CPU at start. Each result element
+// is computed by one goroutine in a fixed order, so the split does not change any value.
+var numWorkers = max(1, runtime.GOMAXPROCS(0))
+
 // Available reports whether the assembly kernel runs on this CPU.
 func Available() bool { return haveKernel }
 
@@ -47,7 +51,7 @@ func Sgemm(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []fl
 	mp, np := (m+mr-1)/mr, (n+nr-1)/nr
 	workers := 1
 	if flops := m * n * k; flops >= 1<<18 {
-		workers = min(runtime.GOMAXPROCS(0), max(mp, np))
+		workers = min(numWorkers, max(mp, np))
 	}
 	bufs := getBuffers(min(k, kc), np*nr)
 	defer putBuffers(bufs)
@@ -237,8 +241,7 @@ func getBuffers(kb, ncols int) *buffers {
 	if bufs == nil {
 		bufs = &buffers{}
 	}
-	w := runtime.GOMAXPROCS(0)
-	for len(bufs.a) < w {
+	for len(bufs.a) < numWorkers {
 		bufs.a = append(bufs.a, nil)
 	}
 	for i := range bufs.a {

@@ -54,8 +54,11 @@ func as64[F float](x []F) []float64 {
 	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
 }
 
-// workers is how many goroutines parallel uses at most: one per CPU.
-func workers() int { return runtime.GOMAXPROCS(0) }
+// numWorkers is how many goroutines parallel uses at most: one per CPU at start. It is read
+// once, so scratch space sized by it stays valid even if GOMAXPROCS changes later.
+var numWorkers = max(1, runtime.GOMAXPROCS(0))
+
+func workers() int { return numWorkers }
 
 // parallel runs fn over [0, n) split into one contiguous range per worker, when the work is
 // worth the goroutines: cost is a rough count of the operations per element. fn gets its

@@ -172,7 +172,7 @@ func LayerNorm(x, g, b *G.Node, eps float64) (*G.Node, error) {
 
 type layerNorm[F float] struct {
 	eps        float64
-	mean, rstd []F       // per row, kept for the backward pass
+	mean, rstd []float64 // per row, kept for the backward pass
 	partial    []float64 // per worker sums of the gain and bias gradients
 }
 
@@ -194,7 +194,7 @@ func (k *layerNorm[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	x, g, b, y := vals[F](in[0]), vals[F](in[1]), vals[F](in[2]), vals[F](out)
 	n, d := in[0].Shape()[0], in[0].Shape()[1]
 	if len(k.mean) != n {
-		k.mean, k.rstd = make([]F, n), make([]F, n)
+		k.mean, k.rstd = make([]float64, n), make([]float64, n)
 	}
 	parallel(n, 8*d, func(_, lo, hi int) {
 		for r := lo; r < hi; r++ {
@@ -210,7 +210,7 @@ func (k *layerNorm[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 				ss += c * c
 			}
 			rstd := 1 / math.Sqrt(ss/float64(d)+k.eps)
-			k.mean[r], k.rstd[r] = F(mean), F(rstd)
+			k.mean[r], k.rstd[r] = mean, rstd
 			yr := y[r*d : (r+1)*d]
 			for i, v := range row {
 				yr[i] = F((float64(v)-mean)*rstd)*g[i] + b[i]
@@ -227,7 +227,7 @@ func (k *layerNorm[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 	// dx = rstd·(ĝ - mean(ĝ) - x̂·mean(ĝ·x̂)) with ĝ = dy·g; rows are independent.
 	parallel(n, 10*d, func(_, lo, hi int) {
 		for r := lo; r < hi; r++ {
-			mean, rstd := float64(k.mean[r]), float64(k.rstd[r])
+			mean, rstd := k.mean[r], k.rstd[r]
 			xr, dyr, dxr := x[r*d:(r+1)*d], dy[r*d:(r+1)*d], dx[r*d:(r+1)*d]
 			var sg, sgx float64
 			for i, v := range xr {
@@ -245,30 +245,34 @@ func (k *layerNorm[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 			}
 		}
 	})
-	// dg and db sum over rows: each worker sums its rows, row by row for locality, into its own
-	// partial sums, which are added at the end.
-	nw := workers()
-	if len(k.partial) != 2*nw*d {
-		k.partial = make([]float64, 2*nw*d)
+	// dg and db sum over rows. The rows are cut into a fixed number of chunks, whatever the
+	// number of CPUs, each summed row by row into its own partial sums, which are then added in
+	// chunk order: the result is the same on any machine.
+	const chunks = 8
+	if len(k.partial) != 2*chunks*d {
+		k.partial = make([]float64, 2*chunks*d)
 	}
 	clear(k.partial)
-	parallel(n, 3*d, func(w, lo, hi int) {
-		sg, sb := k.partial[2*w*d:(2*w+1)*d], k.partial[(2*w+1)*d:(2*w+2)*d]
-		for r := lo; r < hi; r++ {
-			mean, rstd := float64(k.mean[r]), float64(k.rstd[r])
-			xr, dyr := x[r*d:(r+1)*d], dy[r*d:(r+1)*d]
-			for i, v := range xr {
-				g := float64(dyr[i])
-				sg[i] += g * (float64(v) - mean) * rstd
-				sb[i] += g
+	per := (n + chunks - 1) / chunks
+	parallel(chunks, 3*d*per, func(_, lo, hi int) {
+		for c := lo; c < hi; c++ {
+			sg, sb := k.partial[2*c*d:(2*c+1)*d], k.partial[(2*c+1)*d:(2*c+2)*d]
+			for r := c * per; r < min(n, (c+1)*per); r++ {
+				mean, rstd := k.mean[r], k.rstd[r]
+				xr, dyr := x[r*d:(r+1)*d], dy[r*d:(r+1)*d]
+				for i, v := range xr {
+					g := float64(dyr[i])
+					sg[i] += g * (float64(v) - mean) * rstd
+					sb[i] += g
+				}
 			}
 		}
 	})
 	for i := 0; i < d; i++ {
 		var sdg, sdb float64
-		for w := 0; w < nw; w++ {
-			sdg += k.partial[2*w*d+i]
-			sdb += k.partial[(2*w+1)*d+i]
+		for c := 0; c < chunks; c++ {
+			sdg += k.partial[2*c*d+i]
+			sdb += k.partial[(2*c+1)*d+i]
 		}
 		dg[i], db[i] = F(sdg), F(sdb)
 	}

@@ -121,7 +121,8 @@ func CrossEntropy(logits, targets *G.Node) (*G.Node, error) {
 }
 
 type crossEntropy[F float] struct {
-	prob []F // softmax of the logits, kept for the backward pass
+	prob    []F // softmax of the logits, kept for the backward pass
+	rowLoss []float64
 }
 
 func (*crossEntropy[F]) String() string { return "CrossEntropy" }
@@ -148,9 +149,10 @@ func (k *crossEntropy[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 			return errors.Errorf("CrossEntropy: target %d at %d is outside the vocabulary of %d", t, r, v)
 		}
 	}
-	losses := make([]float64, workers())
-	parallel(n, 20*v, func(w, lo, hi int) {
-		var total float64
+	if len(k.rowLoss) != n {
+		k.rowLoss = make([]float64, n)
+	}
+	parallel(n, 20*v, func(_, lo, hi int) {
 		for r := lo; r < hi; r++ {
 			row, p := logits[r*v:(r+1)*v], k.prob[r*v:(r+1)*v]
 			mx := row[0]
@@ -169,12 +171,12 @@ func (k *crossEntropy[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 			for i := range p {
 				p[i] *= inv
 			}
-			total += float64(mx) + math.Log(sum) - float64(row[targets[r]])
+			k.rowLoss[r] = float64(mx) + math.Log(sum) - float64(row[targets[r]])
 		}
-		losses[w] = total
 	})
+	// Summed in row order, so the loss does not depend on how the rows were split.
 	var total float64
-	for _, l := range losses {
+	for _, l := range k.rowLoss {
 		total += l
 	}
 	vals[F](out)[0] = F(total / float64(n))
