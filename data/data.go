@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -71,8 +72,10 @@ func Load(c Config) (*Corpus, error) {
 }
 
 // GoRoot returns the root of the Go installation whose sources gosrc reads, and its version.
-func GoRoot() (root, version string) {
-	root = runtime.GOROOT()
+var GoRoot = sync.OnceValues(goRoot)
+
+func goRoot() (root, version string) {
+	root = os.Getenv("GOROOT")
 	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
 		if r := strings.TrimSpace(string(out)); r != "" {
 			root = r
