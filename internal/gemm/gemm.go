@@ -1,8 +1,8 @@
 // Package gemm is a single-precision matrix product in Go and Go assembly, without cgo: B is
-// packed into panels of 16 columns and A into panels of 6 rows, and an AVX2/FMA micro-kernel
-// computes each 6×16 tile of C in registers. It is several times faster than gonum's pure-Go
-// SGEMM on the small, skinny matrices of a small transformer. On CPUs without AVX2 and FMA, and
-// on other architectures, it hands the work to gonum.
+// packed into panels of nr columns, A is read in place by rows of mr, and a micro-kernel
+// computes each mr×nr tile of C in registers: 12×32 with AVX-512, 6×16 with AVX2 and FMA. It is
+// several times faster than gonum's pure-Go SGEMM on the small, skinny matrices of a small
+// transformer. On CPUs with neither, and on other architectures, it hands the work to gonum.
 package gemm
 
 import (
@@ -13,11 +13,31 @@ import (
 	gonum "gonum.org/v1/gonum/blas/gonum"
 )
 
-const (
-	mr = 6   // rows of a tile
-	nr = 16  // columns of a tile
-	kc = 256 // depth of a block: a packed B block of kc×n stays in cache
+// kc is the depth of a block: a packed B block of kc×n stays in cache.
+const kc = 256
+
+// A microKernel computes one mr×nr tile: c = alpha·A·B + beta·c, with element (i, p) of A at
+// a[i*rs+p*cs] and B a packed panel of nr columns.
+type microKernel struct {
+	mr, nr int
+	run    func(k int, a *float32, rs, cs int, b, c *float32, ldc int, alpha, beta float32, bias *float32)
+}
+
+var (
+	avx512 = microKernel{12, 32, kernel12x32s}
+	avx2   = microKernel{6, 16, kernel6x16s}
 )
+
+// kern is the kernel in use, the widest the CPU runs.
+var kern = func() microKernel {
+	if haveKernel && haveAVX512 {
+		return avx512
+	}
+	return avx2
+}()
+
+// maxTile bounds mr·nr, for the edge tile on the stack.
+const maxTile = 12 * 32
 
 // numWorkers bounds the goroutines of one product: one per CPU at start. Each result element
 // is computed by one goroutine in a fixed order, so the split does not change any value.
@@ -29,6 +49,26 @@ func Available() bool { return haveKernel }
 // Sgemm computes c = alpha·op(a)·op(b) + beta·c for row-major matrices, op(x) being x or its
 // transpose: op(a) is m×k, op(b) is k×n, c is m×n. With beta 0, c is not read.
 func Sgemm(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
+}
+
+// SgemmBias computes c = op(a)·op(b) + bias, bias (n) added to every row, in one pass over c:
+// the kernel adds the bias as it stores each tile. c is not read.
+func SgemmBias(ta, tb bool, m, n, k int, a []float32, lda int, b []float32, ldb int, bias []float32, c []float32, ldc int) {
+	if len(bias) < n {
+		panic("gemm: bias is shorter than n")
+	}
+	if !haveKernel || k == 0 {
+		for i := 0; i < m; i++ {
+			copy(c[i*ldc:i*ldc+n], bias[:n])
+		}
+		sgemm(ta, tb, m, n, k, 1, a, lda, b, ldb, 1, c, ldc, nil)
+		return
+	}
+	sgemm(ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, ldc, bias[:n])
+}
+
+func sgemm(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -48,12 +88,14 @@ func Sgemm(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []fl
 		scale(m, n, beta, c, ldc)
 		return
 	}
+	kr := kern
+	mr, nr := kr.mr, kr.nr
 	mp, np := (m+mr-1)/mr, (n+nr-1)/nr
 	workers := 1
 	if flops := m * n * k; flops >= 1<<18 {
 		workers = min(numWorkers, max(mp, np))
 	}
-	bufs := getBuffers(min(k, kc), np*nr)
+	bufs := getBuffers(min(k, kc), np*nr, mr)
 	defer putBuffers(bufs)
 	for p0 := 0; p0 < k; p0 += kc {
 		kb := min(kc, k-p0)
@@ -61,13 +103,15 @@ func Sgemm(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []fl
 		if p0 > 0 {
 			bt = 1
 		}
-		packB(bufs.b, tb, b, ldb, p0, kb, n)
-		if workers == 1 {
-			block(ta, a, lda, p0, kb, 0, mp, 0, np, m, n, alpha, bt, bufs.b, c, ldc, bufs.a[0])
-			continue
+		packB(bufs.b, nr, tb, b, ldb, p0, kb, n)
+		var pbias []float32 // the bias padded to whole panels, added in the first block only
+		if bias != nil && p0 == 0 {
+			pbias = bufs.bias[:np*nr]
+			copy(pbias, bias)
+			clear(pbias[n:])
 		}
-		// Split the larger dimension's panels between the workers.
-		var wg sync.WaitGroup
+		// Split the larger dimension's panels between the workers; each task is a struct in
+		// the buffers, so that starting the goroutines allocates nothing.
 		for w := 0; w < workers; w++ {
 			m0, m1, n0, n1 := 0, mp, 0, np
 			if mp >= np {
@@ -75,21 +119,43 @@ func Sgemm(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []fl
 			} else {
 				n0, n1 = w*np/workers, (w+1)*np/workers
 			}
-			wg.Add(1)
-			go func(w int) {
-				defer wg.Done()
-				block(ta, a, lda, p0, kb, m0, m1, n0, n1, m, n, alpha, bt, bufs.b, c, ldc, bufs.a[w])
-			}(w)
+			bufs.tasks[w] = task{kr: kr, ta: ta, a: a, lda: lda, p0: p0, kb: kb, m0: m0, m1: m1, n0: n0, n1: n1,
+				m: m, n: n, alpha: alpha, beta: bt, pb: bufs.b, c: c, ldc: ldc, pa: bufs.a[w], edge: bufs.edge[w], bias: pbias, wg: &bufs.wg}
 		}
-		wg.Wait()
+		bufs.wg.Add(workers - 1)
+		for w := 1; w < workers; w++ {
+			go bufs.tasks[w].run()
+		}
+		bufs.tasks[0].block()
+		bufs.wg.Wait()
 	}
+}
+
+// task is one worker's share of a depth block.
+type task struct {
+	kr                                microKernel
+	ta                                bool
+	a, pb, c, pa, edge, bias          []float32
+	lda, p0, kb, m0, m1, n0, n1, m, n int
+	ldc                               int
+	alpha, beta                       float32
+	wg                                *sync.WaitGroup
+}
+
+func (t *task) run() {
+	t.block()
+	t.wg.Done()
 }
 
 // block computes the tiles of row panels [m0, m1) and column panels [n0, n1) for depth block
 // [p0, p0+kb), with B already packed.
-func block(ta bool, a []float32, lda, p0, kb, m0, m1, n0, n1, m, n int, alpha, beta float32, pb []float32, c []float32, ldc int, pa []float32) {
-	var edge [mr * nr]float32
-	// A full panel of A is read in place, with its strides; only a partial one is packed.
+func (t *task) block() {
+	kr, ta, a, lda, p0, kb, m, n := t.kr, t.ta, t.a, t.lda, t.p0, t.kb, t.m, t.n
+	alpha, beta, pb, c, ldc, pa, edge := t.alpha, t.beta, t.pb, t.c, t.ldc, t.pa, t.edge
+	m0, m1, n0, n1 := t.m0, t.m1, t.n0, t.n1
+	mr, nr := kr.mr, kr.nr
+	// A full panel of A is read in place, with its strides; a partial one is packed, mr values
+	// per depth step, and read with strides (1, mr).
 	rs, cs := lda, 1
 	if ta {
 		rs, cs = 1, lda
@@ -97,33 +163,28 @@ func block(ta bool, a []float32, lda, p0, kb, m0, m1, n0, n1, m, n int, alpha, b
 	for ip := m0; ip < m1; ip++ {
 		i0 := ip * mr
 		rows := min(mr, m-i0)
-		ap := &pa[0]
-		if rows == mr {
-			ap = &a[i0*rs+p0*cs]
-		} else {
-			packA(pa, ta, a, lda, i0, rows, p0, kb)
+		ap, ars, acs := &a[i0*rs+p0*cs], rs, cs
+		if rows < mr {
+			packA(pa, mr, ta, a, lda, i0, rows, p0, kb)
+			ap, ars, acs = &pa[0], 1, mr
 		}
 		for jp := n0; jp < n1; jp++ {
 			j0 := jp * nr
 			cols := min(nr, n-j0)
-			panel := pb[jp*nr*kb:]
+			panel := &pb[jp*nr*kb]
+			var bias *float32
+			if t.bias != nil {
+				bias = &t.bias[j0]
+			}
 			if rows == mr && cols == nr {
-				if ap == &pa[0] {
-					kernel6x16(kb, ap, &panel[0], &c[i0*ldc+j0], ldc, alpha, beta)
-				} else {
-					kernel6x16s(kb, ap, rs, cs, &panel[0], &c[i0*ldc+j0], ldc, alpha, beta)
-				}
+				kr.run(kb, ap, ars, acs, panel, &c[i0*ldc+j0], ldc, alpha, beta, bias)
 				continue
 			}
 			// An edge tile: compute into a full tile, then copy the part that exists.
 			for r := 0; r < rows; r++ {
 				copy(edge[r*nr:r*nr+cols], c[(i0+r)*ldc+j0:(i0+r)*ldc+j0+cols])
 			}
-			if rows == mr {
-				kernel6x16s(kb, ap, rs, cs, &panel[0], &edge[0], nr, alpha, beta)
-			} else {
-				kernel6x16(kb, &pa[0], &panel[0], &edge[0], nr, alpha, beta)
-			}
+			kr.run(kb, ap, ars, acs, panel, &edge[0], nr, alpha, beta, bias)
 			for r := 0; r < rows; r++ {
 				copy(c[(i0+r)*ldc+j0:(i0+r)*ldc+j0+cols], edge[r*nr:r*nr+cols])
 			}
@@ -131,28 +192,12 @@ func block(ta bool, a []float32, lda, p0, kb, m0, m1, n0, n1, m, n int, alpha, b
 	}
 }
 
-// packA copies rows [i0, i0+rows) and depth [p0, p0+kb) of op(a) into pa, six values per depth
-// step, padding missing rows with zeros.
-func packA(pa []float32, ta bool, a []float32, lda, i0, rows, p0, kb int) {
+// packA copies rows [i0, i0+rows) and depth [p0, p0+kb) of op(a) into pa, mr values per depth
+// step, padding missing rows with zeros: a partial panel of A.
+func packA(pa []float32, mr int, ta bool, a []float32, lda, i0, rows, p0, kb int) {
 	pa = pa[:kb*mr]
-	if rows < mr {
-		clear(pa)
-	}
+	clear(pa)
 	if !ta {
-		if rows == mr {
-			// Six row streams in, one contiguous stream out.
-			r0 := a[(i0+0)*lda+p0 : (i0+0)*lda+p0+kb]
-			r1 := a[(i0+1)*lda+p0 : (i0+1)*lda+p0+kb]
-			r2 := a[(i0+2)*lda+p0 : (i0+2)*lda+p0+kb]
-			r3 := a[(i0+3)*lda+p0 : (i0+3)*lda+p0+kb]
-			r4 := a[(i0+4)*lda+p0 : (i0+4)*lda+p0+kb]
-			r5 := a[(i0+5)*lda+p0 : (i0+5)*lda+p0+kb]
-			for p := range r0 {
-				d := pa[p*mr : p*mr+mr : p*mr+mr]
-				d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
-			}
-			return
-		}
 		for r := 0; r < rows; r++ {
 			row := a[(i0+r)*lda+p0 : (i0+r)*lda+p0+kb]
 			for p, v := range row {
@@ -166,9 +211,9 @@ func packA(pa []float32, ta bool, a []float32, lda, i0, rows, p0, kb int) {
 	}
 }
 
-// packB copies depth [p0, p0+kb) of op(b), all n columns, into panels of 16 columns, each
-// kb×16, padding missing columns with zeros.
-func packB(pb []float32, tb bool, b []float32, ldb, p0, kb, n int) {
+// packB copies depth [p0, p0+kb) of op(b), all n columns, into panels of nr columns, each
+// kb×nr, padding missing columns with zeros.
+func packB(pb []float32, nr int, tb bool, b []float32, ldb, p0, kb, n int) {
 	np := (n + nr - 1) / nr
 	for jp := 0; jp < np; jp++ {
 		j0 := jp * nr
@@ -230,22 +275,37 @@ func checkBounds(ta, tb bool, m, n, k int, a []float32, lda int, b []float32, ld
 }
 
 type buffers struct {
-	a [][]float32 // a packed A panel per worker
-	b []float32   // the packed B block
+	a     [][]float32 // a packed A panel per worker
+	edge  [][]float32 // an edge tile per worker
+	b     []float32   // the packed B block
+	bias  []float32   // the bias, padded to whole panels
+	tasks []task
+	wg    sync.WaitGroup
 }
 
-var pool sync.Pool
+// free holds buffers between calls. Unlike a sync.Pool it is not emptied by the garbage
+// collector, so once its buffers have grown to the largest product they are never reallocated:
+// there are at most as many as products running at once.
+var free struct {
+	sync.Mutex
+	list []*buffers
+}
 
-func getBuffers(kb, ncols int) *buffers {
-	bufs, _ := pool.Get().(*buffers)
-	if bufs == nil {
-		bufs = &buffers{}
+func getBuffers(kb, ncols, mr int) *buffers {
+	free.Lock()
+	var bufs *buffers
+	if n := len(free.list); n > 0 {
+		bufs, free.list = free.list[n-1], free.list[:n-1]
 	}
-	for len(bufs.a) < numWorkers {
-		bufs.a = append(bufs.a, nil)
+	free.Unlock()
+	if bufs == nil {
+		bufs = &buffers{a: make([][]float32, numWorkers), edge: make([][]float32, numWorkers), tasks: make([]task, numWorkers)}
+		for i := range bufs.edge {
+			bufs.edge[i] = make([]float32, maxTile)
+		}
 	}
 	for i := range bufs.a {
-		if cap(bufs.a[i]) < kb*mr {
+		if cap(bufs.a[i]) < kc*mr {
 			bufs.a[i] = make([]float32, kc*mr)
 		}
 		bufs.a[i] = bufs.a[i][:cap(bufs.a[i])]
@@ -253,8 +313,15 @@ func getBuffers(kb, ncols int) *buffers {
 	if cap(bufs.b) < kb*ncols {
 		bufs.b = make([]float32, kb*ncols)
 	}
+	if cap(bufs.bias) < ncols {
+		bufs.bias = make([]float32, ncols)
+	}
 	bufs.b = bufs.b[:cap(bufs.b)]
 	return bufs
 }
 
-func putBuffers(b *buffers) { pool.Put(b) }
+func putBuffers(b *buffers) {
+	free.Lock()
+	free.list = append(free.list, b)
+	free.Unlock()
+}

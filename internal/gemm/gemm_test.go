@@ -51,12 +51,27 @@ func randSlice(rng *rand.Rand, n int) []float32 {
 	return x
 }
 
-func TestSgemm(t *testing.T) {
+// kernels runs f with each micro-kernel this CPU has, then restores the default.
+func kernels(t *testing.T, f func(t *testing.T)) {
 	if !Available() {
 		t.Skip("no AVX2/FMA: Sgemm is gonum's")
 	}
+	defer func(k microKernel) { kern = k }(kern)
+	list := map[string]microKernel{"avx2": avx2}
+	if haveAVX512 {
+		list["avx512"] = avx512
+	}
+	for name, k := range list {
+		kern = k
+		t.Run(name, f)
+	}
+}
+
+func TestSgemm(t *testing.T) { kernels(t, testSgemm) }
+
+func testSgemm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	sizes := [][3]int{{1, 1, 1}, {6, 16, 1}, {6, 16, 7}, {7, 17, 5}, {5, 3, 0}, {13, 33, 64}, {64, 64, 64},
+	sizes := [][3]int{{1, 1, 1}, {6, 16, 1}, {6, 16, 7}, {7, 17, 5}, {12, 32, 3}, {25, 65, 9}, {5, 3, 0}, {13, 33, 64}, {64, 64, 64},
 		{100, 40, 300}, {300, 600, 70}, {1024, 64, 64}, {64, 256, 1024}, {2, 700, 3}, {513, 9, 257}}
 	for _, s := range sizes {
 		m, n, k := s[0], s[1], s[2]
@@ -133,8 +148,12 @@ var shapes = []struct {
 }
 
 func BenchmarkSgemm(b *testing.B) {
+	defer func(k microKernel) { kern = k }(kern)
 	for _, s := range shapes {
-		for _, impl := range []string{"ours", "gonum"} {
+		for _, impl := range []string{"avx512", "avx2", "gonum"} {
+			if impl == "avx512" && !haveAVX512 {
+				continue
+			}
 			b.Run(fmt.Sprintf("%s/%s", s.name, impl), func(b *testing.B) {
 				rng := rand.New(rand.NewPCG(1, 1))
 				lda, ldb := s.k, s.n
@@ -154,7 +173,8 @@ func BenchmarkSgemm(b *testing.B) {
 				}
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					if impl == "ours" {
+					if impl != "gonum" {
+						kern = map[string]microKernel{"avx2": avx2, "avx512": avx512}[impl]
 						Sgemm(s.ta, s.tb, s.m, s.n, s.k, 1, a, lda, bb, ldb, 0, c, s.n)
 					} else {
 						gonum.Implementation{}.Sgemm(tA, tB, s.m, s.n, s.k, 1, a, lda, bb, ldb, 0, c, s.n)
@@ -162,6 +182,36 @@ func BenchmarkSgemm(b *testing.B) {
 				}
 				b.ReportMetric(2*float64(s.m*s.n*s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			})
+		}
+	}
+}
+
+func TestSgemmBias(t *testing.T) { kernels(t, testSgemmBias) }
+
+func testSgemmBias(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, s := range [][3]int{{1, 1, 1}, {12, 32, 5}, {13, 33, 300}, {100, 70, 64}, {7, 5, 0}} {
+		m, n, k := s[0], s[1], s[2]
+		for _, ta := range []bool{false, true} {
+			lda, ar := k, m
+			if ta {
+				lda, ar = m, k
+			}
+			a, b, bias := randSlice(rng, ar*lda+1), randSlice(rng, k*n+1), randSlice(rng, n)
+			c := make([]float32, m*n)
+			for i := range c {
+				c[i] = float32(math.NaN()) // must not be read
+			}
+			want := naive(ta, false, m, n, k, 1, a, lda, b, n, 0, make([]float32, m*n), n)
+			SgemmBias(ta, false, m, n, k, a, lda, b, n, bias, c, n)
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					w := want[i*n+j] + float64(bias[j])
+					if got := float64(c[i*n+j]); math.Abs(got-w) > 1e-4*math.Max(1, math.Sqrt(float64(k)))*math.Max(1, math.Abs(w)) {
+						t.Fatalf("%v ta=%v: c[%d,%d] = %g, want %g", s, ta, i, j, got, w)
+					}
+				}
+			}
 		}
 	}
 }

@@ -6,7 +6,10 @@ import "golang.org/x/sys/cpu"
 var haveKernel = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 //go:noescape
-func kernel6x16(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func kernel6x16s(k int, a *float32, rs, cs int, b, c *float32, ldc int, alpha, beta float32, bias *float32)
+
+// haveAVX512 is true when the CPU (and the OS) run the AVX-512 kernel.
+var haveAVX512 = cpu.X86.HasAVX512F
 
 //go:noescape
-func kernel6x16s(k int, a *float32, rs, cs int, b, c *float32, ldc int, alpha, beta float32)
+func kernel12x32s(k int, a *float32, rs, cs int, b, c *float32, ldc int, alpha, beta float32, bias *float32)

@@ -4,10 +4,12 @@ package gemm
 
 const haveKernel = false
 
-func kernel6x16(k int, a, b, c *float32, ldc int, alpha, beta float32) {
+func kernel6x16s(k int, a *float32, rs, cs int, b, c *float32, ldc int, alpha, beta float32, bias *float32) {
 	panic("gemm: no micro-kernel on this architecture")
 }
 
-func kernel6x16s(k int, a *float32, rs, cs int, b, c *float32, ldc int, alpha, beta float32) {
+const haveAVX512 = false
+
+func kernel12x32s(k int, a *float32, rs, cs int, b, c *float32, ldc int, alpha, beta float32, bias *float32) {
 	panic("gemm: no micro-kernel on this architecture")
 }

@@ -15,6 +15,9 @@ import (
 // OpenBLAS with -tags openblas.
 var Sgemm = asm.Sgemm
 
+// SgemmBias is c = op(a)·op(b) + bias, the bias added to every row as the product is stored.
+var SgemmBias = asm.SgemmBias
+
 // BLAS names the matrix product in use: "go-asm" (package gemm's AVX2 kernel), "gonum" (on
 // CPUs without AVX2 and FMA) or "openblas".
 var BLAS = blasName()
@@ -44,6 +47,19 @@ func gemm[F float](ta, tb bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb
 		tB = blas.Trans
 	}
 	blas64.Implementation().Dgemm(tA, tB, m, n, k, float64(alpha), as64(a), lda, as64(b), ldb, float64(beta), as64(c), ldc)
+}
+
+// gemmBias computes c = a·w + bias (rows of a times w, plus bias on every row), in one pass
+// over c for float32.
+func gemmBias[F float](m, n, k int, a, w, bias, c []F) {
+	if unsafe.Sizeof(bias[0]) == 4 {
+		SgemmBias(false, false, m, n, k, as32(a), k, as32(w), n, as32(bias), as32(c), n)
+		return
+	}
+	for r := 0; r < m; r++ {
+		copy(c[r*n:(r+1)*n], bias)
+	}
+	gemm(false, false, m, n, k, 1, a, k, w, n, 1, c, n)
 }
 
 func as32[F float](x []F) []float32 {

@@ -2,26 +2,62 @@
 
 package nn
 
-// #cgo LDFLAGS: -lopenblas
-import "C"
-
 import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/netlib/blas/netlib"
 	G "gorgonia.org/gorgonia"
+
+	"extrapolate/internal/openblas"
 )
 
 // With -tags openblas every matrix product goes to OpenBLAS (Debian's libopenblas-dev): the
 // fused ops' float32 products, the float64 ones of the gradient checks, and gorgonia's own
 // (the stock-op model).
+//
+// OpenBLAS runs each call on one thread, and large products are split in two halves run on two
+// goroutines: the ops already run small products (attention's, per head) on both CPUs at once,
+// and OpenBLAS's own threads on top of them fought over the two cores, spinning in sched_yield
+// (a third of the time in the profile).
 func init() {
+	openblas.SetThreads(1)
 	impl := netlib.Implementation{}
-	Sgemm = func(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	one := func(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 		impl.Sgemm(trans(ta), trans(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	}
+	Sgemm = func(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+		if numWorkers < 2 || m*n*k < 1<<18 {
+			one(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+			return
+		}
+		done := make(chan struct{})
+		if m >= n {
+			h := m / 2
+			a2 := a[h*lda:] // rows h.. of op(a)
+			if ta {
+				a2 = a[h:]
+			}
+			go func() { one(ta, tb, m-h, n, k, alpha, a2, lda, b, ldb, beta, c[h*ldc:], ldc); close(done) }()
+			one(ta, tb, h, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		} else {
+			h := n / 2
+			b2 := b[h:] // columns h.. of op(b)
+			if tb {
+				b2 = b[h*ldb:]
+			}
+			go func() { one(ta, tb, m, n-h, k, alpha, a, lda, b2, ldb, beta, c[h:], ldc); close(done) }()
+			one(ta, tb, m, h, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		}
+		<-done
 	}
 	blas64.Use(impl)
 	G.Use(impl)
+	SgemmBias = func(ta, tb bool, m, n, k int, a []float32, lda int, b []float32, ldb int, bias []float32, c []float32, ldc int) {
+		for i := 0; i < m; i++ {
+			copy(c[i*ldc:i*ldc+n], bias[:n])
+		}
+		Sgemm(ta, tb, m, n, k, 1, a, lda, b, ldb, 1, c, ldc)
+	}
 	BLAS = "openblas"
 }
 

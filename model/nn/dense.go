@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/chewxy/hm"
 	"github.com/pkg/errors"
@@ -48,10 +49,7 @@ func (linear[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 func (linear[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	x, w, b, y := vals[F](in[0]), vals[F](in[1]), vals[F](in[2]), vals[F](out)
 	n, k, m := in[0].Shape()[0], in[0].Shape()[1], len(b)
-	for r := 0; r < n; r++ {
-		copy(y[r*m:(r+1)*m], b)
-	}
-	gemm(false, false, n, m, k, 1, x, k, w, m, 1, y, m)
+	gemmBias(n, m, k, x, w, b, y)
 	return nil
 }
 
@@ -136,6 +134,17 @@ func (k *gelu[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 		k.t = make([]F, len(x))
 	}
 	parallel(len(x), 30, func(_, lo, hi int) {
+		if vectorGELU[F]() {
+			n8 := (hi - lo) &^ 7
+			var tp *float32
+			if k.keep {
+				tp = (*float32)(unsafe.Pointer(&k.t[lo]))
+			}
+			if n8 > 0 {
+				geluForward8((*float32)(unsafe.Pointer(&x[lo])), (*float32)(unsafe.Pointer(&y[lo])), tp, n8)
+			}
+			lo += n8
+		}
 		for i := lo; i < hi; i++ {
 			v := x[i]
 			t := tanh(geluC * (v + geluA*v*v*v))
@@ -148,9 +157,19 @@ func (k *gelu[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	return nil
 }
 
+// vectorGELU reports whether the float32 GELU runs in assembly, eight elements at a time.
+func vectorGELU[F float]() bool { return haveAVX2 && unsafe.Sizeof(F(0)) == 4 }
+
 func (k *gelu[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
 	x, dy, dx := vals[F](in[0]), vals[F](dout), vals[F](din[0])
 	parallel(len(x), 10, func(_, lo, hi int) {
+		if vectorGELU[F]() {
+			if n8 := (hi - lo) &^ 7; n8 > 0 {
+				geluBackward8((*float32)(unsafe.Pointer(&x[lo])), (*float32)(unsafe.Pointer(&k.t[lo])),
+					(*float32)(unsafe.Pointer(&dy[lo])), (*float32)(unsafe.Pointer(&dx[lo])), n8)
+				lo += n8
+			}
+		}
 		for i := lo; i < hi; i++ {
 			v, t := x[i], k.t[i]
 			d := 0.5*(1+t) + 0.5*v*(1-t*t)*geluC*(1+3*geluA*v*v)

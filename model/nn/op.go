@@ -95,12 +95,16 @@ type op struct {
 	id  uint64 // makes the hash unique: gorgonia merges nodes whose op hashes and inputs agree
 	out *tensor.Dense
 	in  []*tensor.Dense
+	typ hm.Type // gorgonia asks for the type at every run: build it once
 }
 
 func (o *op) Arity() int { in, _ := o.k.signature(); return len(in) }
 func (o *op) Type() hm.Type {
-	in, out := o.k.signature()
-	return hm.NewFnType(append(in, out)...)
+	if o.typ == nil {
+		in, out := o.k.signature()
+		o.typ = hm.NewFnType(append(in, out)...)
+	}
+	return o.typ
 }
 func (o *op) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	shapes, err := G.DimSizersToShapes(in)
@@ -121,11 +125,11 @@ func (o *op) Do(inputs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, errors.Wrap(err, o.k.String())
 	}
-	shapes := make([]tensor.Shape, len(in))
-	for i, t := range in {
-		shapes[i] = t.Shape()
-	}
 	if o.out == nil {
+		shapes := make([]tensor.Shape, len(in))
+		for i, t := range in {
+			shapes[i] = t.Shape()
+		}
 		s, err := o.k.shape(shapes)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,8 @@
+//go:build !amd64
+
+package nn
+
+const haveAVX2 = false
+
+func geluForward8(x, y, t *float32, n int)       { panic("nn: no vector GELU on this architecture") }
+func geluBackward8(x, t, dy, dx *float32, n int) { panic("nn: no vector GELU on this architecture") }
