@@ -149,6 +149,9 @@ func measure(name string, c struct{ vocab, dModel, layers, heads, seqLen, batch 
 	res := &Result{Impl: "gorgonia-fused", BLAS: nn.BLAS, Go: runtime.Version(), Config: name, Mode: "train", Batch: c.batch, SeqLen: c.seqLen}
 	if stock {
 		res.Impl = "gorgonia-stock-ops"
+		if nn.BLAS != "openblas" {
+			res.BLAS = "gonum" // gorgonia's own products
+		}
 	}
 	schemeName := "learned" // torch_ref's absolute position embeddings
 	n, batch := c.seqLen, c.batch
