@@ -259,3 +259,22 @@ func TestFinetune(t *testing.T) {
 		t.Fatalf("the log has no finetune rows:\n%s", log)
 	}
 }
+
+// TestDefaultConfigLearns trains the shipped rope config briefly on the default corpus: the
+// validation loss must already be well below the unigram entropy, the loss of a model that
+// ignores context.
+func TestDefaultConfigLearns(t *testing.T) {
+	c, err := Load(filepath.Join("..", "configs", "rope.yaml"), []string{"train.steps=300", "eval.lengths=[64]", "eval.tokens=8192"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := (&Run{Config: c, Dir: filepath.Join(t.TempDir(), "rope")}).Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss := *res.Lengths[0].Loss
+	t.Logf("validation loss %.3f after 300 steps, unigram entropy %.3f", loss, res.UnigramEntropy)
+	if loss > 0.8*res.UnigramEntropy {
+		t.Fatalf("validation loss %.3f is not well below the unigram entropy %.3f", loss, res.UnigramEntropy)
+	}
+}
