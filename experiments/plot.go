@@ -201,7 +201,7 @@ func writePlotAs(dir, png, svg, title string, trainLen int, curves []curve) (err
 		p.X.Min, p.X.Max = minX/1.2, maxX*1.2
 	}
 	// The legend goes in a column of its own, right of the plot, so it never hides a curve.
-	const width, height, side = 11 * vg.Inch, 5.5 * vg.Inch, 2.6 * vg.Inch
+	const width, height, side = 11.5 * vg.Inch, 5.5 * vg.Inch, 3 * vg.Inch
 	for _, format := range []struct{ name, ext string }{{png, "png"}, {svg, "svg"}} {
 		var c vg.CanvasWriterTo
 		if format.ext == "png" {

@@ -26,17 +26,17 @@ type Result struct {
 	Corpus    string `json:"corpus"`
 	GoVersion string `json:"go_version"`
 	// UnigramEntropy is the loss of a model that ignores context, in nats per token.
-	UnigramEntropy float64        `json:"unigram_entropy"`
-	Params         int            `json:"params"`
-	Steps          int            `json:"steps"`
-	TrainSeconds   float64        `json:"train_seconds"`
-	EvalSeconds    float64        `json:"eval_seconds"`
-	FinalTrainLoss float64        `json:"final_train_loss"`
-	Status         string         `json:"status"` // ok or failed
+	UnigramEntropy float64 `json:"unigram_entropy"`
+	Params         int     `json:"params"`
+	Steps          int     `json:"steps"`
+	TrainSeconds   float64 `json:"train_seconds"`
+	EvalSeconds    float64 `json:"eval_seconds"`
+	FinalTrainLoss float64 `json:"final_train_loss"`
+	Status         string  `json:"status"` // ok or failed
 	// ConfigHash is the SHA-256 of the resolved config: results of another config are stale.
-	ConfigHash string `json:"config_sha256"`
-	Error          string         `json:"error,omitempty"`
-	Lengths        []LengthResult `json:"lengths"`
+	ConfigHash string         `json:"config_sha256"`
+	Error      string         `json:"error,omitempty"`
+	Lengths    []LengthResult `json:"lengths"`
 	// Unscaled holds, for a run with a RoPE scaling, the same weights evaluated without it.
 	Unscaled []LengthResult `json:"unscaled,omitempty"`
 }
@@ -70,7 +70,7 @@ func (r *Run) writeResults(res *Result, t *trainer) error {
 	if len(res.Lengths) > 0 {
 		curves := []curve{curveOf(res.Scheme+parenthesised(res.Scaling), []*Result{res})}
 		if res.Unscaled != nil {
-			curves = append(curves, curveOf(res.Scheme+" without scaling, same weights", []*Result{{Lengths: res.Unscaled}}))
+			curves = append(curves, curveOf("no scaling, same weights", []*Result{{Lengths: res.Unscaled}}))
 		}
 		if err := writePlot(dir, res.Name, res.TrainLen, curves); err != nil {
 			return err
