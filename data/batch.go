@@ -1,29 +1,20 @@
 package data
 
-import "fmt"
+import (
+	"fmt"
 
-// SplitMix64 is the generator behind the training windows: one 64-bit word of state, so it is
-// saved in a checkpoint as is, and the same generator PyTorch's reference script uses.
-type SplitMix64 struct{ State uint64 }
-
-// Next returns the next number.
-func (s *SplitMix64) Next() uint64 {
-	s.State += 0x9E3779B97F4A7C15
-	z := s.State
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-	return z ^ (z >> 31)
-}
+	"extrapolate/internal/rng"
+)
 
 // Sampler draws random training windows.
 type Sampler struct {
 	Tokens []byte
-	Rng    SplitMix64
+	Rng    rng.SplitMix64
 }
 
 // NewSampler returns a sampler over tokens seeded with seed.
 func NewSampler(tokens []byte, seed uint64) *Sampler {
-	return &Sampler{Tokens: tokens, Rng: SplitMix64{State: seed}}
+	return &Sampler{Tokens: tokens, Rng: rng.SplitMix64{State: seed}}
 }
 
 // Fill writes len(ids)/seqLen windows of seqLen tokens, each from a random offset, into ids,

@@ -12,6 +12,7 @@ import (
 
 	"gorgonia.org/tensor"
 
+	"extrapolate/internal/rng"
 	"extrapolate/position"
 )
 
@@ -80,12 +81,12 @@ func New(c Config, scheme position.Scheme, trainLen int, dt tensor.Dtype, seed u
 		return nil, err
 	}
 	m := &Model{Config: c, Dtype: dt, byName: map[string]*Param{}, learnedPositions: rows > 0}
-	rng := normals{state: seed}
+	draws := normals{rng.SplitMix64{State: seed}}
 	for _, s := range Shapes(c, rows) {
 		var p *Param
 		switch s.Init {
 		case initNormal:
-			p = rng.matrix(s.Name, s.Dims[0], s.Dims[1])
+			p = draws.matrix(s.Name, s.Dims[0], s.Dims[1])
 		case initOnes:
 			p = filled(s.Name, 1, s.Dims[0])
 		default:
@@ -175,21 +176,13 @@ func filled(name string, v float64, n int) *Param {
 }
 
 // normals draws N(0, initStd²) numbers: SplitMix64 and Box-Muller, exactly as the reference does.
-type normals struct{ state uint64 }
-
-func (r *normals) next() uint64 {
-	r.state += 0x9E3779B97F4A7C15
-	z := r.state
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-	return z ^ (z >> 31)
-}
+type normals struct{ rng.SplitMix64 }
 
 func (r *normals) matrix(name string, rows, cols int) *Param {
 	x := make([]float64, rows*cols)
 	for i := range x {
-		u1 := (float64(r.next()>>11) + 1) / (1 << 53)
-		u2 := float64(r.next()>>11) / (1 << 53)
+		u1 := (float64(r.Next()>>11) + 1) / (1 << 53)
+		u2 := float64(r.Next()>>11) / (1 << 53)
 		x[i] = initStd * math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
 	}
 	return &Param{Name: name, Value: tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(x)), Decay: true}

@@ -1,51 +1,32 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"extrapolate/data"
 	"extrapolate/experiments"
+	"extrapolate/internal/cmdtest"
 	"extrapolate/position"
 )
 
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "eval-test")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "eval")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		panic(string(out))
-	}
+	var cleanup func()
+	binary, cleanup = cmdtest.Build("eval")
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 
 func runEval(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return exit.ExitCode(), stdout.String(), stderr.String()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return 0, stdout.String(), stderr.String()
+	return cmdtest.Run(t, binary, "", args...)
 }
 
 // train makes a checkpoint of a tiny model with the given scheme.

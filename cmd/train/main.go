@@ -85,13 +85,8 @@ func run() int {
 	ctx, stop := interrupts()
 	defer stop()
 	res, err := r.Execute(ctx)
-	switch {
-	case errors.Is(err, experiments.ErrInterrupted):
-		fmt.Fprintf(os.Stderr, "train: %v\nresume with: %s\n", err, resumeCommand())
-		return 130
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "train:", err)
-		return 1
+	if err != nil {
+		return failed(err)
 	}
 	fmt.Print(experiments.Summary(res))
 	fmt.Printf("results in %s\n", dir)
@@ -128,12 +123,8 @@ func compare(path string, overrides []string, out, shard string, reportOnly, ove
 		rep, err = r.Execute(ctx)
 	}
 	switch {
-	case errors.Is(err, experiments.ErrInterrupted):
-		fmt.Fprintf(os.Stderr, "train: %v\nresume with: %s\n", err, resumeCommand())
-		return 130
 	case err != nil:
-		fmt.Fprintln(os.Stderr, "train:", err)
-		return 1
+		return failed(err)
 	case rep == nil:
 		return 0 // runs still missing: a shard finished
 	}
@@ -146,6 +137,17 @@ func compare(path string, overrides []string, out, shard string, reportOnly, ove
 		return 1
 	}
 	return 0
+}
+
+// failed reports an error that stopped a run and returns the exit status: 130 for an
+// interruption, with the command that resumes, and 1 otherwise.
+func failed(err error) int {
+	if errors.Is(err, experiments.ErrInterrupted) {
+		fmt.Fprintf(os.Stderr, "train: %v\nresume with: %s\n", err, resumeCommand())
+		return 130
+	}
+	fmt.Fprintln(os.Stderr, "train:", err)
+	return 1
 }
 
 // commandLine is how this command was invoked, for the report.

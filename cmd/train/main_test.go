@@ -11,41 +11,23 @@ import (
 	"time"
 
 	"extrapolate/experiments"
+	"extrapolate/internal/cmdtest"
 )
 
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "train-test")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "train")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		panic(string(out))
-	}
+	var cleanup func()
+	binary, cleanup = cmdtest.Build("train")
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 
 // runTrain runs the train command in dir and returns its exit code and output.
 func runTrain(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, stdout.String(), stderr.String()
-	case errors.As(err, &exit):
-		return exit.ExitCode(), stdout.String(), stderr.String()
-	}
-	t.Fatal(err)
-	return 0, "", ""
+	return cmdtest.Run(t, binary, dir, args...)
 }
 
 // A valid small config, which each case below breaks in one way.
