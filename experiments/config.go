@@ -314,6 +314,11 @@ func checkValue(val *yaml.Node, ft reflect.Type, full string) error {
 }
 
 func oneLine(err error) string {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 1 {
+		// One line: the first problem, and how many more.
+		return fmt.Sprintf("%s (and %d more)", strings.Join(strings.Fields(te.Errors[0]), " "), len(te.Errors)-1)
+	}
 	s := strings.TrimPrefix(err.Error(), "yaml: ")
 	s = strings.TrimPrefix(s, "unmarshal errors:")
 	s = strings.Join(strings.Fields(s), " ")
