@@ -252,16 +252,26 @@ func (rep *Report) markdown() []byte {
 
 	p("\n## Runs\n\n| run | seed | steps | train time (s) | final train loss | status |\n|---|---:|---:|---:|---:|---|\n")
 	total := 0.0
+	trainedBy := map[string]string{} // training key → the run that trained it
 	for _, r := range rep.Runs {
 		res := r.Result
-		total += res.TrainSeconds + res.EvalSeconds
 		status := res.Status
 		if res.Error != "" {
 			status += ": " + res.Error
 		}
-		p("| %s | %d | %d | %.1f | %.3f | %s |\n", r.Label, r.Seed, res.Steps, res.TrainSeconds, res.FinalTrainLoss, status)
+		train := fmt.Sprintf("%.1f", res.TrainSeconds)
+		key := trainingKey(r.Config)
+		if by, ok := trainedBy[key]; ok && key != "" {
+			// RoPE scalings apply when evaluating: this run took its weights from an earlier one.
+			train = "(" + by + "'s)"
+		} else {
+			trainedBy[key] = fmt.Sprintf("%s-s%d", r.Label, r.Seed)
+			total += res.TrainSeconds
+		}
+		total += res.EvalSeconds
+		p("| %s | %d | %d | %s | %.3f | %s |\n", r.Label, r.Seed, res.Steps, train, res.FinalTrainLoss, status)
 	}
-	p("\nTraining and evaluation took %.0f s in all (runs that share their training with an earlier run, RoPE scalings without fine-tuning, show that run's time).\n", total)
+	p("\nTraining and evaluation took %.0f s of computation in all; runs that differ from an earlier one only in a RoPE scaling applied at evaluation reuse its training, and show its name.\n", total)
 	return b.Bytes()
 }
 
