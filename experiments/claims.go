@@ -191,7 +191,7 @@ func orDash(s []string) string {
 	return strings.Join(s, ", ")
 }
 
-// ratioCheck compares a series at length k·L with a reference at 1x.
+// at returns a series' statistic at mult times the training length, if some seed scored it.
 func (rep *Report) at(s *Series, mult int) (Stat, bool) {
 	st, ok := s.At(mult * rep.TrainLen)
 	return st, ok && st.Seeds > 0

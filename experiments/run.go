@@ -271,7 +271,7 @@ func evalBatch(windows, limit int) int {
 	return 1
 }
 
-// Model builds a fresh model for a config (vocabulary from the byte tokenizer).
+// newModel builds a fresh model for a config (vocabulary from the byte tokenizer).
 func (c Config) newModel(scheme position.Scheme) (*model.Model, error) {
 	mc := c.Model
 	mc.Vocab = data.Vocab
