@@ -262,11 +262,9 @@ func (r *Runner) Execute(ctx context.Context) (*Report, error) {
 			continue
 		}
 		r.say("run %d/%d: %s\n", k+1, len(plan), p.Config.Name)
-		run := &Run{Config: p.Config, Dir: p.Dir, Overwrite: true, Progress: r.Progress}
-		if !r.Overwrite {
-			run.Overwrite = !sameConfigIn(p)
-		}
-		run.SharedTraining = sharedTraining(plan, k)
+		// Another config's run in the folder is replaced; the same config's resumes.
+		run := &Run{Config: p.Config, Dir: p.Dir, Overwrite: r.Overwrite || !sameConfigIn(p), Progress: r.Progress,
+			SharedTraining: sharedTraining(plan, k)}
 		res, err := run.Execute(ctx)
 		switch {
 		case errors.Is(err, ErrDiverged):

@@ -3,7 +3,6 @@ package experiments
 import (
 	"context"
 	"errors"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -126,49 +125,11 @@ func TestDivergenceStops(t *testing.T) {
 			t.Fatal("checkpoint at step 0")
 		}
 		for name, x := range byName {
-			for _, v := range vals32(x.Raw) {
+			for _, v := range x.Data().([]float32) {
 				if v != v {
 					t.Fatalf("the kept checkpoint has NaN in %s", name)
 				}
 			}
 		}
-	}
-}
-
-func vals32(raw []byte) []float32 {
-	out := make([]float32, len(raw)/4)
-	for i := range out {
-		u := uint32(raw[4*i]) | uint32(raw[4*i+1])<<8 | uint32(raw[4*i+2])<<16 | uint32(raw[4*i+3])<<24
-		out[i] = math.Float32frombits(u)
-	}
-	return out
-}
-
-// TestFreshStartRemovesStaleResults reruns a folder with a changed config and interrupts it:
-// the old config's results must be gone, so nothing can take them for the new config's.
-func TestFreshStartRemovesStaleResults(t *testing.T) {
-	c := tinyConfig(t, "alibi")
-	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := (&Run{Config: c, Dir: dir}).Execute(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	c.Train.Steps = 31
-	if err := c.Check(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &Run{Config: c, Dir: dir, Overwrite: true, afterStep: func(_ string, step int) {
-		if step == 3 {
-			cancel()
-		}
-	}}
-	if _, err := r.Execute(ctx); !errors.Is(err, ErrInterrupted) {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, ResultsJSON)); err == nil {
-		t.Fatal("the old config's results survived a fresh start")
-	}
-	if done(Planned{Config: c, Dir: dir}) {
-		t.Fatal("an interrupted run counts as done")
 	}
 }

@@ -1,9 +1,9 @@
 package model
 
 import (
+	"extrapolate/model/nn"
 	"fmt"
 	"math"
-	"unsafe"
 
 	"gorgonia.org/tensor"
 )
@@ -86,9 +86,9 @@ func (o *AdamW) Update(params []*Param, grads []*tensor.Dense) (UpdateStats, err
 		}
 		switch p.Value.Dtype() {
 		case tensor.Float32:
-			adam(h, wd, vals[float32](p.Value), vals[float32](grads[i]), vals[float32](o.M[i]), vals[float32](o.V[i]))
+			adam(h, wd, nn.Values[float32](p.Value), nn.Values[float32](grads[i]), nn.Values[float32](o.M[i]), nn.Values[float32](o.V[i]))
 		default:
-			adam(h, wd, vals[float64](p.Value), vals[float64](grads[i]), vals[float64](o.M[i]), vals[float64](o.V[i]))
+			adam(h, wd, nn.Values[float64](p.Value), nn.Values[float64](grads[i]), nn.Values[float64](o.M[i]), nn.Values[float64](o.V[i]))
 		}
 	}
 	return UpdateStats{LR: lr, GradNorm: norm}, nil
@@ -111,22 +111,13 @@ func sumSquares(t *tensor.Dense) float64 {
 	var s float64
 	switch t.Dtype() {
 	case tensor.Float32:
-		for _, x := range vals[float32](t) {
+		for _, x := range nn.Values[float32](t) {
 			s += float64(x) * float64(x)
 		}
 	default:
-		for _, x := range vals[float64](t) {
+		for _, x := range nn.Values[float64](t) {
 			s += x * x
 		}
 	}
 	return s
-}
-
-// vals returns a tensor's elements without copying.
-func vals[F ~float32 | ~float64](t *tensor.Dense) []F {
-	raw := t.Raw
-	if len(raw) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*F)(unsafe.Pointer(unsafe.SliceData(raw))), len(raw)/int(unsafe.Sizeof(F(0))))
 }

@@ -8,6 +8,7 @@ import (
 
 	"gorgonia.org/tensor"
 
+	"extrapolate/model/nn"
 	"extrapolate/position"
 )
 
@@ -58,8 +59,8 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 			// Larger weights than the initial 0.02 make every path through the model matter.
 			rng := rand.New(rand.NewPCG(3, 4))
 			for _, p := range m.Params {
-				for i := range vals[float64](p.Value) {
-					vals[float64](p.Value)[i] += 0.3 * rng.NormFloat64()
+				for i := range nn.Values[float64](p.Value) {
+					nn.Values[float64](p.Value)[i] += 0.3 * rng.NormFloat64()
 				}
 			}
 			g, err := m.Graph(s, 2, tinyLen, Options{Train: true})
@@ -73,12 +74,12 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 			}
 			var grads [][]float64
 			for i := range m.Params {
-				grads = append(grads, append([]float64(nil), vals[float64](g.Grad(i))...))
+				grads = append(grads, append([]float64(nil), nn.Values[float64](g.Grad(i))...))
 			}
 			const h = 1e-6
 			worst := 0.0
 			for i, p := range m.Params {
-				w := vals[float64](p.Value)
+				w := nn.Values[float64](p.Value)
 				for e := range w {
 					orig := w[e]
 					w[e] = orig + h
@@ -110,8 +111,8 @@ func TestFusedMatchesStockOps(t *testing.T) {
 			}
 			rng := rand.New(rand.NewPCG(5, 6))
 			for _, p := range m.Params {
-				for i := range vals[float64](p.Value) {
-					vals[float64](p.Value)[i] += 0.3 * rng.NormFloat64()
+				for i := range nn.Values[float64](p.Value) {
+					nn.Values[float64](p.Value)[i] += 0.3 * rng.NormFloat64()
 				}
 			}
 			ids, targets := randomTokens(rng, 3*tinyLen, tiny.Vocab), randomTokens(rng, 3*tinyLen, tiny.Vocab)
@@ -128,7 +129,7 @@ func TestFusedMatchesStockOps(t *testing.T) {
 					t.Fatal(err)
 				}
 				for j := range m.Params {
-					grads[i] = append(grads[i], append([]float64(nil), vals[float64](g.Grad(j))...))
+					grads[i] = append(grads[i], append([]float64(nil), nn.Values[float64](g.Grad(j))...))
 				}
 			}
 			if math.Abs(losses[0]-losses[1]) > 1e-10 {
@@ -164,13 +165,13 @@ func TestCausal(t *testing.T) {
 			if _, err := g.Run(); err != nil {
 				t.Fatal(err)
 			}
-			before := append([]float64(nil), vals[float64](g.Logits())...)
+			before := append([]float64(nil), nn.Values[float64](g.Logits())...)
 			for j := 1; j < n; j++ {
 				g.IDs[j] = (g.IDs[j] + 1) % tiny.Vocab
 				if _, err := g.Run(); err != nil {
 					t.Fatal(err)
 				}
-				after := vals[float64](g.Logits())
+				after := nn.Values[float64](g.Logits())
 				v := tiny.Vocab
 				for i := 0; i < j*v; i++ {
 					if after[i] != before[i] {
@@ -329,10 +330,10 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 			m32, _ := New(c, s, n, tensor.Float32, 3)
 			rng := rand.New(rand.NewPCG(9, 9))
 			for i, p := range m64.Params {
-				w := vals[float64](p.Value)
+				w := nn.Values[float64](p.Value)
 				for j := range w {
 					w[j] += 0.3 * rng.NormFloat64()
-					vals[float32](m32.Params[i].Value)[j] = float32(w[j])
+					nn.Values[float32](m32.Params[i].Value)[j] = float32(w[j])
 				}
 			}
 			ids, targets := randomTokens(rng, 5*n, c.Vocab), randomTokens(rng, 5*n, c.Vocab)
@@ -354,7 +355,7 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 				t.Fatalf("loss: float64 %.9g, float32 %.9g", l64, l32)
 			}
 			for i, p := range m64.Params {
-				a, b := vals[float64](g64.Grad(i)), vals[float32](g32.Grad(i))
+				a, b := nn.Values[float64](g64.Grad(i)), nn.Values[float32](g32.Grad(i))
 				var num, den float64
 				for j := range a {
 					num += (a[j] - float64(b[j])) * (a[j] - float64(b[j]))

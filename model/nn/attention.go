@@ -133,7 +133,7 @@ func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	c := k.cfg
 	d := in[0].Shape()[1]
 	k.setup(d)
-	q, kk, v, o := vals[F](in[0]), vals[F](in[1]), vals[F](in[2]), vals[F](out)
+	q, kk, v, o := Values[F](in[0]), Values[F](in[1]), Values[F](in[2]), Values[F](out)
 	t, hd := c.SeqLen, d/c.Heads
 	scale := 1 / math.Sqrt(float64(hd))
 	parallel(c.Batch*c.Heads, 4*t*t*hd, func(w, lo, hi int) {
@@ -195,7 +195,7 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 		return errors.New("Attention: backward pass of an op that was not differentiated")
 	}
 	d := in[0].Shape()[1]
-	dy, dq, dk, dv := vals[F](dout), vals[F](din[0]), vals[F](din[1]), vals[F](din[2])
+	dy, dq, dk, dv := Values[F](dout), Values[F](din[0]), Values[F](din[1]), Values[F](din[2])
 	t, hd := c.SeqLen, d/c.Heads
 	scale := F(1 / math.Sqrt(float64(hd)))
 	parallel(c.Batch*c.Heads, 8*t*t*hd, func(w, lo, hi int) {

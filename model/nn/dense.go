@@ -47,18 +47,18 @@ func (linear[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 }
 
 func (linear[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
-	x, w, b, y := vals[F](in[0]), vals[F](in[1]), vals[F](in[2]), vals[F](out)
+	x, w, b, y := Values[F](in[0]), Values[F](in[1]), Values[F](in[2]), Values[F](out)
 	n, k, m := in[0].Shape()[0], in[0].Shape()[1], len(b)
 	gemmBias(n, m, k, x, w, b, y)
 	return nil
 }
 
 func (linear[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
-	x, w, dy := vals[F](in[0]), vals[F](in[1]), vals[F](dout)
+	x, w, dy := Values[F](in[0]), Values[F](in[1]), Values[F](dout)
 	n, k, m := in[0].Shape()[0], in[0].Shape()[1], in[1].Shape()[1]
-	gemm(false, true, n, k, m, 1, dy, m, w, m, 0, vals[F](din[0]), k) // dx = dy·wᵀ
-	gemm(true, false, k, m, n, 1, x, k, dy, m, 0, vals[F](din[1]), m) // dw = xᵀ·dy
-	db := vals[F](din[2])
+	gemm(false, true, n, k, m, 1, dy, m, w, m, 0, Values[F](din[0]), k) // dx = dy·wᵀ
+	gemm(true, false, k, m, n, 1, x, k, dy, m, 0, Values[F](din[1]), m) // dw = xᵀ·dy
+	db := Values[F](din[2])
 	clear(db)
 	for r := 0; r < n; r++ {
 		row := dy[r*m : (r+1)*m]
@@ -95,7 +95,7 @@ func (add[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 }
 
 func (add[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
-	a, b, y := vals[F](in[0]), vals[F](in[1]), vals[F](out)
+	a, b, y := Values[F](in[0]), Values[F](in[1]), Values[F](out)
 	for i := range y {
 		y[i] = a[i] + b[i]
 	}
@@ -129,7 +129,7 @@ func (*gelu[F]) shape(in []tensor.Shape) (tensor.Shape, error) { return in[0].Cl
 func (k *gelu[F]) willDifferentiate()                          { k.keep = true }
 
 func (k *gelu[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
-	x, y := vals[F](in[0]), vals[F](out)
+	x, y := Values[F](in[0]), Values[F](out)
 	if k.keep && len(k.t) != len(x) {
 		k.t = make([]F, len(x))
 	}
@@ -161,7 +161,7 @@ func (k *gelu[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 func vectorGELU[F float]() bool { return haveAVX2 && unsafe.Sizeof(F(0)) == 4 }
 
 func (k *gelu[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
-	x, dy, dx := vals[F](in[0]), vals[F](dout), vals[F](din[0])
+	x, dy, dx := Values[F](in[0]), Values[F](dout), Values[F](din[0])
 	parallel(len(x), 10, func(_, lo, hi int) {
 		if vectorGELU[F]() {
 			if n8 := (hi - lo) &^ 7; n8 > 0 {
@@ -210,7 +210,7 @@ func (*layerNorm[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 }
 
 func (k *layerNorm[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
-	x, g, b, y := vals[F](in[0]), vals[F](in[1]), vals[F](in[2]), vals[F](out)
+	x, g, b, y := Values[F](in[0]), Values[F](in[1]), Values[F](in[2]), Values[F](out)
 	n, d := in[0].Shape()[0], in[0].Shape()[1]
 	if len(k.mean) != n {
 		k.mean, k.rstd = make([]float64, n), make([]float64, n)
@@ -240,8 +240,8 @@ func (k *layerNorm[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 }
 
 func (k *layerNorm[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
-	x, g, dy := vals[F](in[0]), vals[F](in[1]), vals[F](dout)
-	dx, dg, db := vals[F](din[0]), vals[F](din[1]), vals[F](din[2])
+	x, g, dy := Values[F](in[0]), Values[F](in[1]), Values[F](dout)
+	dx, dg, db := Values[F](din[0]), Values[F](din[1]), Values[F](din[2])
 	n, d := in[0].Shape()[0], in[0].Shape()[1]
 	// dx = rstd·(ĝ - mean(ĝ) - x̂·mean(ĝ·x̂)) with ĝ = dy·g; rows are independent.
 	parallel(n, 10*d, func(_, lo, hi int) {

@@ -20,8 +20,9 @@ import (
 // float is the element type of a kernel: float32 for training, float64 for gradient checks.
 type float interface{ ~float32 | ~float64 }
 
-// vals returns the elements of t without copying or allocating (tensor.Dense.Data allocates).
-func vals[F float](t *tensor.Dense) []F {
+// Values returns the elements of t, a float32 or float64 tensor as F says, without copying or
+// allocating (tensor.Dense.Data allocates): a view that writes go through.
+func Values[F ~float32 | ~float64](t *tensor.Dense) []F {
 	raw := t.Raw
 	if len(raw) == 0 {
 		return nil
@@ -288,13 +289,13 @@ func gradValue(v G.Value, scalar **tensor.Dense) (*tensor.Dense, error) {
 		if *scalar == nil {
 			*scalar = newDense(tensor.Float32, tensor.Shape{1})
 		}
-		vals[float32](*scalar)[0] = float32(*g)
+		Values[float32](*scalar)[0] = float32(*g)
 		return *scalar, nil
 	case *G.F64:
 		if *scalar == nil {
 			*scalar = newDense(tensor.Float64, tensor.Shape{1})
 		}
-		vals[float64](*scalar)[0] = float64(*g)
+		Values[float64](*scalar)[0] = float64(*g)
 		return *scalar, nil
 	}
 	return nil, errors.Errorf("gradient is %T", v)

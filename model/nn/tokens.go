@@ -61,11 +61,11 @@ func (k *embed[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 }
 
 func (k *embed[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
-	ids, wte, y := ints(in[0]), vals[F](in[1]), vals[F](out)
+	ids, wte, y := ints(in[0]), Values[F](in[1]), Values[F](out)
 	vocab, d := in[1].Shape()[0], in[1].Shape()[1]
 	var pe []F
 	if k.withPE {
-		pe = vals[F](in[2])
+		pe = Values[F](in[2])
 	}
 	for r, id := range ids {
 		if id < 0 || id >= vocab {
@@ -84,13 +84,13 @@ func (k *embed[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 }
 
 func (k *embed[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
-	ids, dy := ints(in[0]), vals[F](dout)
+	ids, dy := ints(in[0]), Values[F](dout)
 	d := in[1].Shape()[1]
-	dwte := vals[F](din[1])
+	dwte := Values[F](din[1])
 	clear(dwte)
 	var dpe []F
 	if len(din) > 2 && din[2] != nil {
-		dpe = vals[F](din[2])
+		dpe = Values[F](din[2])
 		clear(dpe)
 	}
 	for r, id := range ids {
@@ -139,7 +139,7 @@ func (*crossEntropy[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 }
 
 func (k *crossEntropy[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
-	logits, targets := vals[F](in[0]), ints(in[1])
+	logits, targets := Values[F](in[0]), ints(in[1])
 	n, v := in[0].Shape()[0], in[0].Shape()[1]
 	if len(k.prob) != len(logits) {
 		k.prob = make([]F, len(logits))
@@ -179,14 +179,14 @@ func (k *crossEntropy[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	for _, l := range k.rowLoss {
 		total += l
 	}
-	vals[F](out)[0] = F(total / float64(n))
+	Values[F](out)[0] = F(total / float64(n))
 	return nil
 }
 
 func (k *crossEntropy[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
-	targets, dl := ints(in[1]), vals[F](din[0])
+	targets, dl := ints(in[1]), Values[F](din[0])
 	n, v := in[0].Shape()[0], in[0].Shape()[1]
-	scale := F(float64(vals[F](dout)[0]) / float64(n))
+	scale := F(float64(Values[F](dout)[0]) / float64(n))
 	parallel(n, 2*v, func(_, lo, hi int) {
 		for r := lo; r < hi; r++ {
 			p, d := k.prob[r*v:(r+1)*v], dl[r*v:(r+1)*v]
