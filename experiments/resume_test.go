@@ -133,3 +133,32 @@ func TestDivergenceStops(t *testing.T) {
 		}
 	}
 }
+
+// TestFreshStartRemovesStaleResults reruns a folder with a changed config and interrupts it:
+// the old config's results must be gone, so nothing can take them for the new config's.
+func TestFreshStartRemovesStaleResults(t *testing.T) {
+	c := tinyConfig(t, "alibi")
+	dir := filepath.Join(t.TempDir(), "run")
+	if _, err := (&Run{Config: c, Dir: dir}).Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c.Train.Steps = 31
+	if err := c.Check(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &Run{Config: c, Dir: dir, Overwrite: true, afterStep: func(_ string, step int) {
+		if step == 3 {
+			cancel()
+		}
+	}}
+	if _, err := r.Execute(ctx); !errors.Is(err, ErrInterrupted) {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ResultsJSON)); err == nil {
+		t.Fatal("the old config's results survived a fresh start")
+	}
+	if done(Planned{Config: c, Dir: dir}) {
+		t.Fatal("an interrupted run counts as done")
+	}
+}
