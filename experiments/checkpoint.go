@@ -38,13 +38,13 @@ func LoadCheckpoint(path string) (*Trained, error) {
 	}
 	// Compare the shapes the config gives the weights with the file's before building the
 	// model, so a crafted config cannot make it allocate what the file does not hold.
-	rows, err := model.LearnedRows(trainScheme, c.Train.SeqLen)
+	mc := c.Model
+	mc.Vocab = data.Vocab
+	shapes, err := model.Shapes(mc, trainScheme)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	mc := c.Model
-	mc.Vocab = data.Vocab
-	for _, s := range model.Shapes(mc, rows) {
+	for _, s := range shapes {
 		x, ok := byName[s.Name]
 		if !ok {
 			return nil, fmt.Errorf("%s: the checkpoint has no weight %s that its config's model needs", path, s.Name)

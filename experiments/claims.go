@@ -156,10 +156,13 @@ func checkLearned(rep *Report) (Verdict, string) {
 		if r.Config.Position.Scheme != "learned" || r.Result.Status != "ok" {
 			continue
 		}
-		maxLen := r.Config.Position.MaxLen
-		if maxLen == 0 {
-			maxLen = r.Config.Train.SeqLen
+		p := struct {
+			MaxLen int `yaml:"max_len"`
+		}{MaxLen: r.Config.Train.SeqLen}
+		if err := r.Config.Position.Decode(&p); err != nil {
+			return NotReproduced, fmt.Sprintf("%s: %v", r.Label, err)
 		}
+		maxLen := p.MaxLen
 		var scored, na []string
 		for _, l := range r.Result.Lengths {
 			switch {
@@ -314,11 +317,15 @@ func checkRelative(rep *Report) (Verdict, string) {
 			continue
 		}
 		seen[r.Label] = true
-		s, err := position.New(position.Spec{DModel: c.Model.DModel, Heads: c.Model.Heads, TrainLen: c.Train.SeqLen, Config: c.Position})
+		s, err := position.New(c.Spec(c.Position))
 		if err != nil {
 			return NotReproduced, err.Error()
 		}
-		rot, err := s.Rotation(n)
+		rotator, ok := s.(position.Rotator)
+		if !ok {
+			return NotReproduced, fmt.Sprintf("%s: the scheme does not rotate", r.Label)
+		}
+		rot, err := rotator.Rotation(n)
 		if err != nil || rot == nil {
 			return NotReproduced, fmt.Sprintf("%s: no rotation: %v", r.Label, err)
 		}

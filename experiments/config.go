@@ -370,7 +370,6 @@ func (c *Config) Check() error {
 		{"train.steps", c.Train.Steps, 1 << 30},
 		{"train.log_every", c.Train.LogEvery, 1 << 30},
 		{"train.checkpoint_every", c.Train.CheckpointEvery, 1 << 30},
-		{"position.max_len", c.Position.MaxLen, 1 << 20},
 		{"eval.tokens", c.Eval.Tokens, 1 << 30},
 		{"eval.batch_tokens", c.Eval.BatchTokens, 1 << 22},
 	}
@@ -451,7 +450,7 @@ func (c *Config) Check() error {
 	}
 	if f := c.Train.Finetune; f != nil {
 		// Fine-tuning runs after the main phase: a length the scheme cannot take must fail now.
-		if _, err := eval.Embedding(f.SeqLen); err != nil {
+		if err := position.Check(eval, f.SeqLen); err != nil {
 			return fmt.Errorf("train.finetune.seq_len: %v", err)
 		}
 	}
@@ -461,15 +460,20 @@ func (c *Config) Check() error {
 // Schemes builds the position scheme the model trains with and the one it is evaluated with:
 // RoPE scaling is applied when evaluating (and fine-tuning), not in the main training phase.
 func (c *Config) Schemes() (train, eval position.Scheme, err error) {
-	spec := position.Spec{DModel: c.Model.DModel, Heads: c.Model.Heads, TrainLen: c.Train.SeqLen, Config: c.Position}
-	if eval, err = position.New(spec); err != nil {
+	if eval, err = position.New(c.Spec(c.Position)); err != nil {
 		return nil, nil, err
 	}
-	spec.Config.Scaling = nil
-	if train, err = position.New(spec); err != nil {
+	pc := c.Position
+	pc.Scaling = nil
+	if train, err = position.New(c.Spec(pc)); err != nil {
 		return nil, nil, err
 	}
 	return train, eval, nil
+}
+
+// Spec is what a position scheme of this config is built from, with the position section pc.
+func (c *Config) Spec(pc position.Config) position.Spec {
+	return position.Spec{DModel: c.Model.DModel, Heads: c.Model.Heads, Layers: c.Model.Layers, TrainLen: c.Train.SeqLen, Config: pc}
 }
 
 // Hash is the SHA-256 of the resolved config, in hex.

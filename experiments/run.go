@@ -275,7 +275,7 @@ func evalBatch(windows, limit int) int {
 func (c Config) newModel(scheme position.Scheme) (*model.Model, error) {
 	mc := c.Model
 	mc.Vocab = data.Vocab
-	return model.New(mc, scheme, c.Train.SeqLen, tensor.Float32, c.Seed)
+	return model.New(mc, scheme, tensor.Float32, c.Seed)
 }
 
 // checkWritable checks that dir, or the nearest folder above it that exists, takes a new file,

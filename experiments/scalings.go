@@ -51,7 +51,7 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 	for _, sc := range scalings {
 		pc := c.Position
 		pc.Scaling = sc
-		s, err := position.New(position.Spec{DModel: c.Model.DModel, Heads: c.Model.Heads, TrainLen: c.Train.SeqLen, Config: pc})
+		s, err := position.New(c.Spec(pc))
 		if err != nil {
 			return nil, err
 		}

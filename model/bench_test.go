@@ -22,11 +22,11 @@ var benchConfigs = []struct {
 }
 
 func benchModel(b *testing.B, c Config, scheme string, trainLen int) (*Model, position.Scheme) {
-	s, err := position.New(position.Spec{DModel: c.DModel, Heads: c.Heads, TrainLen: trainLen, Config: position.Config{Scheme: scheme}})
+	s, err := position.New(position.Spec{DModel: c.DModel, Heads: c.Heads, Layers: c.Layers, TrainLen: trainLen, Config: position.Config{Scheme: scheme}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, err := New(c, s, trainLen, tensor.Float32, 1234)
+	m, err := New(c, s, tensor.Float32, 1234)
 	if err != nil {
 		b.Fatal(err)
 	}

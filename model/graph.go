@@ -43,10 +43,6 @@ func (m *Model) Graph(scheme position.Scheme, batch, n int, o Options) (*Graph, 
 	if batch <= 0 || n <= 0 {
 		return nil, fmt.Errorf("model: graph of %d sequences of %d tokens", batch, n)
 	}
-	pos, err := positionsFor(scheme, m.Config, n)
-	if err != nil {
-		return nil, err
-	}
 	gr := &Graph{Batch: batch, Len: n, Train: o.Train, g: G.NewGraph()}
 	gr.IDs, gr.Targets = make([]int, batch*n), make([]int, batch*n)
 	g := gr.g
@@ -59,21 +55,18 @@ func (m *Model) Graph(scheme position.Scheme, batch, n int, o Options) (*Graph, 
 		w[p.Name] = node
 		wrt = append(wrt, node)
 	}
+	pos, err := m.positions(g, scheme, w, n)
+	if err != nil {
+		return nil, err
+	}
 	var ops ops = fused{}
 	if o.Plain {
 		gr.onehot = tensor.New(tensor.WithShape(batch*n, m.Config.Vocab), tensor.Of(m.Dtype))
 		ops = &stock{onehot: G.NewMatrix(g, m.Dtype, G.WithShape(batch*n, m.Config.Vocab), G.WithName("onehot"), G.WithValue(gr.onehot))}
 	}
-	var pe *G.Node
-	switch {
-	case m.learnedPositions:
-		pe = w["wpe"]
-	case pos.table != nil:
-		pe = G.NewMatrix(g, m.Dtype, G.WithShape(n, m.Config.DModel), G.WithName("pe"), G.WithValue(convertTo(pos.table, m.Dtype)))
-	}
-	attn := nn.AttentionConfig{Batch: batch, SeqLen: n, Heads: m.Config.Heads, Positions: pos.inAttention}
+	attn := nn.AttentionConfig{Batch: batch, SeqLen: n, Heads: m.Config.Heads, Positions: pos.rotation, Bias: pos.biasForm, LearnBias: pos.learnedBias}
 	b := &builder{ops: ops}
-	gr.logits = b.forward(w, ids, pe, m.learnedPositions, attn, m.Config.Layers)
+	gr.logits = b.forward(w, ids, pos, attn, m.Config.Layers)
 	gr.loss = b.crossEntropy(gr.logits, targets)
 	if b.err != nil {
 		return nil, fmt.Errorf("model: building the graph: %w", b.err)
@@ -88,15 +81,15 @@ func (m *Model) Graph(scheme position.Scheme, batch, n int, o Options) (*Graph, 
 }
 
 // forward is the whole model up to the logits, as a reader would write it down.
-func (b *builder) forward(w map[string]*G.Node, ids, pe *G.Node, learnedPE bool, attn nn.AttentionConfig, layers int) *G.Node {
-	x := b.embed(ids, w["wte"], pe, attn.SeqLen, learnedPE)
+func (b *builder) forward(w map[string]*G.Node, ids *G.Node, pos positions, attn nn.AttentionConfig, layers int) *G.Node {
+	x := b.embed(ids, w["wte"], pos.table, attn.SeqLen, pos.learnedTable)
 	for l := 0; l < layers; l++ {
 		p := func(name string) *G.Node { return w[fmt.Sprintf("h%d.%s", l, name)] }
 		h := b.layerNorm(x, p("ln1_g"), p("ln1_b"))
 		q := b.linear(h, p("wq"), p("bq"))
 		k := b.linear(h, p("wk"), p("bk"))
 		v := b.linear(h, p("wv"), p("bv"))
-		x = b.add(x, b.linear(b.attention(q, k, v, attn), p("wo"), p("bo")))
+		x = b.add(x, b.linear(b.attention(q, k, v, pos.bias(l), attn), p("wo"), p("bo")))
 		h = b.layerNorm(x, p("ln2_g"), p("ln2_b"))
 		x = b.add(x, b.linear(b.gelu(b.linear(h, p("w1"), p("b1"))), p("w2"), p("b2")))
 	}
@@ -164,37 +157,196 @@ func oneHot(t *tensor.Dense, targets []int) {
 	}
 }
 
-// positions is a scheme's contribution at one length.
+// positions is a scheme's contribution at one length, as graph nodes and attention settings.
 type positions struct {
-	table       *tensor.Dense // added to the embeddings, when fixed
-	inAttention nn.Positions
+	// table is added to the embeddings; learnedTable says it is computed from weights.
+	table        *G.Node
+	learnedTable bool
+	rotation     nn.Positions
+	// biases holds each layer's bias, or one shared by all layers.
+	biases      []*G.Node
+	biasForm    nn.BiasForm
+	learnedBias bool
 }
 
-func positionsFor(s position.Scheme, c Config, n int) (positions, error) {
+// bias is layer l's bias node, or nil.
+func (p positions) bias(l int) *G.Node {
+	switch len(p.biases) {
+	case 0:
+		return nil
+	case 1:
+		return p.biases[0]
+	}
+	return p.biases[l]
+}
+
+// positions asks the scheme what it adds at n positions, through the optional interfaces it
+// implements, and makes graph nodes of it: constants for fixed numbers, and for numbers computed
+// from the scheme's weights, nodes that compute them (nn.Compute) so that their gradient reaches
+// the weights.
+func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w map[string]*G.Node, n int) (positions, error) {
 	var p positions
-	table, err := s.Embedding(n)
-	if err != nil {
-		return p, err
+	d, heads := m.Config.DModel, m.Config.Heads
+	_, fixedTable := s.(position.Embedder)
+	_, learnedTable := s.(position.LearnedEmbedder)
+	_, fixedBias := s.(position.Biaser)
+	_, learnedBias := s.(position.LearnedBiaser)
+	if fixedTable && learnedTable || fixedBias && learnedBias {
+		return p, fmt.Errorf("model: the %s scheme gives both a fixed and a learned table or bias", s.Name())
 	}
-	if table != nil && !table.Learned {
-		if table.Cols != c.DModel || table.Rows < n || len(table.Values) != table.Rows*table.Cols {
-			return p, fmt.Errorf("model: position table %dx%d does not fit %d positions of width %d", table.Rows, table.Cols, n, c.DModel)
+	var weights []*G.Node
+	if l, ok := s.(position.Learner); ok {
+		for _, wt := range l.Weights() {
+			node, ok := w[wt.Name]
+			if !ok {
+				return p, fmt.Errorf("model: the %s scheme's weight %s is not among the model's", s.Name(), wt.Name)
+			}
+			weights = append(weights, node)
 		}
-		p.table = tensor.New(tensor.WithShape(n, c.DModel), tensor.WithBacking(append([]float64(nil), table.Values[:n*c.DModel]...)))
 	}
-	rot, err := s.Rotation(n)
-	if err != nil {
-		return p, err
+	values := m.SchemeWeights()
+	checkTable := func(t *position.Table) error {
+		if t.Cols != d || t.Rows < n || len(t.Values) < n*d {
+			return fmt.Errorf("model: the %s scheme's position table %dx%d does not fit %d positions of width %d", s.Name(), t.Rows, t.Cols, n, d)
+		}
+		return nil
 	}
-	if rot != nil {
-		p.inAttention.Pairs = len(rot.InvFreq)
-		p.inAttention.Interleaved = rot.Interleaved
-		p.inAttention.Cos, p.inAttention.Sin = rot.Cos, rot.Sin
+	checkBias := func(b *position.Bias) error {
+		size := heads * n
+		if b.PerQuery {
+			size *= n
+		}
+		if b.Heads != heads || b.Len != n || len(b.Values) != size {
+			return fmt.Errorf("model: the %s scheme's bias for %d heads and %d positions does not fit %d heads and %d positions", s.Name(), b.Heads, b.Len, heads, n)
+		}
+		return nil
 	}
-	if p.inAttention.Bias, err = s.Bias(n); err != nil {
-		return p, err
+	switch e := s.(type) {
+	case position.Embedder:
+		t, err := e.Embedding(n)
+		if err != nil {
+			return p, err
+		}
+		if err := checkTable(t); err != nil {
+			return p, err
+		}
+		p.table = constant(g, m.Dtype, "pe", t.Values[:n*d], n, d)
+	case position.LearnedEmbedder:
+		t, err := e.LearnedEmbedding(values, n)
+		if err != nil {
+			return p, err
+		}
+		if err := checkTable(t); err != nil {
+			return p, err
+		}
+		if p.table, err = nn.Compute("PositionTable", tableOf{e, n, d}, tensor.Shape{n, d}, weights...); err != nil {
+			return p, err
+		}
+		p.learnedTable = true
+	}
+	if r, ok := s.(position.Rotator); ok {
+		rot, err := r.Rotation(n)
+		if err != nil {
+			return p, err
+		}
+		p.rotation = nn.Positions{Pairs: len(rot.InvFreq), Interleaved: rot.Interleaved, Cos: rot.Cos, Sin: rot.Sin}
+	}
+	form := func(b *position.Bias) (nn.BiasForm, tensor.Shape) {
+		if b.PerQuery {
+			return nn.PerQuery, tensor.Shape{heads, n, n}
+		}
+		return nn.ByDistance, tensor.Shape{heads, n}
+	}
+	switch e := s.(type) {
+	case position.Biaser:
+		b, err := e.Bias(n)
+		if err != nil {
+			return p, err
+		}
+		if err := checkBias(b); err != nil {
+			return p, err
+		}
+		var shape tensor.Shape
+		p.biasForm, shape = form(b)
+		p.biases = []*G.Node{constant(g, m.Dtype, "bias", b.Values, shape...)}
+	case position.LearnedBiaser:
+		for l := 0; l < m.Config.Layers; l++ {
+			b, err := e.LearnedBias(values, l, n)
+			if err != nil {
+				return p, err
+			}
+			if err := checkBias(b); err != nil {
+				return p, err
+			}
+			var shape tensor.Shape
+			p.biasForm, shape = form(b)
+			node, err := nn.Compute(fmt.Sprintf("PositionBias%d", l), biasOf{e, l, n}, shape, weights...)
+			if err != nil {
+				return p, err
+			}
+			p.biases = append(p.biases, node)
+		}
+		p.learnedBias = true
 	}
 	return p, nil
+}
+
+func float64s(t *tensor.Dense) []float64 {
+	switch x := t.Data().(type) {
+	case []float64:
+		return append([]float64(nil), x...)
+	case []float32:
+		y := make([]float64, len(x))
+		for i, v := range x {
+			y[i] = float64(v)
+		}
+		return y
+	}
+	return nil
+}
+
+// constant is a constant node of the model's dtype holding v.
+func constant(g *G.ExprGraph, dt tensor.Dtype, name string, v []float64, shape ...int) *G.Node {
+	t := convertTo(tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float64(nil), v...))), dt)
+	return G.NewTensor(g, dt, len(shape), G.WithShape(shape...), G.WithName(name), G.WithValue(t))
+}
+
+// tableOf computes a learned position table from the scheme's weights.
+type tableOf struct {
+	s    position.LearnedEmbedder
+	n, d int
+}
+
+func (t tableOf) Forward(in [][]float64, out []float64) error {
+	tab, err := t.s.LearnedEmbedding(in, t.n)
+	if err != nil {
+		return err
+	}
+	copy(out, tab.Values[:t.n*t.d])
+	return nil
+}
+
+func (t tableOf) Backward(in [][]float64, dout []float64, din [][]float64) {
+	t.s.LearnedEmbeddingGrad(in, t.n, dout, din)
+}
+
+// biasOf computes one layer's learned bias from the scheme's weights.
+type biasOf struct {
+	s        position.LearnedBiaser
+	layer, n int
+}
+
+func (b biasOf) Forward(in [][]float64, out []float64) error {
+	bias, err := b.s.LearnedBias(in, b.layer, b.n)
+	if err != nil {
+		return err
+	}
+	copy(out, bias.Values)
+	return nil
+}
+
+func (b biasOf) Backward(in [][]float64, dout []float64, din [][]float64) {
+	b.s.LearnedBiasGrad(in, b.layer, b.n, dout, din)
 }
 
 // ops are the layers the forward pass is made of: fused ones, or gorgonia's stock ones.
@@ -202,7 +354,7 @@ type ops interface {
 	embed(ids, wte, pe *G.Node, seqLen int, learned bool) (*G.Node, error)
 	layerNorm(x, g, b *G.Node) (*G.Node, error)
 	linear(x, w, b *G.Node) (*G.Node, error)
-	attention(q, k, v *G.Node, c nn.AttentionConfig) (*G.Node, error)
+	attention(q, k, v, bias *G.Node, c nn.AttentionConfig) (*G.Node, error)
 	gelu(x *G.Node) (*G.Node, error)
 	add(a, b *G.Node) (*G.Node, error)
 	crossEntropy(logits, targets *G.Node) (*G.Node, error)
@@ -215,8 +367,8 @@ func (fused) embed(ids, wte, pe *G.Node, n int, learned bool) (*G.Node, error) {
 }
 func (fused) layerNorm(x, g, b *G.Node) (*G.Node, error) { return nn.LayerNorm(x, g, b, lnEps) }
 func (fused) linear(x, w, b *G.Node) (*G.Node, error)    { return nn.Linear(x, w, b) }
-func (fused) attention(q, k, v *G.Node, c nn.AttentionConfig) (*G.Node, error) {
-	return nn.Attention(q, k, v, c)
+func (fused) attention(q, k, v, bias *G.Node, c nn.AttentionConfig) (*G.Node, error) {
+	return nn.Attention(q, k, v, bias, c)
 }
 func (fused) gelu(x *G.Node) (*G.Node, error)   { return nn.GELU(x) }
 func (fused) add(a, b *G.Node) (*G.Node, error) { return nn.Add(a, b) }
@@ -232,8 +384,8 @@ func (*stock) embed(ids, wte, pe *G.Node, n int, _ bool) (*G.Node, error) {
 }
 func (*stock) layerNorm(x, g, b *G.Node) (*G.Node, error) { return plain.LayerNorm(x, g, b, lnEps) }
 func (*stock) linear(x, w, b *G.Node) (*G.Node, error)    { return plain.Linear(x, w, b) }
-func (*stock) attention(q, k, v *G.Node, c nn.AttentionConfig) (*G.Node, error) {
-	return plain.Attention(q, k, v, c)
+func (*stock) attention(q, k, v, bias *G.Node, c nn.AttentionConfig) (*G.Node, error) {
+	return plain.Attention(q, k, v, bias, c)
 }
 func (*stock) gelu(x *G.Node) (*G.Node, error)   { return plain.GELU(x) }
 func (*stock) add(a, b *G.Node) (*G.Node, error) { return G.Add(a, b) }
@@ -266,8 +418,8 @@ func (b *builder) layerNorm(x, g, bias *G.Node) *G.Node {
 func (b *builder) linear(x, w, bias *G.Node) *G.Node {
 	return b.do(func() (*G.Node, error) { return b.ops.linear(x, w, bias) })
 }
-func (b *builder) attention(q, k, v *G.Node, c nn.AttentionConfig) *G.Node {
-	return b.do(func() (*G.Node, error) { return b.ops.attention(q, k, v, c) })
+func (b *builder) attention(q, k, v, bias *G.Node, c nn.AttentionConfig) *G.Node {
+	return b.do(func() (*G.Node, error) { return b.ops.attention(q, k, v, bias, c) })
 }
 func (b *builder) gelu(x *G.Node) *G.Node {
 	return b.do(func() (*G.Node, error) { return b.ops.gelu(x) })

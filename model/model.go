@@ -63,89 +63,110 @@ type Model struct {
 	// Params lists every weight in a fixed order: the order of the checkpoint and the optimizer.
 	Params []*Param
 	byName map[string]*Param
-	// learnedPositions is set when the scheme's position table is a weight ("wpe").
-	learnedPositions bool
+	// scheme lists the position scheme's own weights, in the order it declares them.
+	scheme []*Param
 }
 
-// New returns a model with fresh weights drawn from seed. The scheme is asked for its table at
-// the training length: a learned table becomes the weight wpe.
-func New(c Config, scheme position.Scheme, trainLen int, dt tensor.Dtype, seed uint64) (*Model, error) {
+// New returns a model with fresh weights drawn from seed, with the weights the position scheme
+// declares, if it is a position.Learner.
+func New(c Config, scheme position.Scheme, dt tensor.Dtype, seed uint64) (*Model, error) {
 	if err := c.Check(); err != nil {
 		return nil, err
 	}
 	if dt != tensor.Float32 && dt != tensor.Float64 {
 		return nil, fmt.Errorf("model: dtype %v, want float32 or float64", dt)
 	}
-	rows, err := LearnedRows(scheme, trainLen)
+	shapes, err := Shapes(c, scheme)
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Config: c, Dtype: dt, byName: map[string]*Param{}, learnedPositions: rows > 0}
+	m := &Model{Config: c, Dtype: dt, byName: map[string]*Param{}}
 	draws := normals{rng.SplitMix64{State: seed}}
-	for _, s := range Shapes(c, rows) {
-		var p *Param
-		switch s.Init {
-		case initNormal:
-			p = draws.matrix(s.Name, s.Dims[0], s.Dims[1])
-		case initOnes:
-			p = filled(s.Name, 1, s.Dims[0])
+	for _, s := range shapes {
+		p := &Param{Name: s.Name, Decay: s.Decay}
+		switch {
+		case s.Std > 0:
+			p.Value = draws.tensor(s.Dims, s.Std)
+		case s.Init != nil:
+			p.Value = tensor.New(tensor.WithShape(s.Dims...), tensor.WithBacking(append([]float64(nil), s.Init...)))
 		default:
-			p = filled(s.Name, 0, s.Dims[0])
+			p.Value = tensor.New(tensor.WithShape(s.Dims...), tensor.Of(tensor.Float64))
 		}
 		p.Value = convertTo(p.Value, dt)
 		m.add(p)
+		if s.Scheme {
+			m.scheme = append(m.scheme, p)
+		}
 	}
 	return m, nil
-}
-
-// LearnedRows is the number of rows of the scheme's learned position table, 0 if it has none.
-func LearnedRows(scheme position.Scheme, trainLen int) (int, error) {
-	table, err := scheme.Embedding(trainLen)
-	if err != nil {
-		return 0, err
-	}
-	if table != nil && table.Learned {
-		return table.Rows, nil
-	}
-	return 0, nil
 }
 
 // Shape is one weight's name, shape and initialisation.
 type Shape struct {
 	Name string
 	Dims []int
-	Init string
+	// Std > 0 draws the weight N(0, Std²); otherwise it starts at Init, or zero.
+	Std   float64
+	Init  []float64
+	Decay bool
+	// Scheme marks the position scheme's own weights.
+	Scheme bool
 }
 
-const (
-	initNormal = "normal" // N(0, initStd²)
-	initOnes   = "ones"
-	initZeros  = "zeros"
-)
-
 // Shapes lists the model's weights in order, the order of the checkpoint and of the initial
-// draws, which follow PyTorch's reference script (shared/bench) so that the two start from the
-// same weights. learnedRows > 0 adds a learned position table wpe of that many rows.
-func Shapes(c Config, learnedRows int) []Shape {
+// draws, which follow PyTorch's reference script (bench/torch_ref.py) so that the two start from
+// the same weights: the token embedding, the scheme's weights (a learned table wpe, T5's bias,
+// ...), then the blocks. It fails if a scheme's weight is malformed or takes a model weight's
+// name.
+func Shapes(c Config, scheme position.Scheme) ([]Shape, error) {
 	d, v := c.DModel, c.Vocab
-	matrix := func(name string, r, k int) Shape { return Shape{name, []int{r, k}, initNormal} }
-	vector := func(name string, n int, init string) Shape { return Shape{name, []int{n}, init} }
-	out := []Shape{matrix("wte", v, d)}
-	if learnedRows > 0 {
-		out = append(out, matrix("wpe", learnedRows, d))
+	matrix := func(name string, r, k int) Shape {
+		return Shape{Name: name, Dims: []int{r, k}, Std: initStd, Decay: true}
 	}
+	vector := func(name string, n int, init float64) Shape {
+		s := Shape{Name: name, Dims: []int{n}}
+		if init != 0 {
+			s.Init = make([]float64, n)
+			for i := range s.Init {
+				s.Init[i] = init
+			}
+		}
+		return s
+	}
+	var blocks []Shape
 	for l := 0; l < c.Layers; l++ {
 		p := fmt.Sprintf("h%d.", l)
-		out = append(out, vector(p+"ln1_g", d, initOnes), vector(p+"ln1_b", d, initZeros))
+		blocks = append(blocks, vector(p+"ln1_g", d, 1), vector(p+"ln1_b", d, 0))
 		for _, w := range []string{"q", "k", "v", "o"} {
-			out = append(out, matrix(p+"w"+w, d, d), vector(p+"b"+w, d, initZeros))
+			blocks = append(blocks, matrix(p+"w"+w, d, d), vector(p+"b"+w, d, 0))
 		}
-		out = append(out, vector(p+"ln2_g", d, initOnes), vector(p+"ln2_b", d, initZeros))
-		out = append(out, matrix(p+"w1", d, 4*d), vector(p+"b1", 4*d, initZeros))
-		out = append(out, matrix(p+"w2", 4*d, d), vector(p+"b2", d, initZeros))
+		blocks = append(blocks, vector(p+"ln2_g", d, 1), vector(p+"ln2_b", d, 0))
+		blocks = append(blocks, matrix(p+"w1", d, 4*d), vector(p+"b1", 4*d, 0))
+		blocks = append(blocks, matrix(p+"w2", 4*d, d), vector(p+"b2", d, 0))
 	}
-	out = append(out, vector("lnf_g", d, initOnes), vector("lnf_b", d, initZeros))
-	return append(out, matrix("whead", d, v), vector("bhead", v, initZeros))
+	blocks = append(blocks, vector("lnf_g", d, 1), vector("lnf_b", d, 0))
+	blocks = append(blocks, matrix("whead", d, v), vector("bhead", v, 0))
+
+	out := []Shape{matrix("wte", v, d)}
+	taken := map[string]bool{"wte": true}
+	for _, b := range blocks {
+		taken[b.Name] = true
+	}
+	if l, ok := scheme.(position.Learner); ok {
+		for _, w := range l.Weights() {
+			switch {
+			case taken[w.Name] || w.Name == "":
+				return nil, fmt.Errorf("model: the %s scheme's weight %q clashes with another weight", scheme.Name(), w.Name)
+			case len(w.Dims) == 0 || w.Size() <= 0:
+				return nil, fmt.Errorf("model: the %s scheme's weight %s has shape %v", scheme.Name(), w.Name, w.Dims)
+			case w.Init != nil && len(w.Init) != w.Size():
+				return nil, fmt.Errorf("model: the %s scheme's weight %s has %d initial values for shape %v", scheme.Name(), w.Name, len(w.Init), w.Dims)
+			}
+			taken[w.Name] = true
+			out = append(out, Shape{Name: w.Name, Dims: w.Dims, Std: w.Std, Init: w.Init, Decay: w.Decay, Scheme: true})
+		}
+	}
+	return append(out, blocks...), nil
 }
 
 func (m *Model) add(ps ...*Param) {
@@ -167,25 +188,21 @@ func (m *Model) NumParams() int {
 	return n
 }
 
-func filled(name string, v float64, n int) *Param {
-	x := make([]float64, n)
-	for i := range x {
-		x[i] = v
-	}
-	return &Param{Name: name, Value: tensor.New(tensor.WithShape(n), tensor.WithBacking(x))}
-}
-
-// normals draws N(0, initStd²) numbers: SplitMix64 and Box-Muller, exactly as the reference does.
+// normals draws N(0, std²) numbers: SplitMix64 and Box-Muller, exactly as the reference does.
 type normals struct{ rng.SplitMix64 }
 
-func (r *normals) matrix(name string, rows, cols int) *Param {
-	x := make([]float64, rows*cols)
+func (r *normals) tensor(dims []int, std float64) *tensor.Dense {
+	n := 1
+	for _, d := range dims {
+		n *= d
+	}
+	x := make([]float64, n)
 	for i := range x {
 		u1 := (float64(r.Next()>>11) + 1) / (1 << 53)
 		u2 := float64(r.Next()>>11) / (1 << 53)
-		x[i] = initStd * math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
+		x[i] = std * math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
 	}
-	return &Param{Name: name, Value: tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(x)), Decay: true}
+	return tensor.New(tensor.WithShape(dims...), tensor.WithBacking(x))
 }
 
 func convertTo(t *tensor.Dense, dt tensor.Dtype) *tensor.Dense {
@@ -200,8 +217,15 @@ func convertTo(t *tensor.Dense, dt tensor.Dtype) *tensor.Dense {
 	return tensor.New(tensor.WithShape(t.Shape()...), tensor.WithBacking(dst))
 }
 
-// ErrNotApplicable wraps position.ErrNotApplicable for lengths a scheme cannot handle.
-var ErrNotApplicable = position.ErrNotApplicable
-
 // IsNotApplicable reports whether err says the scheme cannot handle a length by design.
 func IsNotApplicable(err error) bool { return errors.Is(err, position.ErrNotApplicable) }
+
+// SchemeWeights returns the values of the position scheme's weights, in the order the scheme
+// declares them, as float64.
+func (m *Model) SchemeWeights() [][]float64 {
+	v := make([][]float64, len(m.scheme))
+	for i, p := range m.scheme {
+		v[i] = float64s(p.Value)
+	}
+	return v
+}

@@ -22,7 +22,7 @@ const tinyLen = 5
 func schemes(t *testing.T, c Config, trainLen int) map[string]position.Scheme {
 	t.Helper()
 	configs := map[string]position.Config{
-		"rope-interleaved": {Scheme: "rope", Pairing: "interleaved"},
+		"rope-interleaved": {Scheme: "rope", Params: map[string]any{"pairing": "interleaved"}},
 		"rope-yarn":        {Scheme: "rope", Scaling: &position.Scaling{Type: "yarn", Factor: position.Factor{Value: 4}}},
 	}
 	for _, n := range position.Names() {
@@ -30,7 +30,7 @@ func schemes(t *testing.T, c Config, trainLen int) map[string]position.Scheme {
 	}
 	out := map[string]position.Scheme{}
 	for name, pc := range configs {
-		s, err := position.New(position.Spec{DModel: c.DModel, Heads: c.Heads, TrainLen: trainLen, Config: pc})
+		s, err := position.New(position.Spec{DModel: c.DModel, Heads: c.Heads, Layers: c.Layers, TrainLen: trainLen, Config: pc})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -52,7 +52,7 @@ func randomTokens(rng *rand.Rand, n, vocab int) []int {
 func TestGradientsMatchFiniteDifferences(t *testing.T) {
 	for name, s := range schemes(t, tiny, tinyLen) {
 		t.Run(name, func(t *testing.T) {
-			m, err := New(tiny, s, tinyLen, tensor.Float64, 7)
+			m, err := New(tiny, s, tensor.Float64, 7)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +105,7 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 func TestFusedMatchesStockOps(t *testing.T) {
 	for name, s := range schemes(t, tiny, tinyLen) {
 		t.Run(name, func(t *testing.T) {
-			m, err := New(tiny, s, tinyLen, tensor.Float64, 9)
+			m, err := New(tiny, s, tensor.Float64, 9)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +152,7 @@ func TestCausal(t *testing.T) {
 	const n = 12
 	for name, s := range schemes(t, tiny, n) {
 		t.Run(name, func(t *testing.T) {
-			m, err := New(tiny, s, n, tensor.Float64, 11)
+			m, err := New(tiny, s, tensor.Float64, 11)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -197,11 +197,11 @@ func TestOverfitsTinyBatch(t *testing.T) {
 	const n = 16
 	for _, name := range []string{"rope", "alibi", "learned"} {
 		t.Run(name, func(t *testing.T) {
-			s, err := position.New(position.Spec{DModel: c.DModel, Heads: c.Heads, TrainLen: n, Config: position.Config{Scheme: name}})
+			s, err := position.New(position.Spec{DModel: c.DModel, Heads: c.Heads, Layers: c.Layers, TrainLen: n, Config: position.Config{Scheme: name}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := New(c, s, n, tensor.Float32, 1)
+			m, err := New(c, s, tensor.Float32, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -252,11 +252,11 @@ func TestDeterministic(t *testing.T) {
 	c := Config{DModel: 16, Layers: 1, Heads: 2, Vocab: 256}
 	const n = 8
 	run := func() []float64 {
-		s, err := position.New(position.Spec{DModel: c.DModel, Heads: c.Heads, TrainLen: n, Config: position.Config{Scheme: "rope"}})
+		s, err := position.New(position.Spec{DModel: c.DModel, Heads: c.Heads, Layers: c.Layers, TrainLen: n, Config: position.Config{Scheme: "rope"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := New(c, s, n, tensor.Float32, 42)
+		m, err := New(c, s, tensor.Float32, 42)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -297,7 +297,7 @@ func TestNotApplicablePastLearnedTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := New(tiny, s, 4, tensor.Float32, 1)
+	m, err := New(tiny, s, tensor.Float32, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,12 +322,12 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 			if scheme == "rope" {
 				c.DModel = 24
 			}
-			s, err := position.New(position.Spec{DModel: c.DModel, Heads: c.Heads, TrainLen: n, Config: position.Config{Scheme: scheme}})
+			s, err := position.New(position.Spec{DModel: c.DModel, Heads: c.Heads, Layers: c.Layers, TrainLen: n, Config: position.Config{Scheme: scheme}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			m64, _ := New(c, s, n, tensor.Float64, 3)
-			m32, _ := New(c, s, n, tensor.Float32, 3)
+			m64, _ := New(c, s, tensor.Float64, 3)
+			m32, _ := New(c, s, tensor.Float32, 3)
 			rng := rand.New(rand.NewPCG(9, 9))
 			for i, p := range m64.Params {
 				w := nn.Values[float64](p.Value)

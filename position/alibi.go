@@ -10,7 +10,7 @@ type ALiBi struct {
 
 func init() {
 	Register("alibi", func(s Spec) (Scheme, error) {
-		if err := s.Config.only(); err != nil {
+		if err := s.Config.Decode(&struct{}{}); err != nil {
 			return nil, err
 		}
 		return ALiBi{Slopes: Slopes(s.Heads)}, nil
@@ -42,16 +42,19 @@ func Slopes(n int) []float64 {
 	return s
 }
 
-func (ALiBi) Embedding(int) (*Table, error)   { return nil, nil }
-func (ALiBi) Rotation(int) (*Rotation, error) { return nil, nil }
+// Name is alibi.
+func (ALiBi) Name() string { return "alibi" }
 
-func (a ALiBi) Bias(n int) ([][]float64, error) {
-	b := make([][]float64, len(a.Slopes))
+// Bias is -Slopes[h]·δ for the key δ positions back.
+func (a ALiBi) Bias(n int) (*Bias, error) {
+	b := NewBias(len(a.Slopes), n, false)
 	for h, m := range a.Slopes {
-		b[h] = make([]float64, n)
-		for d := range b[h] {
-			b[h][d] = -m * float64(d)
+		for d := 0; d < n; d++ {
+			b.Values[h*n+d] = -m * float64(d)
 		}
 	}
 	return b, nil
 }
+
+// Describe gives the heads' slopes.
+func (a ALiBi) Describe(int) map[string]any { return map[string]any{"slopes": a.Slopes} }

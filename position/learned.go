@@ -2,34 +2,53 @@ package position
 
 import "fmt"
 
-// Learned is a trainable table of MaxLen position vectors added to the token embeddings. It has
-// no vector for positions at or past MaxLen, so longer sequences are not applicable.
+// Learned is a trainable table of MaxLen position vectors added to the token embeddings, the
+// weight wpe. It has no vector for positions at or past MaxLen, so longer sequences are not
+// applicable.
 type Learned struct {
 	MaxLen, DModel int
 }
 
+// maxLearnedRows bounds position.max_len: far beyond what this trainer is for.
+const maxLearnedRows = 1 << 20
+
 func init() {
 	Register("learned", func(s Spec) (Scheme, error) {
-		if err := s.Config.only("max_len"); err != nil {
+		p := struct {
+			MaxLen int `yaml:"max_len"`
+		}{MaxLen: s.TrainLen}
+		if err := s.Config.Decode(&p); err != nil {
 			return nil, err
 		}
-		n := s.Config.MaxLen
-		if n == 0 {
-			n = s.TrainLen
+		if p.MaxLen < s.TrainLen {
+			return nil, fmt.Errorf("position.max_len: %d is shorter than the training length %d", p.MaxLen, s.TrainLen)
 		}
-		if n < s.TrainLen {
-			return nil, fmt.Errorf("position.max_len: %d is shorter than the training length %d", n, s.TrainLen)
+		if p.MaxLen > maxLearnedRows {
+			return nil, fmt.Errorf("position.max_len: %d, above the limit of %d", p.MaxLen, maxLearnedRows)
 		}
-		return Learned{MaxLen: n, DModel: s.DModel}, nil
+		return Learned{MaxLen: p.MaxLen, DModel: s.DModel}, nil
 	})
 }
 
-func (l Learned) Embedding(n int) (*Table, error) {
+// Name is learned.
+func (Learned) Name() string { return "learned" }
+
+// Weights is the table wpe, drawn and decayed like the model's matrices.
+func (l Learned) Weights() []Weight {
+	return []Weight{{Name: "wpe", Dims: []int{l.MaxLen, l.DModel}, Std: 0.02, Decay: true}}
+}
+
+// LearnedEmbedding is the first n rows of wpe.
+func (l Learned) LearnedEmbedding(w [][]float64, n int) (*Table, error) {
 	if n > l.MaxLen {
 		return nil, fmt.Errorf("learned positions: %d positions, but the table has %d rows: %w", n, l.MaxLen, ErrNotApplicable)
 	}
-	return &Table{Rows: l.MaxLen, Cols: l.DModel, Learned: true}, nil
+	return &Table{Rows: n, Cols: l.DModel, Values: w[0][:n*l.DModel]}, nil
 }
 
-func (Learned) Rotation(int) (*Rotation, error) { return nil, nil }
-func (Learned) Bias(int) ([][]float64, error)   { return nil, nil }
+// LearnedEmbeddingGrad adds the table's gradient to the first n rows of wpe's.
+func (l Learned) LearnedEmbeddingGrad(_ [][]float64, n int, dTable []float64, dw [][]float64) {
+	for i, g := range dTable[:n*l.DModel] {
+		dw[0][i] += g
+	}
+}

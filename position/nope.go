@@ -1,17 +1,17 @@
 package position
 
-// NoPE gives the model no position information beyond the causal mask.
+// NoPE gives the model no position information beyond the causal mask: it implements none of
+// the optional interfaces.
 type NoPE struct{}
 
 func init() {
 	Register("nope", func(s Spec) (Scheme, error) {
-		if err := s.Config.only(); err != nil {
+		if err := s.Config.Decode(&struct{}{}); err != nil {
 			return nil, err
 		}
 		return NoPE{}, nil
 	})
 }
 
-func (NoPE) Embedding(int) (*Table, error)   { return nil, nil }
-func (NoPE) Rotation(int) (*Rotation, error) { return nil, nil }
-func (NoPE) Bias(int) ([][]float64, error)   { return nil, nil }
+// Name is nope.
+func (NoPE) Name() string { return "nope" }

@@ -1,8 +1,9 @@
 // Package position holds the position schemes a transformer can be trained with, and a registry
 // of them by name. A scheme acts at up to three places: it may add a vector to each input
 // embedding (learned, sinusoidal), rotate the queries and keys inside attention (RoPE), or add a
-// bias to the attention scores (ALiBi). A new scheme is one file that implements Scheme and
-// registers a constructor in its init function:
+// bias to the attention scores (ALiBi, T5, KERPLE, FIRE). It implements one optional interface
+// per place it acts, as a database/sql driver does, and may own trainable weights. A new scheme
+// is one file, in this package or any other, that registers a constructor in its init function:
 //
 //	func init() { position.Register("mine", newMine) }
 package position
@@ -10,21 +11,69 @@ package position
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"sync"
 )
 
-// Scheme gives a causal transformer its sense of position. Each method describes one place the
-// scheme acts for sequences of n positions, and returns nil where the scheme does not act there.
-// A scheme that cannot handle n positions returns an error wrapping ErrNotApplicable.
+// Scheme gives a causal transformer its sense of position. It acts through the optional
+// interfaces it implements: Embedder, Rotator and Biaser with fixed numbers, LearnedEmbedder and
+// LearnedBiaser with weights of its own. A scheme that implements none gives no position
+// information beyond the causal mask (NoPE).
+//
+// A scheme that cannot handle n positions returns an error wrapping ErrNotApplicable from the
+// method asked for n positions.
 type Scheme interface {
-	// Embedding returns the table added to the token embeddings: row t is added at position t.
+	// Name is the name the scheme is registered under.
+	Name() string
+}
+
+// Embedder adds a fixed table to the token embeddings.
+type Embedder interface {
+	// Embedding returns the table for n positions: row t is added at position t.
 	Embedding(n int) (*Table, error)
-	// Rotation returns the rotation of each head's queries and keys by position.
+}
+
+// Rotator rotates each head's queries and keys by position.
+type Rotator interface {
 	Rotation(n int) (*Rotation, error)
-	// Bias returns bias[h][δ], added in head h to the score of a query for the key δ positions
-	// before it, for δ < n.
-	Bias(n int) ([][]float64, error)
+}
+
+// Biaser adds a fixed bias to the attention scores.
+type Biaser interface {
+	// Bias returns the bias for n positions.
+	Bias(n int) (*Bias, error)
+}
+
+// Learner is a scheme with trainable weights. The model creates them, saves them in its
+// checkpoints and trains them with its other weights; the scheme computes what it adds from
+// them, and the gradient of that back to them, through LearnedEmbedder or LearnedBiaser.
+type Learner interface {
+	Scheme
+	// Weights declares the scheme's weights, in the order they are created and saved.
+	Weights() []Weight
+}
+
+// LearnedEmbedder adds a table computed from the scheme's weights to the token embeddings.
+type LearnedEmbedder interface {
+	Learner
+	// LearnedEmbedding returns the table for n positions, n rows of the model's width, from the
+	// weights w (in the order Weights declares them).
+	LearnedEmbedding(w [][]float64, n int) (*Table, error)
+	// LearnedEmbeddingGrad adds to dw the gradient of the loss with respect to each weight,
+	// given dTable, its gradient with respect to the table LearnedEmbedding returned.
+	LearnedEmbeddingGrad(w [][]float64, n int, dTable []float64, dw [][]float64)
+}
+
+// LearnedBiaser adds a bias computed from the scheme's weights to the attention scores of each
+// layer.
+type LearnedBiaser interface {
+	Learner
+	// LearnedBias returns layer's bias for n positions from the weights w.
+	LearnedBias(w [][]float64, layer, n int) (*Bias, error)
+	// LearnedBiasGrad adds to dw the gradient of the loss with respect to each weight, given
+	// dBias, its gradient with respect to the values of the bias LearnedBias returned.
+	LearnedBiasGrad(w [][]float64, layer, n int, dBias []float64, dw [][]float64)
 }
 
 // ErrNotApplicable says that a scheme cannot, by design, handle a sequence length.
@@ -33,10 +82,8 @@ var ErrNotApplicable = errors.New("not applicable")
 // Table is an (Rows, Cols) matrix added to the token embeddings, row t at position t.
 type Table struct {
 	Rows, Cols int
-	// Values holds the matrix row by row; it is nil for a learned table.
+	// Values holds the matrix row by row.
 	Values []float64
-	// Learned tables are weights of the model, trained and initialised like its others.
-	Learned bool
 }
 
 // Rotation rotates pairs of dimensions of each head's queries and keys, pair p at position t by
@@ -59,16 +106,64 @@ func NewRotation(invFreq []float64, interleaved bool, factor float64, n int) *Ro
 	r.Cos, r.Sin = make([]float64, n*p), make([]float64, n*p)
 	for t := 0; t < n; t++ {
 		for i, f := range invFreq {
-			s, c := sincos(float64(t) * f)
+			s, c := math.Sincos(float64(t) * f)
 			r.Cos[t*p+i], r.Sin[t*p+i] = factor*c, factor*s
 		}
 	}
 	return r
 }
 
+// Bias is what a scheme adds to the attention scores of each head for n positions: the score of
+// query i for key j ≤ i gets Values[h·Len+(i−j)] in head h when the bias depends on the distance
+// only, and Values[(h·Len+i)·Len+j] when it depends on the query's position too (PerQuery).
+type Bias struct {
+	Heads, Len int
+	PerQuery   bool
+	Values     []float64
+}
+
+// NewBias returns a zero bias for heads heads and n positions.
+func NewBias(heads, n int, perQuery bool) *Bias {
+	size := heads * n
+	if perQuery {
+		size *= n
+	}
+	return &Bias{Heads: heads, Len: n, PerQuery: perQuery, Values: make([]float64, size)}
+}
+
+// At returns the bias of head h for query i and key j ≤ i.
+func (b *Bias) At(h, i, j int) float64 {
+	if b.PerQuery {
+		return b.Values[(h*b.Len+i)*b.Len+j]
+	}
+	return b.Values[h*b.Len+i-j]
+}
+
+// Weight declares one trainable weight of a scheme.
+type Weight struct {
+	// Name is the weight's name in checkpoints; it must not clash with the model's own.
+	Name string
+	Dims []int
+	// Std > 0 draws the initial values N(0, Std²) from the model's generator, like its own
+	// matrices; otherwise the weight starts at Init, or at zero when Init is nil.
+	Std  float64
+	Init []float64
+	// Decay says whether AdamW's weight decay applies.
+	Decay bool
+}
+
+// Size is the number of values in the weight.
+func (w Weight) Size() int {
+	n := 1
+	for _, d := range w.Dims {
+		n *= d
+	}
+	return n
+}
+
 // Spec is what a scheme is built from: the model's shape and the position section of the config.
 type Spec struct {
-	DModel, Heads int
+	DModel, Heads, Layers int
 	// TrainLen is the sequence length the model is trained at.
 	TrainLen int
 	Config   Config
@@ -122,5 +217,69 @@ func New(spec Spec) (Scheme, error) {
 	if spec.TrainLen <= 0 {
 		return nil, fmt.Errorf("position: training length %d", spec.TrainLen)
 	}
-	return f(spec)
+	if spec.Layers <= 0 {
+		spec.Layers = 1
+	}
+	s, err := f(spec)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := s.(Scalable); spec.Config.Scaling != nil && !ok {
+		return nil, fmt.Errorf("position.scaling: the %s scheme does not take a scaling", spec.Config.Scheme)
+	}
+	return s, nil
+}
+
+// Scalable is a scheme that takes a RoPE scaling (position.scaling): one that changes its
+// rotation for lengths beyond the training length.
+type Scalable interface {
+	Scheme
+	// Scaling returns the scaling in force, nil for none.
+	Scaling() *Scaling
+}
+
+// Check asks the scheme for everything it adds at n positions, with its weights at zero where
+// it has weights, and returns the first error: whether the scheme can handle n positions at
+// all, before a model is built.
+func Check(s Scheme, n int) error {
+	if e, ok := s.(Embedder); ok {
+		if _, err := e.Embedding(n); err != nil {
+			return err
+		}
+	}
+	if r, ok := s.(Rotator); ok {
+		if _, err := r.Rotation(n); err != nil {
+			return err
+		}
+	}
+	if b, ok := s.(Biaser); ok {
+		if _, err := b.Bias(n); err != nil {
+			return err
+		}
+	}
+	l, ok := s.(Learner)
+	if !ok {
+		return nil
+	}
+	var w [][]float64
+	for _, x := range l.Weights() {
+		w = append(w, make([]float64, x.Size()))
+	}
+	if e, ok := s.(LearnedEmbedder); ok {
+		if _, err := e.LearnedEmbedding(w, n); err != nil {
+			return err
+		}
+	}
+	if b, ok := s.(LearnedBiaser); ok {
+		if _, err := b.LearnedBias(w, 0, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Describer is a scheme that gives numbers of its own for n positions to show beside what it
+// adds (cmd/inspect -json): RoPE's base, ALiBi's slopes, T5's buckets.
+type Describer interface {
+	Describe(n int) map[string]any
 }

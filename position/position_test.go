@@ -25,7 +25,7 @@ func near(t *testing.T, what string, got, want []float64) {
 
 func rope(t *testing.T, d int, base float64, l int, sc *Scaling) *RoPE {
 	t.Helper()
-	s, err := New(Spec{DModel: d, Heads: 1, TrainLen: l, Config: Config{Scheme: "rope", Base: base, Scaling: sc}})
+	s, err := New(Spec{DModel: d, Heads: 1, TrainLen: l, Config: Config{Scheme: "rope", Params: map[string]any{"base": base}, Scaling: sc}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestRoPERelative(t *testing.T) {
 	k := []float64{-0.7, 0.4, 0.2, -1.0, 0.6, 0.3, -0.1, 0.5}
 	configs := map[string]Config{
 		"half":        {Scheme: "rope"},
-		"interleaved": {Scheme: "rope", Pairing: "interleaved"},
+		"interleaved": {Scheme: "rope", Params: map[string]any{"pairing": "interleaved"}},
 		"yarn":        {Scheme: "rope", Scaling: &Scaling{Type: "yarn", Factor: factor(4)}},
 		"ntk":         {Scheme: "rope", Scaling: &Scaling{Type: "ntk", Factor: factor(4)}},
 		"linear":      {Scheme: "rope", Scaling: &Scaling{Type: "linear", Factor: factor(2)}},
@@ -180,7 +180,7 @@ func TestRoPERelative(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := s.Rotation(64)
+		r, err := s.(Rotator).Rotation(64)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func TestRoPERelative(t *testing.T) {
 
 func TestAttentionFactorScalesScores(t *testing.T) {
 	s, _ := New(Spec{DModel: 8, Heads: 1, TrainLen: 16, Config: Config{Scheme: "rope", Scaling: &Scaling{Type: "yarn", Factor: factor(4)}}})
-	r, _ := s.Rotation(4)
+	r, _ := s.(Rotator).Rotation(4)
 	x := []float64{1, 0, 0, 0, 0, 0, 0, 0}
 	y := rotate(r, x, 0) // position 0: no turn, only the factor
 	want := 0.1*math.Log(4) + 1
@@ -232,13 +232,13 @@ func TestALiBiBias(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := s.Bias(5)
+	b, err := s.(Biaser).Bias(5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Head 4 has slope 0.5: a key 3 back costs 1.5.
-	near(t, "head 4", b[4], []float64{0, -0.5, -1, -1.5, -2})
-	if e, _ := s.Embedding(5); e != nil {
+	near(t, "head 4", b.Values[4*5:5*5], []float64{0, -0.5, -1, -1.5, -2})
+	if _, ok := s.(Embedder); ok {
 		t.Fatal("ALiBi adds no position embedding")
 	}
 }
@@ -248,7 +248,7 @@ func TestSinusoidalTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := s.Embedding(3)
+	tab, err := s.(Embedder).Embedding(3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,11 +257,11 @@ func TestSinusoidalTable(t *testing.T) {
 		0.841470984808, 0.540302305868, 0.0463992234647, 0.998922976041, 0.00215443302337, 0.999997679206,
 		0.909297426826, -0.416146836547, 0.0926985007787, 0.995694224124, 0.00430885604674, 0.999990716837,
 	})
-	if tab.Learned {
+	if _, ok := s.(Learner); ok {
 		t.Fatal("the sinusoidal table is fixed")
 	}
 	// Any length works.
-	if long, err := s.Embedding(10000); err != nil || long.Rows != 10000 {
+	if long, err := s.(Embedder).Embedding(10000); err != nil || long.Rows != 10000 {
 		t.Fatalf("10000 positions: %v", err)
 	}
 }
@@ -271,10 +271,12 @@ func TestLearnedNotApplicablePastMaxLen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tab, err := s.Embedding(16); err != nil || !tab.Learned || tab.Rows != 16 {
+	l := s.(LearnedEmbedder)
+	w := [][]float64{make([]float64, 16*8)}
+	if tab, err := l.LearnedEmbedding(w, 16); err != nil || tab.Rows != 16 {
 		t.Fatalf("at max_len: %+v, %v", tab, err)
 	}
-	if _, err := s.Embedding(17); !errors.Is(err, ErrNotApplicable) {
+	if _, err := l.LearnedEmbedding(w, 17); !errors.Is(err, ErrNotApplicable) {
 		t.Fatalf("past max_len: %v, want ErrNotApplicable", err)
 	}
 }
@@ -288,17 +290,21 @@ func TestBadConfigs(t *testing.T) {
 		want string
 	}{
 		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "alibi", Scaling: &Scaling{Type: "ntk", Factor: factor(2)}}}, "position.scaling"},
-		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "sinusoidal", Base: 500}}, "position.base"},
+		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "sinusoidal", Params: map[string]any{"base": 500}}}, "position.base"},
 		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "rope", Scaling: &Scaling{Type: "ntk", Factor: factor(0.5)}}}, "position.scaling.factor"},
 		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "rope", Scaling: yarn(1, 32)}}, "position.scaling.beta_fast"},
 		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "rope", Scaling: yarn(8, 8)}}, "position.scaling.beta_fast"},
 		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "rope", Scaling: &Scaling{Type: "longrope", Factor: factor(2)}}}, "position.scaling.type"},
 		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "rope", Scaling: &Scaling{Type: "ntk", Factor: factor(2), BetaFast: 3}}}, "position.scaling"},
 		{Spec{DModel: 12, Heads: 4, TrainLen: 8, Config: Config{Scheme: "rope"}}, "even head dimension"},
-		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "rope", Pairing: "diagonal"}}, "position.pairing"},
-		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "rope", Base: 0.5}}, "position.base"},
-		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "learned", MaxLen: 4}}, "position.max_len"},
-		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "kerple"}}, "position.scheme"},
+		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "rope", Params: map[string]any{"pairing": "diagonal"}}}, "position.pairing"},
+		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "rope", Params: map[string]any{"base": 0.5}}}, "position.base"},
+		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "learned", Params: map[string]any{"max_len": 4}}}, "position.max_len"},
+		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "xpos"}}, "position.scheme"},
+		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "t5", Params: map[string]any{"buckets": "many"}}}, "position.buckets"},
+		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "t5", Params: map[string]any{"max_distance": 4, "buckets": 32}}}, "position.max_distance"},
+		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "kerple", Params: map[string]any{"r1": 1}}}, "position.r1"},
+		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "fire", Params: map[string]any{"hidden": 0}}}, "position.hidden"},
 	}
 	for _, c := range cases {
 		_, err := New(c.spec)

@@ -14,34 +14,35 @@ type RoPE struct {
 	Dim         int // rotated width: the head dimension
 	Interleaved bool
 	TrainLen    int
-	Scaling     *Scaling
+	scaling     *Scaling
 }
 
 func init() { Register("rope", newRoPE) }
 
 func newRoPE(s Spec) (Scheme, error) {
-	c := s.Config
-	if err := c.only("base", "pairing", "scaling"); err != nil {
+	var p struct {
+		Base    float64 `yaml:"base"`
+		Pairing string  `yaml:"pairing"`
+	}
+	p.Base, p.Pairing = 10000, "half"
+	if err := s.Config.Decode(&p); err != nil {
 		return nil, err
 	}
-	r := &RoPE{Base: c.Base, Dim: s.HeadDim(), TrainLen: s.TrainLen, Scaling: c.Scaling}
-	if r.Base == 0 {
-		r.Base = 10000
-	}
+	r := &RoPE{Base: p.Base, Dim: s.HeadDim(), TrainLen: s.TrainLen, scaling: s.Config.Scaling}
 	if !(r.Base > 1) || math.IsInf(r.Base, 0) {
-		return nil, fmt.Errorf("position.base: %g, want a number above 1", c.Base)
+		return nil, fmt.Errorf("position.base: %g, want a number above 1", p.Base)
 	}
-	switch c.Pairing {
-	case "", "half":
+	switch p.Pairing {
+	case "half":
 	case "interleaved":
 		r.Interleaved = true
 	default:
-		return nil, fmt.Errorf("position.pairing: %q, want half or interleaved", c.Pairing)
+		return nil, fmt.Errorf("position.pairing: %q, want half or interleaved", p.Pairing)
 	}
 	if r.Dim%2 != 0 {
-		return nil, fmt.Errorf("model: RoPE needs an even head dimension, d_model/heads = %d/%d = %d", s.DModel, s.Heads, r.Dim)
+		return nil, fmt.Errorf("position.scheme: RoPE needs an even head dimension, d_model/heads = %d/%d = %d", s.DModel, s.Heads, r.Dim)
 	}
-	if err := r.Scaling.check(r.Dim); err != nil {
+	if err := r.scaling.check(r.Dim); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -103,8 +104,11 @@ func (c *Scaling) betas() (fast, slow float64) {
 	return fast, slow
 }
 
-func (*RoPE) Embedding(int) (*Table, error) { return nil, nil }
-func (*RoPE) Bias(int) ([][]float64, error) { return nil, nil }
+// Name is rope.
+func (*RoPE) Name() string { return "rope" }
+
+// Scaling returns the scaling in force, nil for none.
+func (r *RoPE) Scaling() *Scaling { return r.scaling }
 
 func (r *RoPE) Rotation(n int) (*Rotation, error) {
 	f, factor := r.Frequencies(n)
@@ -113,11 +117,11 @@ func (r *RoPE) Rotation(n int) (*Rotation, error) {
 
 // Frequencies returns the frequencies and the attention factor in force for n positions.
 func (r *RoPE) Frequencies(n int) (invFreq []float64, attentionFactor float64) {
-	if r.Scaling == nil {
+	if r.scaling == nil {
 		return invFreq0(r.Dim, r.Base), 1
 	}
-	s := r.Scaling.Factor.At(n, r.TrainLen)
-	return scalings[r.Scaling.Type](r.Scaling, r.Dim, r.Base, r.TrainLen, n, s)
+	s := r.scaling.Factor.At(n, r.TrainLen)
+	return scalings[r.scaling.Type](r.scaling, r.Dim, r.Base, r.TrainLen, n, s)
 }
 
 // invFreq0 is RoPE's frequency ladder, base^(-2i/d) for i < d/2.
@@ -185,4 +189,7 @@ func yarnInvFreq(c *Scaling, d int, b float64, l, _ int, s float64) ([]float64, 
 	return f, factor
 }
 
-func sincos(x float64) (float64, float64) { return math.Sincos(x) }
+// Describe gives the base and the rotated width.
+func (r *RoPE) Describe(int) map[string]any {
+	return map[string]any{"base": r.Base, "rotated_dim": r.Dim, "interleaved": r.Interleaved}
+}

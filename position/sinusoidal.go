@@ -10,13 +10,17 @@ type Sinusoidal struct {
 
 func init() {
 	Register("sinusoidal", func(s Spec) (Scheme, error) {
-		if err := s.Config.only(); err != nil {
+		if err := s.Config.Decode(&struct{}{}); err != nil {
 			return nil, err
 		}
 		return Sinusoidal{DModel: s.DModel}, nil
 	})
 }
 
+// Name is sinusoidal.
+func (Sinusoidal) Name() string { return "sinusoidal" }
+
+// Embedding is the table for n positions.
 func (s Sinusoidal) Embedding(n int) (*Table, error) {
 	d := s.DModel
 	v := make([]float64, n*d)
@@ -33,6 +37,3 @@ func (s Sinusoidal) Embedding(n int) (*Table, error) {
 	}
 	return &Table{Rows: n, Cols: d, Values: v}, nil
 }
-
-func (Sinusoidal) Rotation(int) (*Rotation, error) { return nil, nil }
-func (Sinusoidal) Bias(int) ([][]float64, error)   { return nil, nil }

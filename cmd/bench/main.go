@@ -44,6 +44,7 @@ type Result struct {
 	Go           string  `json:"go"`
 	Config       string  `json:"config"`
 	Mode         string  `json:"mode"` // train or eval
+	Scheme       string  `json:"scheme"`
 	Batch        int     `json:"batch"`
 	SeqLen       int     `json:"seq_len"`
 	Params       int     `json:"params"`
@@ -75,6 +76,7 @@ func run() int {
 		rounds  = flag.Int("rounds", 5, "with -torch, rounds of both programs")
 		python  = flag.String("python", "/usr/bin/python3", "with -torch, the Python that has torch")
 		script  = flag.String("script", filepath.Join("bench", "torch_ref.py"), "with -torch, the reference script")
+		scheme  = flag.String("scheme", "", "position scheme (default: learned for training, as torch_ref.py has; rope with -eval)")
 	)
 	flag.Parse()
 	c, ok := configs[*cfgName]
@@ -89,7 +91,7 @@ func run() int {
 	if *torch {
 		return compareTorch(*cfgName, *rounds, *steps, *python, *script)
 	}
-	res, err := measure(*cfgName, c, *steps, *warmup, *stock, *eval)
+	res, err := measure(*cfgName, c, *steps, *warmup, *stock, *eval, *scheme)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1
@@ -138,7 +140,7 @@ func torchCorpus() ([]byte, error) {
 	return out, nil
 }
 
-func measure(name string, c struct{ vocab, dModel, layers, heads, seqLen, batch int }, steps, warmup int, stock bool, evalMult int) (*Result, error) {
+func measure(name string, c struct{ vocab, dModel, layers, heads, seqLen, batch int }, steps, warmup int, stock bool, evalMult int, scheme string) (*Result, error) {
 	corpus, err := torchCorpus()
 	if err != nil {
 		return nil, err
@@ -160,11 +162,15 @@ func measure(name string, c struct{ vocab, dModel, layers, heads, seqLen, batch 
 		schemeName, n, batch = "rope", c.seqLen*evalMult, max(1, c.batch/evalMult)
 		res.Mode, res.SeqLen, res.Batch = "eval", n, batch
 	}
-	s, err := position.New(position.Spec{DModel: c.dModel, Heads: c.heads, TrainLen: c.seqLen, Config: position.Config{Scheme: schemeName}})
+	if scheme != "" {
+		schemeName = scheme
+	}
+	res.Scheme = schemeName
+	s, err := position.New(position.Spec{DModel: c.dModel, Heads: c.heads, Layers: c.layers, TrainLen: c.seqLen, Config: position.Config{Scheme: schemeName}})
 	if err != nil {
 		return nil, err
 	}
-	m, err := model.New(mc, s, c.seqLen, tensor.Float32, seed)
+	m, err := model.New(mc, s, tensor.Float32, seed)
 	if err != nil {
 		return nil, err
 	}

@@ -68,7 +68,7 @@ func run() int {
 		pc := t.Config.Position
 		pc.Scaling = sc
 		c := t.Config
-		if _, err := position.New(position.Spec{DModel: c.Model.DModel, Heads: c.Model.Heads, TrainLen: c.Train.SeqLen, Config: pc}); err != nil {
+		if _, err := position.New(c.Spec(pc)); err != nil {
 			return fail(fmt.Errorf("-scaling %s: %v", name, err))
 		}
 		list = append(list, sc)

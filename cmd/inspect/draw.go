@@ -13,49 +13,60 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-
-	"extrapolate/position"
 )
 
-// picture draws a scheme: RoPE's wavelengths and scores, ALiBi's bias matrices, the sinusoidal
-// table.
-func picture(s position.Scheme, rep report) ([]byte, error) {
-	switch sc := s.(type) {
-	case *position.RoPE:
-		return drawRoPE(sc, rep)
-	case position.ALiBi:
-		b, err := s.Bias(rep.EvalLen)
+// picture draws what the scheme provides: a rotation's wavelengths and scores, a bias against
+// distance per head and layer, a table as a heat map.
+func picture(rep *report) ([]byte, error) {
+	var plots []*plot.Plot
+	if rep.InvFreq != nil {
+		p, err := drawRotation(rep)
 		if err != nil {
 			return nil, err
 		}
-		var plots []*plot.Plot
-		for h, row := range b {
-			n := rep.EvalLen
-			p := heatMap(fmt.Sprintf("head %d, slope %.4g", h, sc.Slopes[h]), "key position", "query position", n, n, func(i, j int) float64 {
-				if j > i {
-					return math.NaN() // masked
-				}
-				return row[i-j]
-			})
-			plots = append(plots, p)
-		}
-		return tiles(plots, fmt.Sprintf("ALiBi bias -m·(i-j) over %d positions (future keys masked)", rep.EvalLen))
-	case position.Sinusoidal:
-		t := rep.Table
-		p := heatMap(fmt.Sprintf("sinusoidal table, %d positions × %d dimensions", len(t), rep.Dim), "dimension", "position", len(t), rep.Dim, func(i, j int) float64 { return t[i][j] })
-		return tiles([]*plot.Plot{p}, "")
+		plots = append(plots, p...)
 	}
-	return nil, fmt.Errorf("-scheme: %s has nothing to draw (it has no table, rotation or bias)", rep.Scheme)
+	for l, heads := range rep.Bias {
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("bias against distance, layer %d", l)
+		if len(rep.Bias) == 1 && rep.Checkpoint == "" {
+			p.Title.Text = "bias against distance"
+		}
+		p.X.Label.Text = "distance i−j (positions)"
+		p.Y.Label.Text = "bias added to the score"
+		for h, row := range heads {
+			if err := addLine(p, fmt.Sprintf("head %d", h), h, func(d int) (float64, float64) { return float64(d), row[d] }, len(row)); err != nil {
+				return nil, err
+			}
+		}
+		if err := addLine(p, fmt.Sprintf("training length %d", rep.TrainLen), 5, func(i int) (float64, float64) {
+			lo, hi := p.Y.Min, p.Y.Max
+			return float64(rep.TrainLen), lo + float64(i)*(hi-lo)
+		}, 2); err != nil {
+			return nil, err
+		}
+		p.Legend.Top = true
+		plots = append(plots, p)
+	}
+	if t := rep.Table; t != nil {
+		cols := len(t[0])
+		plots = append(plots, heatMap(fmt.Sprintf("position table, %d positions × %d dimensions", len(t), cols), "dimension", "position", len(t), cols, func(i, j int) float64 { return t[i][j] }))
+	}
+	if len(plots) == 0 {
+		return nil, fmt.Errorf("-scheme: %s has nothing to draw (it adds no table, rotation or bias)", rep.Scheme)
+	}
+	title := fmt.Sprintf("%s, %d heads of dimension %d, L=%d, n=%d", rep.Scheme, rep.Heads, rep.Dim, rep.TrainLen, rep.EvalLen)
+	if rep.Checkpoint != "" {
+		title += ", trained: " + rep.Checkpoint
+	}
+	return tiles(plots, title)
 }
 
-func drawRoPE(r *position.RoPE, rep report) ([]byte, error) {
-	plain := &position.RoPE{Base: r.Base, Dim: r.Dim, Interleaved: r.Interleaved, TrainLen: r.TrainLen}
-	f0, a0 := plain.Frequencies(rep.EvalLen)
-	f1, a1 := r.Frequencies(rep.EvalLen)
+func drawRotation(rep *report) ([]*plot.Plot, error) {
+	f0, a0 := rep.plain.InvFreq, rep.plain.AttentionFactor
+	f1, a1 := rep.InvFreq, rep.AttentionFactor
 	label := "scaled: " + rep.Scaling + " factor " + rep.Factor
-	if rep.Scaling == "" {
-		label = "plain"
-	}
+	scaled := rep.Scaling != ""
 
 	wl := plot.New()
 	wl.Title.Text = "wavelength of each rotated pair"
@@ -63,10 +74,10 @@ func drawRoPE(r *position.RoPE, rep report) ([]byte, error) {
 	wl.Y.Label.Text = "wavelength 2π/θᵢ (positions, log scale)"
 	wl.Y.Scale = plot.LogScale{}
 	wl.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-	if err := addLine(wl, "plain RoPE", 0, func(i int) (float64, float64) { return float64(i), 2 * math.Pi / f0[i] }, len(f0)); err != nil {
+	if err := addLine(wl, "unscaled", 0, func(i int) (float64, float64) { return float64(i), 2 * math.Pi / f0[i] }, len(f0)); err != nil {
 		return nil, err
 	}
-	if rep.Scaling != "" {
+	if scaled {
 		if err := addLine(wl, label, 1, func(i int) (float64, float64) { return float64(i), 2 * math.Pi / f1[i] }, len(f1)); err != nil {
 			return nil, err
 		}
@@ -97,16 +108,16 @@ func drawRoPE(r *position.RoPE, rep report) ([]byte, error) {
 	sp.Title.Text = "q·k of a fixed pair against distance"
 	sp.X.Label.Text = "relative distance (positions)"
 	sp.Y.Label.Text = "score"
-	if err := addLine(sp, "plain RoPE", 0, score(f0, a0), rep.EvalLen); err != nil {
+	if err := addLine(sp, "unscaled", 0, score(f0, a0), rep.EvalLen); err != nil {
 		return nil, err
 	}
-	if rep.Scaling != "" {
+	if scaled {
 		if err := addLine(sp, label, 1, score(f1, a1), rep.EvalLen); err != nil {
 			return nil, err
 		}
 	}
 	sp.Legend.Top = true
-	return tiles([]*plot.Plot{wl, sp}, fmt.Sprintf("RoPE, head dimension %d, base %g, L=%d, n=%d", r.Dim, r.Base, rep.TrainLen, rep.EvalLen))
+	return []*plot.Plot{wl, sp}, nil
 }
 
 var colors = []color.Color{

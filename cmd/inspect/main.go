@@ -1,7 +1,9 @@
-// Command inspect shows a position scheme's numbers, as JSON, or draws a picture of them.
+// Command inspect shows a position scheme's numbers, as JSON, or draws a picture of them: any
+// registered scheme, from what it provides (a table, a rotation, a bias), fresh or trained.
 //
 //	go run ./cmd/inspect -scheme rope -scaling yarn -dim 16 -base 10000 -train-len 128 -eval-len 512 -factor 4 -json
 //	go run ./cmd/inspect -scheme alibi -heads 8 -eval-len 32        # draws inspect_alibi.png
+//	go run ./cmd/inspect -checkpoint results/t5/model.ckpt          # a trained scheme's biases
 package main
 
 import (
@@ -11,49 +13,75 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 
+	"go.yaml.in/yaml/v3"
+	"gorgonia.org/tensor"
+
+	"extrapolate/experiments"
 	"extrapolate/internal/atomicfile"
+	"extrapolate/model"
 	"extrapolate/position"
 )
 
-// report is what -json prints; each scheme fills its part.
+// report is what -json prints: the setting, then what the scheme provides, then the numbers
+// the scheme describes of itself (position.Describer), such as RoPE's base or T5's buckets.
 type report struct {
-	Scheme   string `json:"scheme"`
-	Scaling  string `json:"scaling,omitempty"`
-	Dim      int    `json:"dim,omitempty"`
-	Heads    int    `json:"heads,omitempty"`
-	TrainLen int    `json:"train_len"`
-	EvalLen  int    `json:"eval_len"`
-	Factor   string `json:"factor,omitempty"`
-	// The RoPE family: frequencies in radians per position, their wavelengths in positions,
-	// and the factor that scales cos and sin.
-	Base            float64   `json:"base,omitempty"`
+	Scheme     string `json:"scheme"`
+	Checkpoint string `json:"checkpoint,omitempty"`
+	Scaling    string `json:"scaling,omitempty"`
+	Factor     string `json:"factor,omitempty"`
+	Dim        int    `json:"dim"`
+	Heads      int    `json:"heads"`
+	Layers     int    `json:"layers"`
+	TrainLen   int    `json:"train_len"`
+	EvalLen    int    `json:"eval_len"`
+	// A rotation: frequencies in radians per position, their wavelengths in positions, and the
+	// factor that scales cos and sin.
 	InvFreq         []float64 `json:"inv_freq,omitempty"`
 	Wavelengths     []float64 `json:"wavelengths,omitempty"`
 	AttentionFactor float64   `json:"attention_factor,omitempty"`
-	// ALiBi: each head's slope.
-	Slopes []float64 `json:"slopes,omitempty"`
-	// Sinusoidal: the eval_len × dim table.
+	// A bias, by distance: Bias[layer][head][δ] for the last query, at eval_len-1, and the key δ
+	// back. A fixed bias has one layer.
+	Bias [][][]float64 `json:"bias,omitempty"`
+	// A table added to the embeddings: eval_len rows of the model's width.
 	Table [][]float64 `json:"table,omitempty"`
+
+	described map[string]any
+	plain     *position.Rotation // the rotation without its scaling, for the picture
 }
+
+// Size bounds: far beyond any picture or table worth looking at, and small enough that a typo
+// cannot ask for gigabytes.
+const (
+	maxDim     = 1 << 12
+	maxHeads   = 64
+	maxLayers  = 64
+	maxEvalLen = 1 << 14
+	maxValues  = 1 << 24 // values of a table or a per-query bias
+)
 
 func main() { os.Exit(run()) }
 
 func run() int {
 	var (
-		scheme   = flag.String("scheme", "rope", "position scheme: "+fmt.Sprint(position.Names()))
-		scaling  = flag.String("scaling", "none", "RoPE scaling: none, linear, ntk, dynamic_ntk or yarn")
-		dim      = flag.Int("dim", 64, "width: RoPE's head dimension, or the sinusoidal table's d_model")
-		heads    = flag.Int("heads", 1, "attention heads (ALiBi's slopes)")
-		base     = flag.Float64("base", 10000, "RoPE's base")
-		trainLen = flag.Int("train-len", 128, "training length L")
-		evalLen  = flag.Int("eval-len", 512, "evaluation length n")
-		factor   = flag.String("factor", "auto", "scaling factor: a number ≥ 1, or auto = max(1, n/L)")
-		betaFast = flag.Float64("beta-fast", 32, "YaRN's beta_fast")
-		betaSlow = flag.Float64("beta-slow", 1, "YaRN's beta_slow")
-		asJSON   = flag.Bool("json", false, "print the numbers as JSON instead of drawing")
-		out      = flag.String("out", "", "picture file (default inspect_<scheme>.png)")
+		scheme     = flag.String("scheme", "rope", "position scheme: "+strings.Join(position.Names(), ", "))
+		scaling    = flag.String("scaling", "none", "RoPE scaling: none or "+strings.Join(position.ScalingTypes(), ", "))
+		dim        = flag.Int("dim", 64, "head dimension; the model width is dim × heads")
+		heads      = flag.Int("heads", 1, "attention heads")
+		layers     = flag.Int("layers", 1, "layers, for schemes with weights per layer")
+		base       = flag.Float64("base", 10000, "RoPE's base")
+		trainLen   = flag.Int("train-len", 128, "training length L")
+		evalLen    = flag.Int("eval-len", 512, "evaluation length n")
+		factor     = flag.String("factor", "auto", "scaling factor: a number ≥ 1, or auto = max(1, n/L)")
+		betaFast   = flag.Float64("beta-fast", 32, "YaRN's beta_fast")
+		betaSlow   = flag.Float64("beta-slow", 1, "YaRN's beta_slow")
+		checkpoint = flag.String("checkpoint", "", "a trained model's checkpoint: show its scheme with the trained weights")
+		asJSON     = flag.Bool("json", false, "print the numbers as JSON instead of drawing")
+		out        = flag.String("out", "", "picture file (default inspect_<scheme>.png)")
+		params     paramFlags
 	)
+	flag.Var(&params, "param", "a field of the scheme, name=value (repeatable), e.g. -param buckets=16")
 	flag.Parse()
 	fail := func(err error) int {
 		fmt.Fprintln(os.Stderr, "inspect:", err)
@@ -63,64 +91,77 @@ func run() int {
 		return fail(fmt.Errorf("unexpected argument %q", flag.Arg(0)))
 	}
 	switch {
-	case *dim <= 0:
-		return fail(fmt.Errorf("-dim: %d, want a positive number", *dim))
-	case *heads <= 0:
-		return fail(fmt.Errorf("-heads: %d, want a positive number", *heads))
-	case *trainLen <= 0:
-		return fail(fmt.Errorf("-train-len: %d, want a positive number", *trainLen))
-	case *evalLen <= 0 || *evalLen > 1<<16:
-		return fail(fmt.Errorf("-eval-len: %d, want a number from 1 to 65536", *evalLen))
+	case *dim <= 0 || *dim > maxDim:
+		return fail(fmt.Errorf("-dim: %d, want 1 to %d", *dim, maxDim))
+	case *heads <= 0 || *heads > maxHeads:
+		return fail(fmt.Errorf("-heads: %d, want 1 to %d", *heads, maxHeads))
+	case *layers <= 0 || *layers > maxLayers:
+		return fail(fmt.Errorf("-layers: %d, want 1 to %d", *layers, maxLayers))
+	case *trainLen <= 0 || *trainLen > maxEvalLen:
+		return fail(fmt.Errorf("-train-len: %d, want 1 to %d", *trainLen, maxEvalLen))
+	case *evalLen <= 0 || *evalLen > maxEvalLen:
+		return fail(fmt.Errorf("-eval-len: %d, want 1 to %d", *evalLen, maxEvalLen))
+	case *evalLen**dim**heads > maxValues:
+		return fail(fmt.Errorf("-eval-len: %d positions × %d × %d heads is above %d values", *evalLen, *dim, *heads, maxValues))
 	}
-	pc := position.Config{Scheme: *scheme}
-	if *scheme == "rope" {
-		pc.Base = *base
-	}
-	if *scaling != "none" {
-		f, err := position.ParseFactor(*factor)
+	var (
+		spec    position.Spec
+		weights [][]float64
+	)
+	if *checkpoint != "" {
+		var setting []string
+		flag.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "scheme", "scaling", "dim", "heads", "layers", "base", "train-len", "factor", "beta-fast", "beta-slow", "param":
+				setting = append(setting, "-"+f.Name)
+			}
+		})
+		if len(setting) > 0 {
+			return fail(fmt.Errorf("%s: not with -checkpoint, whose config gives the scheme", setting[0]))
+		}
+		t, err := experiments.LoadCheckpoint(*checkpoint)
 		if err != nil {
-			return fail(fmt.Errorf("-factor: %v", err))
+			return fail(err)
 		}
-		pc.Scaling = &position.Scaling{Type: *scaling, Factor: f}
-		if *scaling == "yarn" {
-			pc.Scaling.BetaFast, pc.Scaling.BetaSlow = *betaFast, *betaSlow
+		c := t.Config
+		spec = c.Spec(c.Position)
+		weights = t.Model.SchemeWeights()
+	} else {
+		pc := position.Config{Scheme: *scheme, Params: params.values}
+		if *scheme == "rope" {
+			pc = pc.With("base", *base)
 		}
-	}
-	// A RoPE head of width dim; other schemes take the model width as dim and heads as given.
-	spec := position.Spec{DModel: *dim * *heads, Heads: *heads, TrainLen: *trainLen, Config: pc}
-	if *scheme == "sinusoidal" {
-		spec.DModel, spec.Heads = *dim, 1
+		if *scaling != "none" {
+			f, err := position.ParseFactor(*factor)
+			if err != nil {
+				return fail(fmt.Errorf("-factor: %v", err))
+			}
+			pc.Scaling = &position.Scaling{Type: *scaling, Factor: f}
+			if *scaling == "yarn" {
+				pc.Scaling.BetaFast, pc.Scaling.BetaSlow = *betaFast, *betaSlow
+			}
+		}
+		spec = position.Spec{DModel: *dim * *heads, Heads: *heads, Layers: *layers, TrainLen: *trainLen, Config: pc}
 	}
 	s, err := position.New(spec)
 	if err != nil {
 		return fail(flagNames(err))
 	}
-	rep := report{Scheme: *scheme, TrainLen: *trainLen, EvalLen: *evalLen}
-	if pc.Scaling != nil {
-		rep.Scaling, rep.Factor = pc.Scaling.Type, pc.Scaling.Factor.String()
-	}
-	if r, ok := s.(*position.RoPE); ok {
-		rep.Dim, rep.Base = *dim, r.Base
-		rep.InvFreq, rep.AttentionFactor = r.Frequencies(*evalLen)
-		for _, f := range rep.InvFreq {
-			rep.Wavelengths = append(rep.Wavelengths, 2*math.Pi/f)
-		}
-	}
-	if a, ok := s.(position.ALiBi); ok {
-		rep.Heads, rep.Slopes = *heads, a.Slopes
-	}
-	if _, ok := s.(position.Sinusoidal); ok {
-		t, err := s.Embedding(*evalLen)
+	if weights == nil {
+		// A fresh scheme's weights as a model would draw them, from seed 1.
+		m, err := model.New(model.Config{DModel: spec.DModel, Layers: spec.Layers, Heads: spec.Heads, Vocab: 1}, s, tensor.Float64, 1)
 		if err != nil {
 			return fail(err)
 		}
-		rep.Dim = *dim
-		for i := 0; i < t.Rows; i++ {
-			rep.Table = append(rep.Table, t.Values[i*t.Cols:(i+1)*t.Cols])
-		}
+		weights = m.SchemeWeights()
 	}
+	rep, err := describe(s, spec, weights, *evalLen)
+	if err != nil {
+		return fail(err)
+	}
+	rep.Checkpoint = *checkpoint
 	if *asJSON {
-		b, err := json.MarshalIndent(rep, "", "  ")
+		b, err := rep.json()
 		if err != nil {
 			return fail(err)
 		}
@@ -129,9 +170,9 @@ func run() int {
 	}
 	path := *out
 	if path == "" {
-		path = "inspect_" + *scheme + ".png"
+		path = "inspect_" + rep.Scheme + ".png"
 	}
-	png, err := picture(s, rep)
+	png, err := picture(rep)
 	if err != nil {
 		return fail(err)
 	}
@@ -143,17 +184,136 @@ func run() int {
 	return 0
 }
 
+// describe asks the scheme, through each optional interface it implements, what it adds at n
+// positions.
+func describe(s position.Scheme, spec position.Spec, w [][]float64, n int) (*report, error) {
+	rep := &report{Scheme: s.Name(), Dim: spec.HeadDim(), Heads: spec.Heads, Layers: spec.Layers, TrainLen: spec.TrainLen, EvalLen: n}
+	if sc := spec.Config.Scaling; sc != nil {
+		rep.Scaling, rep.Factor = sc.Type, sc.Factor.String()
+	}
+	if d, ok := s.(position.Describer); ok {
+		rep.described = d.Describe(n)
+	}
+	if r, ok := s.(position.Rotator); ok {
+		rot, err := r.Rotation(n)
+		if err != nil {
+			return nil, err
+		}
+		rep.InvFreq, rep.AttentionFactor = rot.InvFreq, rot.AttentionFactor
+		for _, f := range rot.InvFreq {
+			rep.Wavelengths = append(rep.Wavelengths, 2*math.Pi/f)
+		}
+		rep.plain = rot
+		if spec.Config.Scaling != nil {
+			spec.Config.Scaling = nil
+			p, err := position.New(spec)
+			if err != nil {
+				return nil, err
+			}
+			if rep.plain, err = p.(position.Rotator).Rotation(n); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var table *position.Table
+	var err error
+	switch e := s.(type) {
+	case position.Embedder:
+		table, err = e.Embedding(n)
+	case position.LearnedEmbedder:
+		table, err = e.LearnedEmbedding(w, n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if table != nil {
+		for i := 0; i < min(n, table.Rows); i++ {
+			rep.Table = append(rep.Table, table.Values[i*table.Cols:(i+1)*table.Cols])
+		}
+	}
+	byDistance := func(b *position.Bias) [][]float64 {
+		out := make([][]float64, b.Heads)
+		for h := range out {
+			out[h] = make([]float64, n)
+			for d := range out[h] {
+				out[h][d] = b.At(h, n-1, n-1-d)
+			}
+		}
+		return out
+	}
+	switch e := s.(type) {
+	case position.Biaser:
+		b, err := e.Bias(n)
+		if err != nil {
+			return nil, err
+		}
+		rep.Bias = [][][]float64{byDistance(b)}
+	case position.LearnedBiaser:
+		for l := 0; l < spec.Layers; l++ {
+			b, err := e.LearnedBias(w, l, n)
+			if err != nil {
+				return nil, err
+			}
+			rep.Bias = append(rep.Bias, byDistance(b))
+		}
+	}
+	return rep, nil
+}
+
+// json is the report with the scheme's own description merged in.
+func (r *report) json() ([]byte, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range r.described {
+		if _, taken := m[k]; !taken {
+			m[k] = v
+		}
+	}
+	return json.MarshalIndent(m, "", "  ")
+}
+
+// paramFlags collects -param name=value, each value read as YAML.
+type paramFlags struct{ values map[string]any }
+
+func (p *paramFlags) String() string { return "" }
+func (p *paramFlags) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("want name=value, e.g. buckets=16")
+	}
+	if p.values == nil {
+		p.values = map[string]any{}
+	}
+	p.values[k] = yamlValue(v)
+	return nil
+}
+
 // flagNames rewords a config error for the command line.
 func flagNames(err error) error {
 	msg := err.Error()
 	for _, r := range [][2]string{
 		{"position.scaling.type", "-scaling"}, {"position.scaling.factor", "-factor"},
 		{"position.scaling.beta_fast", "-beta-fast"}, {"position.scaling", "-scaling"},
-		{"position.scheme", "-scheme"}, {"position.base", "-base"},
+		{"position.scheme", "-scheme"}, {"position.base", "-base"}, {"position.", "-param "},
 	} {
-		if len(msg) >= len(r[0]) && msg[:len(r[0])] == r[0] {
+		if strings.HasPrefix(msg, r[0]) {
 			return errors.New(r[1] + msg[len(r[0]):])
 		}
 	}
 	return err
+}
+
+// yamlValue reads a -param value as YAML would (a number, a boolean, a list), or as a string.
+func yamlValue(s string) any {
+	var v any
+	if err := yaml.Unmarshal([]byte(s), &v); err != nil || v == nil {
+		return s
+	}
+	return v
 }

@@ -9,7 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"context"
+
+	"extrapolate/data"
+	"extrapolate/experiments"
 	"extrapolate/internal/cmdtest"
+	"extrapolate/position"
 )
 
 var binary string
@@ -34,7 +39,7 @@ func TestYaRNJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatal(stderr)
 	}
-	var r report
+	var r shown
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +59,7 @@ func TestYaRNJSON(t *testing.T) {
 
 func TestALiBiAndSinusoidalJSON(t *testing.T) {
 	_, out, _ := inspect(t, t.TempDir(), "-scheme", "alibi", "-heads", "6", "-json")
-	var r report
+	var r shown
 	json.Unmarshal([]byte(out), &r)
 	want := []float64{0.25, 0.0625, 0.015625, 0.00390625, 0.5, 0.125}
 	for i, w := range want {
@@ -63,7 +68,7 @@ func TestALiBiAndSinusoidalJSON(t *testing.T) {
 		}
 	}
 	_, out, _ = inspect(t, t.TempDir(), "-scheme", "sinusoidal", "-dim", "6", "-eval-len", "3", "-json")
-	r = report{}
+	r = shown{}
 	json.Unmarshal([]byte(out), &r)
 	if len(r.Table) != 3 || len(r.Table[0]) != 6 || math.Abs(r.Table[1][2]-0.0463992234647) > 1e-9 {
 		t.Fatalf("table %v", r.Table)
@@ -77,6 +82,10 @@ func TestPictures(t *testing.T) {
 		{"-scheme", "rope"},
 		{"-scheme", "alibi", "-heads", "4", "-eval-len", "16"},
 		{"-scheme", "sinusoidal", "-dim", "32", "-eval-len", "64"},
+		{"-scheme", "learned", "-dim", "8", "-train-len", "32", "-eval-len", "32"},
+		{"-scheme", "t5", "-heads", "4", "-eval-len", "200"},
+		{"-scheme", "kerple", "-heads", "4", "-layers", "2"},
+		{"-scheme", "fire", "-heads", "2", "-layers", "2", "-eval-len", "64"},
 	} {
 		code, _, stderr := inspect(t, dir, args...)
 		if code != 0 {
@@ -98,7 +107,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-scheme", "rope", "-scaling", "ntk", "-factor", "0.5"}, "-factor"},
 		{[]string{"-scheme", "rope", "-scaling", "yarn", "-beta-fast", "1", "-beta-slow", "2"}, "-beta-fast"},
 		{[]string{"-scheme", "rope", "-scaling", "longrope"}, "-scaling"},
-		{[]string{"-scheme", "kerple"}, "-scheme"},
+		{[]string{"-scheme", "nonesuch"}, "-scheme"},
 		{[]string{"-scheme", "rope", "-dim", "15"}, "even head dimension"},
 		{[]string{"-scheme", "rope", "-dim", "0"}, "-dim"},
 		{[]string{"-scheme", "rope", "-eval-len", "0"}, "-eval-len"},
@@ -113,5 +122,105 @@ func TestBadInput(t *testing.T) {
 		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 			t.Errorf("%v: wrote a file", c.args)
 		}
+	}
+}
+
+// shown is what a test reads of -json's output.
+type shown struct {
+	InvFreq         []float64     `json:"inv_freq"`
+	AttentionFactor float64       `json:"attention_factor"`
+	Slopes          []float64     `json:"slopes"`
+	Table           [][]float64   `json:"table"`
+	Bias            [][][]float64 `json:"bias"`
+	Buckets         []int         `json:"buckets"`
+}
+
+// TestT5Buckets checks -json's buckets against T5's relative_position_bucket (bidirectional
+// False, 32 buckets, max distance 128) computed by position/testdata/golden.py.
+func TestT5Buckets(t *testing.T) {
+	code, out, stderr := inspect(t, t.TempDir(), "-scheme", "t5", "-heads", "2", "-eval-len", "200", "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r shown
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]int{0: 0, 15: 15, 16: 16, 17: 16, 18: 16, 20: 17, 21: 18, 31: 21, 32: 21, 33: 21, 64: 26, 100: 30, 127: 31, 128: 31, 199: 31}
+	for d, b := range want {
+		if len(r.Buckets) != 200 || r.Buckets[d] != b {
+			t.Fatalf("bucket of distance %d: %v, want %d", d, r.Buckets, b)
+		}
+	}
+	if len(r.Bias) != 1 || len(r.Bias[0]) != 2 || len(r.Bias[0][0]) != 200 {
+		t.Fatalf("bias shape: %d layers", len(r.Bias))
+	}
+	// Distances in one bucket share a bias.
+	if r.Bias[0][1][18] != r.Bias[0][1][16] || r.Bias[0][1][20] == r.Bias[0][1][16] {
+		t.Fatalf("bias by bucket: %v", r.Bias[0][1][:20])
+	}
+}
+
+// TestCheckpoint trains a tiny KERPLE model, then shows its trained biases: one curve per head
+// and layer, the checkpoint's own numbers, and not the initial ones.
+func TestCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; b.Len() < 40000; i++ {
+		b.WriteString("func f" + string(rune('a'+i%26)) + "(x int) int { return x + 1 }\n")
+	}
+	corpus := filepath.Join(dir, "corpus.txt")
+	if err := os.WriteFile(corpus, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := experiments.Default()
+	c.Name = "kerple"
+	c.Data = data.Config{Corpus: "text", Path: corpus}
+	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 2, 2
+	c.Position = position.Config{Scheme: "kerple"}
+	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps, c.Train.LogEvery = 16, 4, 20, 5
+	c.Eval = experiments.Eval{Lengths: []int{16}, Tokens: 256, BatchTokens: 256}
+	if err := c.Check(); err != nil {
+		t.Fatal(err)
+	}
+	run := &experiments.Run{Config: c, Dir: filepath.Join(dir, "run")}
+	if _, err := run.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ckpt := filepath.Join(run.Dir, experiments.CheckpointFile)
+	code, out, stderr := inspect(t, dir, "-checkpoint", ckpt, "-eval-len", "32", "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r shown
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Bias) != 2 || len(r.Bias[0]) != 2 || len(r.Bias[0][0]) != 32 {
+		t.Fatalf("bias: %d layers, want 2 of 2 heads of 32 distances", len(r.Bias))
+	}
+	trained, err := experiments.LoadCheckpoint(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := trained.Model.SchemeWeights() // r1, r2 by (layer, head)
+	for l := 0; l < 2; l++ {
+		for h := 0; h < 2; h++ {
+			r1, r2 := w[0][l*2+h], w[1][l*2+h]
+			want := -r1 * math.Log1p(r2*31)
+			if math.Abs(r.Bias[l][h][31]-want) > 1e-9*math.Abs(want) {
+				t.Errorf("layer %d head %d: bias at 31 = %g, want %g from the checkpoint", l, h, r.Bias[l][h][31], want)
+			}
+		}
+	}
+	// The initial r1 of layer 1, head 0 is 0.5 and r2 0.25: training moved them.
+	if w[0][2] == 0.5 || w[1][2] == 0.25 {
+		t.Errorf("the checkpoint holds the initial weights %v: not trained", w)
+	}
+	if code, _, stderr := inspect(t, dir, "-checkpoint", ckpt); code != 0 {
+		t.Fatalf("drawing: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := inspect(t, dir, "-checkpoint", ckpt, "-scheme", "rope"); code != 2 || !strings.Contains(stderr, "-scheme") {
+		t.Fatalf("-scheme with -checkpoint: exit %d: %s", code, stderr)
 	}
 }

@@ -55,7 +55,7 @@ func TestBadInput(t *testing.T) {
 		{name: "wrong type", edit: [2]string{"steps: 3", "steps: many"}, want: "train.steps"},
 		{name: "wrong type list", edit: [2]string{"lengths: [8, 16]", "lengths: 8"}, want: "eval.lengths"},
 		{name: "duplicate key", edit: [2]string{"seed: 1", "seed: 1\nseed: 2"}, want: "seed"},
-		{name: "unknown scheme", edit: [2]string{"scheme: rope", "scheme: kerple"}, want: "position.scheme"},
+		{name: "unknown scheme", edit: [2]string{"scheme: rope", "scheme: nonesuch"}, want: "position.scheme"},
 		{name: "zero steps", edit: [2]string{"steps: 3", "steps: 0"}, want: "train.steps"},
 		{name: "negative batch", edit: [2]string{"batch_size: 2", "batch_size: -2"}, want: "train.batch_size"},
 		{name: "zero d_model", edit: [2]string{"d_model: 16", "d_model: 0"}, want: "model.d_model"},

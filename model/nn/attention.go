@@ -9,8 +9,7 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// Positions is what a position scheme contributes inside attention: a rotation of q and k (RoPE)
-// and a bias added to the scores (ALiBi). Either may be absent.
+// Positions is the rotation of q and k by position (RoPE) that attention applies, if any.
 type Positions struct {
 	// Cos and Sin hold, for position t and rotated pair p, the rotation's cosine and sine at
 	// t*Pairs+p for t below the sequence length. They may carry a scale (YaRN's attention factor).
@@ -19,26 +18,47 @@ type Positions struct {
 	Pairs int
 	// Interleaved pairs dimensions (2p, 2p+1); otherwise (p, p+head/2), as rotate_half does.
 	Interleaved bool
-	// Bias[h][δ] is added to the score of a query attending to the key δ positions before it,
-	// in head h; nil means no bias. Each Bias[h] holds at least the sequence length.
-	Bias [][]float64
 }
+
+// BiasForm is the layout of attention's bias input.
+type BiasForm int
+
+const (
+	// NoBias: attention takes no bias.
+	NoBias BiasForm = iota
+	// ByDistance: a (heads, seqLen) bias, [h][δ] added to the score of the key δ positions
+	// before the query.
+	ByDistance
+	// PerQuery: a (heads, seqLen, seqLen) bias, [h][i][j] added to the score of query i for
+	// key j ≤ i.
+	PerQuery
+)
 
 // AttentionConfig describes a causal multi-head attention.
 type AttentionConfig struct {
 	Batch, SeqLen, Heads int
 	Positions            Positions
+	// Bias is the layout of the bias input; LearnBias makes it differentiable.
+	Bias      BiasForm
+	LearnBias bool
 }
 
 // Attention returns causal multi-head attention of q, k and v, each (batch·seqLen, d) with the
 // heads side by side along d: softmax(q·kᵀ/√(d/heads) + bias, over earlier keys)·v, with q and k
-// rotated first when cfg.Positions has a rotation. The result has q's shape.
-func Attention(q, k, v *G.Node, cfg AttentionConfig) (*G.Node, error) {
+// rotated first when cfg.Positions has a rotation. bias, laid out as cfg.Bias says, is nil when
+// cfg.Bias is NoBias. The result has q's shape.
+func Attention(q, k, v, bias *G.Node, cfg AttentionConfig) (*G.Node, error) {
+	if (bias == nil) != (cfg.Bias == NoBias) {
+		return nil, errors.Errorf("Attention: bias node %v for bias form %d", bias, cfg.Bias)
+	}
 	kr, err := byDtype(q, &attention[float32]{cfg: cfg}, &attention[float64]{cfg: cfg})
 	if err != nil {
 		return nil, err
 	}
-	return apply(kr, q, k, v)
+	if bias == nil {
+		return apply(kr, q, k, v)
+	}
+	return apply(kr, q, k, v, bias)
 }
 
 type attention[F float] struct {
@@ -47,7 +67,6 @@ type attention[F float] struct {
 	// reusing a scratch buffer per worker, so evaluating long sequences stays small.
 	train    bool
 	cos, sin []F
-	bias     [][]F
 	// Kept for the backward pass when training, per (batch, head): the rotated q and k, v, and
 	// the attention probabilities.
 	qr, kr, vv, p []F
@@ -61,9 +80,20 @@ type attnScratch[F float] struct {
 
 func (k *attention[F]) String() string { return "Attention" }
 func (k *attention[F]) signature() ([]hm.Type, hm.Type) {
+	switch k.cfg.Bias {
+	case ByDistance:
+		return []hm.Type{floats(2), floats(2), floats(2), floats(2)}, floats(2)
+	case PerQuery:
+		return []hm.Type{floats(2), floats(2), floats(2), floats(3)}, floats(2)
+	}
 	return []hm.Type{floats(2), floats(2), floats(2)}, floats(2)
 }
-func (k *attention[F]) diffWRT() []bool    { return []bool{true, true, true} }
+func (k *attention[F]) diffWRT() []bool {
+	if k.cfg.Bias != NoBias {
+		return []bool{true, true, true, k.cfg.LearnBias}
+	}
+	return []bool{true, true, true}
+}
 func (k *attention[F]) willDifferentiate() { k.train = true }
 
 func (k *attention[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
@@ -81,14 +111,13 @@ func (k *attention[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 			return nil, errors.Errorf("Attention: rotation of %d pairs over %d positions does not fit head dimension %d", p.Pairs, c.SeqLen, hd)
 		}
 	}
-	if b := c.Positions.Bias; b != nil {
-		if len(b) != c.Heads {
-			return nil, errors.Errorf("Attention: bias for %d heads, want %d", len(b), c.Heads)
+	if c.Bias != NoBias {
+		want := tensor.Shape{c.Heads, c.SeqLen}
+		if c.Bias == PerQuery {
+			want = tensor.Shape{c.Heads, c.SeqLen, c.SeqLen}
 		}
-		for _, row := range b {
-			if len(row) < c.SeqLen {
-				return nil, errors.Errorf("Attention: bias for %d distances, want %d", len(row), c.SeqLen)
-			}
+		if len(in) != 4 || !in[3].Eq(want) {
+			return nil, errors.Errorf("Attention: bias of shape %v, want %v", in[len(in)-1], want)
 		}
 	}
 	return q.Clone(), nil
@@ -102,9 +131,6 @@ func (k *attention[F]) setup(d int) {
 	c := k.cfg
 	p := c.Positions
 	k.cos, k.sin = convert[F](p.Cos), convert[F](p.Sin)
-	for _, row := range p.Bias {
-		k.bias = append(k.bias, convert[F](row))
-	}
 	t, hd := c.SeqLen, d/c.Heads
 	if k.train {
 		n := c.Batch * c.Heads * t
@@ -134,6 +160,10 @@ func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	d := in[0].Shape()[1]
 	k.setup(d)
 	q, kk, v, o := Values[F](in[0]), Values[F](in[1]), Values[F](in[2]), Values[F](out)
+	var bias []F
+	if c.Bias != NoBias {
+		bias = Values[F](in[3])
+	}
 	t, hd := c.SeqLen, d/c.Heads
 	scale := 1 / math.Sqrt(float64(hd))
 	parallel(c.Batch*c.Heads, 4*t*t*hd, func(w, lo, hi int) {
@@ -153,10 +183,16 @@ func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 			gemm(false, true, t, t, hd, F(scale), qt, hd, kt, hd, 0, pt, t)
 			for i := 0; i < t; i++ {
 				row := pt[i*t : (i+1)*t]
-				if k.bias != nil {
-					bh := k.bias[h]
+				switch c.Bias {
+				case ByDistance:
+					bh := bias[h*t : (h+1)*t]
 					for j := 0; j <= i; j++ {
 						row[j] += bh[i-j]
+					}
+				case PerQuery:
+					bq := bias[(h*t+i)*t:]
+					for j := 0; j <= i; j++ {
+						row[j] += bq[j]
 					}
 				}
 				softmaxPrefix(row, i+1)
@@ -210,7 +246,8 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 			gemm(true, false, t, hd, t, 1, pt, t, do, hd, 0, s.dv, hd) // dv = pᵀ·do
 			ds := s.s
 			gemm(false, true, t, t, hd, 1, do, hd, vt, hd, 0, ds, t) // dp = do·vᵀ
-			// Through the softmax: ds = p·(dp - Σ p·dp), times the score scale.
+			// Through the softmax: ds = p·(dp - Σ p·dp), times the score scale. A learned bias's
+			// gradient is ds before the scale: it replaces p, which this step no longer needs.
 			for i := 0; i < t; i++ {
 				pr, dr := pt[i*t:i*t+i+1], ds[i*t:(i+1)*t]
 				var dot float64
@@ -218,7 +255,11 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 					dot += float64(p) * float64(dr[j])
 				}
 				for j, p := range pr {
-					dr[j] = F(float64(p)*(float64(dr[j])-dot)) * scale
+					g := F(float64(p) * (float64(dr[j]) - dot))
+					if c.LearnBias {
+						pr[j] = g
+					}
+					dr[j] = g * scale
 				}
 				clear(dr[i+1:])
 			}
@@ -231,7 +272,44 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 			scatter(dv, s.dv, b, h, t, d, hd)
 		}
 	})
+	if c.LearnBias {
+		k.biasGrad(Values[F](din[3]))
+	}
 	return nil
+}
+
+// biasGrad sums the bias's gradient, which the backward pass left in k.p for each (sequence,
+// head), over the sequences, and for a bias by distance over the queries: in a fixed order, so
+// the sum is the same whatever the number of workers.
+func (k *attention[F]) biasGrad(db []F) {
+	c := k.cfg
+	t := c.SeqLen
+	parallel(c.Heads, c.Batch*t*t, func(_, lo, hi int) {
+		for h := lo; h < hi; h++ {
+			acc := make([]float64, t*t)
+			for b := 0; b < c.Batch; b++ {
+				g := k.p[(b*c.Heads+h)*t*t : (b*c.Heads+h+1)*t*t]
+				for i := 0; i < t; i++ {
+					for j := 0; j <= i; j++ {
+						acc[i*t+j] += float64(g[i*t+j])
+					}
+				}
+			}
+			if c.Bias == PerQuery {
+				for x, v := range acc {
+					db[h*t*t+x] = F(v)
+				}
+				continue
+			}
+			for δ := 0; δ < t; δ++ {
+				var sum float64
+				for i := δ; i < t; i++ {
+					sum += acc[i*t+i-δ]
+				}
+				db[h*t+δ] = F(sum)
+			}
+		}
+	})
 }
 
 // gather copies head h of sequence b from x (rows of width d) into dst (t, hd), rotating it by

@@ -76,43 +76,124 @@ func TestCrossEntropyGradient(t *testing.T) {
 	}, func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return nn.CrossEntropy(x[0], x[1]) })
 }
 
-// randomPositions returns a rotation by arbitrary angles with a scale, and a random bias: the
-// backward pass must invert whatever tables a scheme supplies.
-func randomPositions(rng *rand.Rand, seqLen, pairs, heads int, interleaved bool) nn.Positions {
+// randomPositions returns a rotation by arbitrary angles with a scale: the backward pass must
+// invert whatever tables a scheme supplies.
+func randomPositions(rng *rand.Rand, seqLen, pairs int, interleaved bool) nn.Positions {
 	p := nn.Positions{Pairs: pairs, Interleaved: interleaved}
 	for i := 0; i < seqLen*pairs; i++ {
 		a := 2 * math.Pi * rng.Float64()
 		p.Cos = append(p.Cos, 1.3*math.Cos(a))
 		p.Sin = append(p.Sin, 1.3*math.Sin(a))
 	}
-	for h := 0; h < heads; h++ {
-		row := make([]float64, seqLen)
-		for d := range row {
-			row[d] = rng.NormFloat64()
-		}
-		p.Bias = append(p.Bias, row)
-	}
 	return p
+}
+
+// attentionCase is one way of calling attention: its positions, and a bias of a form, fixed
+// (a constant input) or learned (a differentiable one).
+type attentionCase struct {
+	pos   nn.Positions
+	form  nn.BiasForm
+	learn bool
+}
+
+func attentionCases(rng *rand.Rand, seqLen, pairs int) map[string]attentionCase {
+	return map[string]attentionCase{
+		"none":                 {},
+		"rotate-half":          {pos: randomPositions(rng, seqLen, pairs, false)},
+		"interleaved":          {pos: randomPositions(rng, seqLen, pairs, true)},
+		"partial":              {pos: randomPositions(rng, seqLen, pairs-1, false)},
+		"bias by distance":     {form: nn.ByDistance},
+		"learned by distance":  {form: nn.ByDistance, learn: true},
+		"learned per query":    {form: nn.PerQuery, learn: true},
+		"rotation and learned": {pos: randomPositions(rng, seqLen, pairs, false), form: nn.PerQuery, learn: true},
+	}
+}
+
+// inputs are q, k, v and, for a case with a bias, the bias.
+func (c attentionCase) inputs(rng *rand.Rand, batch, seqLen, heads, d int) []gradcheck.Input {
+	in := []gradcheck.Input{
+		gradcheck.Var("q", gradcheck.Rand(rng, 1, batch*seqLen, d)),
+		gradcheck.Var("k", gradcheck.Rand(rng, 1, batch*seqLen, d)),
+		gradcheck.Var("v", gradcheck.Rand(rng, 1, batch*seqLen, d)),
+	}
+	shape := []int{heads, seqLen}
+	if c.form == nn.PerQuery {
+		shape = append(shape, seqLen)
+	}
+	switch {
+	case c.form == nn.NoBias:
+	case c.learn:
+		in = append(in, gradcheck.Var("bias", gradcheck.Rand(rng, 1, shape...)))
+	default:
+		in = append(in, gradcheck.Const("bias", gradcheck.Rand(rng, 1, shape...)))
+	}
+	return in
+}
+
+func (c attentionCase) config(batch, seqLen, heads int) nn.AttentionConfig {
+	return nn.AttentionConfig{Batch: batch, SeqLen: seqLen, Heads: heads, Positions: c.pos, Bias: c.form, LearnBias: c.learn}
+}
+
+// bias is the bias node among the inputs, or nil.
+func bias(x []*G.Node) *G.Node {
+	if len(x) == 4 {
+		return x[3]
+	}
+	return nil
 }
 
 func TestAttentionGradient(t *testing.T) {
 	const batch, seqLen, heads, d = 2, 5, 2, 12
 	rng := rand.New(rand.NewPCG(1, 8))
-	cases := map[string]nn.Positions{
-		"none":        {},
-		"rotate-half": randomPositions(rng, seqLen, 3, heads, false),
-		"interleaved": randomPositions(rng, seqLen, 3, heads, true),
-		"partial":     randomPositions(rng, seqLen, 2, heads, false),
-	}
-	cases["bias"] = nn.Positions{Bias: randomPositions(rng, seqLen, 0, heads, false).Bias}
-	for name, pos := range cases {
+	for name, c := range attentionCases(rng, seqLen, 3) {
 		t.Run(name, func(t *testing.T) {
-			cfg := nn.AttentionConfig{Batch: batch, SeqLen: seqLen, Heads: heads, Positions: pos}
-			gradcheck.Check(t, []gradcheck.Input{
-				gradcheck.Var("q", gradcheck.Rand(rng, 1, batch*seqLen, d)),
-				gradcheck.Var("k", gradcheck.Rand(rng, 1, batch*seqLen, d)),
-				gradcheck.Var("v", gradcheck.Rand(rng, 1, batch*seqLen, d)),
-			}, func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return nn.Attention(x[0], x[1], x[2], cfg) })
+			cfg := c.config(batch, seqLen, heads)
+			gradcheck.Check(t, c.inputs(rng, batch, seqLen, heads, d), func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
+				return nn.Attention(x[0], x[1], x[2], bias(x), cfg)
+			})
 		})
 	}
+}
+
+// sumSquares is a Computation for the gradient check of Compute: out[i] = Σ_j in[0][j]²·in[1][i].
+type sumSquares struct{}
+
+func (sumSquares) Forward(in [][]float64, out []float64) error {
+	var s float64
+	for _, x := range in[0] {
+		s += x * x
+	}
+	for i, y := range in[1] {
+		out[i] = s * y
+	}
+	return nil
+}
+
+func (sumSquares) Backward(in [][]float64, dout []float64, din [][]float64) {
+	var s, g float64
+	for _, x := range in[0] {
+		s += x * x
+	}
+	for i, y := range in[1] {
+		g += dout[i] * y
+		din[1][i] += dout[i] * s
+	}
+	for j, x := range in[0] {
+		din[0][j] += 2 * x * g
+	}
+}
+
+func TestComputeGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 9))
+	gradcheck.Check(t, []gradcheck.Input{
+		gradcheck.Var("a", gradcheck.Rand(rng, 1, 2, 3)),
+		gradcheck.Var("b", gradcheck.Rand(rng, 1, 4)),
+	}, func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
+		y, err := nn.Compute("sumSquares", sumSquares{}, []int{2, 2}, x[0], x[1])
+		if err != nil {
+			return nil, err
+		}
+		// Through a GELU, so the output's gradient is not all ones.
+		return nn.GELU(y)
+	})
 }

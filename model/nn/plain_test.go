@@ -61,24 +61,16 @@ func TestCrossEntropyMatchesStockOps(t *testing.T) {
 func TestAttentionMatchesStockOps(t *testing.T) {
 	const batch, seqLen, heads, d = 2, 4, 2, 8
 	rng := rand.New(rand.NewPCG(2, 6))
-	cases := map[string]nn.Positions{
-		"none":        {},
-		"rotate-half": randomPositions(rng, seqLen, 2, heads, false),
-		"interleaved": randomPositions(rng, seqLen, 2, heads, true),
-		"partial":     randomPositions(rng, seqLen, 1, heads, true),
-		"bias":        {Bias: randomPositions(rng, seqLen, 0, heads, false).Bias},
-	}
-	for name, pos := range cases {
+	for name, c := range attentionCases(rng, seqLen, 2) {
 		t.Run(name, func(t *testing.T) {
-			cfg := nn.AttentionConfig{Batch: batch, SeqLen: seqLen, Heads: heads, Positions: pos}
-			in := []gradcheck.Input{
-				gradcheck.Var("q", gradcheck.Rand(rng, 1, batch*seqLen, d)),
-				gradcheck.Var("k", gradcheck.Rand(rng, 1, batch*seqLen, d)),
-				gradcheck.Var("v", gradcheck.Rand(rng, 1, batch*seqLen, d)),
-			}
-			gradcheck.Same(t, in,
-				func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return nn.Attention(x[0], x[1], x[2], cfg) },
-				func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return plain.Attention(x[0], x[1], x[2], cfg) })
+			cfg := c.config(batch, seqLen, heads)
+			gradcheck.Same(t, c.inputs(rng, batch, seqLen, heads, d),
+				func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
+					return nn.Attention(x[0], x[1], x[2], bias(x), cfg)
+				},
+				func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
+					return plain.Attention(x[0], x[1], x[2], bias(x), cfg)
+				})
 		})
 	}
 }

@@ -4,7 +4,9 @@
 The RoPE scalings follow Hugging Face transformers' modeling_rope_utils.py
 (_compute_default/linear/dynamic_ntk/yarn_parameters) line by line, in plain Python floats; the
 static NTK-aware base is b*s**(d/(d-2)) (bloc97's post). ALiBi slopes are the paper's get_slopes.
-The sinusoidal table is Vaswani et al.'s formula. Run: python3 position/testdata/golden.py
+The sinusoidal table is Vaswani et al.'s formula. T5's buckets are
+relative_position_bucket (bidirectional=False); KERPLE's is its logarithmic bias; FIRE's is the
+forward of the paper's reference module for one pair. Run: python3 position/testdata/golden.py
 """
 import math
 
@@ -92,3 +94,43 @@ if __name__ == "__main__":
     print("# sinusoidal n=3 d=6")
     for row in sinusoidal(3, 6):
         show("row", row)
+
+
+# --- Schemes with weights of their own -------------------------------------------------------
+
+def t5_bucket(relative_position, num_buckets=32, max_distance=128):
+    """T5's relative_position_bucket with bidirectional=False (Mesh TensorFlow / HF), where
+    relative_position = memory_position - query_position."""
+    n = -relative_position
+    n = max(n, 0)
+    max_exact = num_buckets // 2
+    if n < max_exact:
+        return n
+    val = max_exact + int(math.log(n / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact))
+    return min(val, num_buckets - 1)
+
+
+def kerple_log(r1, r2, n):
+    """KERPLE's logarithmic bias -r1*log(1 + r2*|i-j|) for distances 0..n-1."""
+    return [-r1 * math.log(1 + r2 * d) for d in range(n)]
+
+
+def fire(i, j, w1, b1, w2, b2, c, m, L0, eps=1e-6):
+    """FIRE (Li et al. 2024), the paper's reference forward for one (query i, key j) pair:
+    f(psi(i-j) / psi(max(i, |m*L0|))), psi(x) = log(|c*x| + 1), f = Linear -> ReLU -> Linear."""
+    threshold = abs(m * L0)
+    norm = max(float(i), threshold)
+    x = math.log(abs(c * (i - j)) + 1) / (math.log(abs(c * norm) + 1) + eps)
+    hidden = [max(0.0, w * x + b) for w, b in zip(w1, b1)]
+    return [b2[h] + sum(hidden[k] * w2[k][h] for k in range(len(hidden))) for h in range(len(b2))]
+
+
+if __name__ == "__main__":
+    print("t5 buckets (32, 128):", {d: t5_bucket(-d) for d in [0, 15, 16, 17, 18, 20, 21, 31, 32, 33, 64, 100, 127, 128, 199]})
+    print("t5 buckets (8, 20):", [t5_bucket(-d, 8, 20) for d in range(24)])
+    print("kerple r1=0.7 r2=0.3:", kerple_log(0.7, 0.3, 5))
+    w1, b1 = [1.5, -2.0, 0.5], [0.1, 0.8, -0.2]
+    w2, b2 = [[0.3, -0.4], [0.2, 0.5], [-0.7, 0.1]], [0.05, -0.05]
+    for (i, j) in [(0, 0), (3, 1), (7, 0), (12, 5), (20, 20), (20, 3)]:
+        print("fire", (i, j), fire(i, j, w1, b1, w2, b2, c=0.1, m=1.0, L0=10))
+    print("fire m=-0.5 c=-0.3 (30, 2):", fire(30, 2, w1, b1, w2, b2, c=-0.3, m=-0.5, L0=10))

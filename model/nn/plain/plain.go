@@ -132,7 +132,7 @@ func OneHot(targets []int, vocab int, dt tensor.Dtype) *tensor.Dense {
 // Attention is nn.Attention written with stock ops: heads are split out by reshapes and
 // transposes, a rotation is x⊙cos + (x·R)⊙sin with R the constant matrix that swaps each pair
 // with a sign, and the causal mask and bias are one added constant.
-func Attention(q, k, v *G.Node, cfg nn.AttentionConfig) (*G.Node, error) {
+func Attention(q, k, v, bias *G.Node, cfg nn.AttentionConfig) (*G.Node, error) {
 	g, dt := q.Graph(), q.Dtype()
 	b, t, h := cfg.Batch, cfg.SeqLen, cfg.Heads
 	d := q.Shape()[1]
@@ -168,20 +168,47 @@ func Attention(q, k, v *G.Node, cfg nn.AttentionConfig) (*G.Node, error) {
 				m := -1e9
 				if j <= i {
 					m = 0
-					if cfg.Positions.Bias != nil {
-						m = cfg.Positions.Bias[bh%h][i-j]
-					}
 				}
 				mask[(bh*t+i)*t+j] = m
 			}
 		}
 	}
 	scores = G.Must(G.Add(scores, table(g, dt, mask, b*h, t, t)))
+	if bias != nil {
+		scores = G.Must(G.Add(scores, biasScores(bias, cfg)))
+	}
 	p := G.Must(G.SoftMax(scores, 2))
 	o := G.Must(G.BatchedMatMul(p, vh))
 	o = G.Must(G.Reshape(o, tensor.Shape{b, h, t, hd}))
 	o = G.Must(G.Transpose(o, 0, 2, 1, 3))
 	return G.Reshape(o, tensor.Shape{b * t, d})
+}
+
+// biasScores expands a bias to the scores' shape (b·h, t, t) with products of constant matrices:
+// a bias by distance through the (t, t·t) matrix that picks distance i−j for entry (i, j ≤ i),
+// and across the batch through a column of ones.
+func biasScores(bias *G.Node, cfg nn.AttentionConfig) *G.Node {
+	g, dt := bias.Graph(), bias.Dtype()
+	b, t, h := cfg.Batch, cfg.SeqLen, cfg.Heads
+	var full *G.Node
+	if cfg.Bias == nn.PerQuery {
+		full = G.Must(G.Reshape(bias, tensor.Shape{h, t * t}))
+	} else {
+		pick := make([]float64, t*t*t)
+		for i := 0; i < t; i++ {
+			for j := 0; j <= i; j++ {
+				pick[(i-j)*t*t+i*t+j] = 1
+			}
+		}
+		full = G.Must(G.Mul(bias, table(g, dt, pick, t, t*t)))
+	}
+	ones := make([]float64, b)
+	for i := range ones {
+		ones[i] = 1
+	}
+	row := G.Must(G.Reshape(full, tensor.Shape{1, h * t * t}))
+	tiled := G.Must(G.Mul(table(g, dt, ones, b, 1), row))
+	return G.Must(G.Reshape(tiled, tensor.Shape{b * h, t, t}))
 }
 
 // rotationTables expands the rotation to the (b·h·t, hd) cos and sin factors and the (hd, hd)

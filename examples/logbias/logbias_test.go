@@ -1,0 +1,68 @@
+package logbias_test
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"extrapolate/data"
+	"extrapolate/experiments"
+	_ "extrapolate/examples/logbias"
+	"extrapolate/position"
+)
+
+// TestTrainsAndEvaluates trains a tiny model with a scheme registered from this package, not
+// from package position, evaluates it past the training length, and checks that its weight was
+// saved and trained.
+func TestTrainsAndEvaluates(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; b.Len() < 40000; i++ {
+		b.WriteString("func f" + string(rune('a'+i%26)) + "(x int) int { return x + 1 }\n")
+	}
+	corpus := filepath.Join(dir, "corpus.txt")
+	if err := os.WriteFile(corpus, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := experiments.Default()
+	c.Name = "logbias"
+	c.Data = data.Config{Corpus: "text", Path: corpus}
+	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 1, 2
+	c.Position = position.Config{Scheme: "logbias", Params: map[string]any{"slope": 0.5}}
+	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps, c.Train.LogEvery = 16, 4, 30, 5
+	c.Eval = experiments.Eval{Lengths: []int{16, 64}, Tokens: 512, BatchTokens: 256}
+	if err := c.Check(); err != nil {
+		t.Fatal(err)
+	}
+	r := &experiments.Run{Config: c, Dir: filepath.Join(dir, "run")}
+	res, err := r.Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range res.Lengths {
+		if !l.Applicable || l.Loss == nil || !(*l.Loss > 0) || math.IsInf(*l.Loss, 0) {
+			t.Fatalf("length %d: %+v", l.Length, l)
+		}
+	}
+	trained, err := experiments.LoadCheckpoint(filepath.Join(r.Dir, experiments.CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slopes := trained.Model.SchemeWeights()
+	if len(slopes) != 1 || len(slopes[0]) != 2 {
+		t.Fatalf("the checkpoint holds scheme weights %v, want one slope per head", slopes)
+	}
+	for h, a := range slopes[0] {
+		if a == 0.5 {
+			t.Errorf("head %d: the slope is still its initial 0.5: not trained", h)
+		}
+	}
+	// A field the scheme does not declare is an error naming it.
+	c.Position = c.Position.With("slopes", 1)
+	if err := c.Check(); err == nil || !strings.Contains(err.Error(), "position.slopes") {
+		t.Fatalf("unknown field: %v", err)
+	}
+}

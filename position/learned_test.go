@@ -1,0 +1,203 @@
+package position
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// The golden numbers below come from testdata/golden.py (t5_bucket, kerple_log, fire), written
+// from the papers' reference code apart from this package.
+
+func TestT5Buckets(t *testing.T) {
+	s, err := New(Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "t5"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t5 := s.(T5)
+	want := map[int]int{0: 0, 15: 15, 16: 16, 17: 16, 18: 16, 20: 17, 21: 18, 31: 21, 32: 21, 33: 21, 64: 26, 100: 30, 127: 31, 128: 31, 199: 31}
+	for d, b := range want {
+		if got := t5.Bucket(d); got != b {
+			t.Errorf("bucket of distance %d = %d, want %d", d, got, b)
+		}
+	}
+	small, err := New(Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "t5", Params: map[string]any{"buckets": 8, "max_distance": 20}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d, b := range []int{0, 1, 2, 3, 4, 4, 5, 5, 5, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7} {
+		if got := small.(T5).Bucket(d); got != b {
+			t.Errorf("8 buckets, max distance 20: bucket of %d = %d, want %d", d, got, b)
+		}
+	}
+}
+
+func TestT5BiasLooksUpBuckets(t *testing.T) {
+	t5 := T5{Heads: 2, Buckets: 8, MaxDistance: 20}
+	table := make([]float64, 8*2)
+	for i := range table {
+		table[i] = float64(i) // bucket b, head h holds 2b+h
+	}
+	b, err := t5.LearnedBias([][]float64{table}, 0, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := 0; d < 24; d++ {
+		for h := 0; h < 2; h++ {
+			if want := float64(2*t5.Bucket(d) + h); b.At(h, 23, 23-d) != want {
+				t.Fatalf("head %d distance %d: %g, want %g", h, d, b.At(h, 23, 23-d), want)
+			}
+		}
+	}
+}
+
+func TestKERPLEBias(t *testing.T) {
+	k := KERPLE{Heads: 2, Layers: 2}
+	// Layer 1, head 0 holds r1 = 0.7, r2 = 0.3.
+	w := [][]float64{{1, 1, 0.7, 1}, {1, 1, 0.3, 1}}
+	b, err := k.LearnedBias(w, 1, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "kerple", b.Values[:5], []float64{0, -0.18365498512724374, -0.32900254047201494, -0.4492977203206763, -0.5519201522549891})
+	// Below the floor, r acts as 0.01.
+	low, _ := k.LearnedBias([][]float64{{-3, 1, 1, 1}, {0.5, 1, 1, 1}}, 0, 3)
+	near(t, "kerple floor", low.Values[:3], []float64{0, -0.01 * math.Log1p(0.5), -0.01 * math.Log1p(1)})
+}
+
+func TestFIREBias(t *testing.T) {
+	f := FIRE{Heads: 2, Layers: 1, Hidden: 3, L0: 10}
+	w := [][]float64{
+		{1.5, -2.0, 0.5}, {0.1, 0.8, -0.2}, // w1, b1
+		{0.3, -0.4, 0.2, 0.5, -0.7, 0.1}, {0.05, -0.05}, // w2 (hidden, heads), b2
+		{0.1}, {1.0}, // c, m
+	}
+	b, err := f.LearnedBias(w, 0, 21)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		i, j int
+		want []float64
+	}{
+		{0, 0, []float64{0.24000000000000005, 0.31}},
+		{3, 1, []float64{0.2531517013177954, -0.11085444216945341}},
+		{7, 0, []float64{0.2965533641931388, -0.5310435030622636}},
+		{12, 5, []float64{0.2872994640854615, -0.4801470524700381}},
+		{20, 20, []float64{0.24000000000000005, 0.31}},
+		{20, 3, []float64{0.31040959027670606, -0.6072527465218831}},
+	} {
+		near(t, "fire", []float64{b.At(0, c.i, c.j), b.At(1, c.i, c.j)}, c.want)
+	}
+	// Negative c and m: ψ and the threshold use their absolute values.
+	w[4][0], w[5][0] = -0.3, -0.5
+	b, _ = f.LearnedBias(w, 0, 31)
+	near(t, "fire negative c, m", []float64{b.At(0, 30, 2), b.At(1, 30, 2)}, []float64{0.31731274309758256, -0.6452200870367039})
+}
+
+// TestFIREInterpolates checks the property FIRE is built on: past the threshold, the MLP's input
+// ψ(i−j)/ψ(i) stays in [0, 1], so the bias of a query's oldest key is the same value at every
+// length, and a longer sequence brings no input the MLP has not seen.
+func TestFIREInterpolates(t *testing.T) {
+	f := FIRE{Heads: 1, Layers: 1, Hidden: 2, L0: 8}
+	p := fireLayer{c: 0.1, m: 1}
+	for _, i := range []int{8, 64, 1024, 1 << 16} {
+		x, _, _, _ := f.input(p, i, 0)
+		if math.Abs(x-1) > 1e-5 {
+			t.Errorf("query %d, key 0: input %g, want 1", i, x)
+		}
+		if x, _, _, _ := f.input(p, i, i); x != 0 {
+			t.Errorf("query %d, itself: input %g, want 0", i, x)
+		}
+	}
+}
+
+// TestLearnedGradients checks every scheme with weights: its hand-written gradient against
+// central finite differences of its forward computation, for random weights and a random
+// upstream gradient.
+func TestLearnedGradients(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 2))
+	const n = 9
+	for _, name := range Names() {
+		s, err := New(Spec{DModel: 12, Heads: 3, Layers: 2, TrainLen: 6, Config: Config{Scheme: name}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, ok := s.(Learner)
+		if !ok {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			var w [][]float64
+			for _, x := range l.Weights() {
+				v := make([]float64, x.Size())
+				for i := range v {
+					v[i] = 0.5 + rng.Float64() // positive, so KERPLE's floor stays out of the way
+					if x.Std > 0 {
+						v[i] = rng.NormFloat64()
+					}
+				}
+				w = append(w, v)
+			}
+			// forward returns the output for a layer, and backward the gradient it computes.
+			type pass struct {
+				forward  func() []float64
+				backward func(dy []float64, dw [][]float64)
+			}
+			var passes []pass
+			if e, ok := s.(LearnedEmbedder); ok {
+				n := min(n, 6)
+				passes = append(passes, pass{
+					func() []float64 { t, _ := e.LearnedEmbedding(w, n); return append([]float64(nil), t.Values...) },
+					func(dy []float64, dw [][]float64) { e.LearnedEmbeddingGrad(w, n, dy, dw) },
+				})
+			}
+			if b, ok := s.(LearnedBiaser); ok {
+				for layer := 0; layer < 2; layer++ {
+					passes = append(passes, pass{
+						func() []float64 { x, _ := b.LearnedBias(w, layer, n); return x.Values },
+						func(dy []float64, dw [][]float64) { b.LearnedBiasGrad(w, layer, n, dy, dw) },
+					})
+				}
+			}
+			if len(passes) == 0 {
+				t.Fatal("a scheme with weights that uses none of them")
+			}
+			for pi, p := range passes {
+				y := p.forward()
+				dy := make([]float64, len(y))
+				for i := range dy {
+					dy[i] = rng.NormFloat64()
+				}
+				dw := make([][]float64, len(w))
+				for i := range w {
+					dw[i] = make([]float64, len(w[i]))
+				}
+				p.backward(dy, dw)
+				moved := false
+				for i := range w {
+					for j := range w[i] {
+						const h = 1e-6
+						x := w[i][j]
+						w[i][j] = x + h
+						up := p.forward()
+						w[i][j] = x - h
+						down := p.forward()
+						w[i][j] = x
+						var num float64
+						for k := range dy {
+							num += dy[k] * (up[k] - down[k]) / (2 * h)
+						}
+						if math.Abs(num-dw[i][j]) > 1e-5*math.Max(1, math.Abs(num)) {
+							t.Fatalf("pass %d, weight %s[%d]: gradient %.9g, finite differences %.9g", pi, l.Weights()[i].Name, j, dw[i][j], num)
+						}
+						moved = moved || num != 0
+					}
+				}
+				if !moved {
+					t.Fatalf("pass %d: no weight moves the output", pi)
+				}
+			}
+		})
+	}
+}
