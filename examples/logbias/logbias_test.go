@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"extrapolate/data"
-	"extrapolate/experiments"
 	_ "extrapolate/examples/logbias"
+	"extrapolate/experiments"
 	"extrapolate/position"
 )
 
