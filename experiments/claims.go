@@ -47,6 +47,17 @@ const (
 	// plain RoPE's. Measured, NTK-aware, dynamic NTK and YaRN reach 0.4 to 0.7 of it; 0.85 asks
 	// for a clear gain, well outside seed-to-seed spread.
 	rescueFactor = 0.85
+	// learnedBiasFactor: T5's mean perplexity at 4x and 16x must be at most this fraction of
+	// sinusoidal's and plain RoPE's. In the pilot runs before the committed comparison (seed 1,
+	// the configs' 1500 steps) it was 0.94 of plain RoPE's at 4x and 0.63 at 16x, and
+	// 0.25 and 0.21 of sinusoidal's (committed means); 0.85 asks for a clear gain, as
+	// rescueFactor does.
+	learnedBiasFactor = 0.85
+	// noWorseTolerance: "no worse than" allows this fraction above the reference's mean
+	// perplexity. ALiBi's seed-to-seed standard deviation at 16x is 0.5% of its mean in the
+	// committed comparison before these schemes were added; 2% is four of those. In the pilot
+	// runs (seed 1), KERPLE reached 0.93 of ALiBi's committed mean at 16x, FIRE 1.40 of it.
+	noWorseTolerance = 0.02
 	// relativeTolerance bounds |score(i, i-δ) - score(δ, 0)| for unit q and k: float64
 	// rounding only.
 	relativeTolerance = 1e-9
@@ -76,6 +87,24 @@ var claims = []claim{
 		statement: "NTK-aware, dynamic NTK and YaRN scaling rescue RoPE: at 4x and 8x clearly better than plain RoPE",
 		rule:      fmt.Sprintf("for each of these scalings, mean perplexity at 4x and at 8x ≤ %g × plain RoPE's mean at that length (plain RoPE from the comparison's unscaled rope run, or else the same weights evaluated unscaled).", rescueFactor),
 		check:     checkRescue,
+	},
+	{
+		id:        "t5_extrapolates",
+		statement: "T5's learned relative bias extrapolates better than sinusoidal and plain RoPE at 4x and 16x (Press et al. 2022, Figure 1)",
+		rule:      fmt.Sprintf("T5's mean perplexity at 4x and at 16x ≤ %g × that of sinusoidal and of plain RoPE at the same length.", learnedBiasFactor),
+		check:     checkT5,
+	},
+	{
+		id:        "kerple_matches_alibi",
+		statement: "KERPLE (logarithmic) at 16x is no worse than ALiBi (Chi et al. 2022)",
+		rule:      fmt.Sprintf("KERPLE's mean perplexity at 16x ≤ (1 + %g) × ALiBi's.", noWorseTolerance),
+		check:     checkKERPLE,
+	},
+	{
+		id:        "fire_matches_alibi_kerple",
+		statement: "FIRE at 16x is no worse than ALiBi and KERPLE (Li et al. 2024)",
+		rule:      fmt.Sprintf("FIRE's mean perplexity at 16x ≤ (1 + %g) × ALiBi's and ≤ (1 + %g) × KERPLE's.", noWorseTolerance, noWorseTolerance),
+		check:     checkFIRE,
 	},
 	{
 		id:        "rope_relative",
@@ -387,4 +416,57 @@ func sortedEvidence(ev []string) string {
 	head, rest := ev[0], ev[1:]
 	sort.Strings(rest)
 	return strings.Join(append([]string{head}, rest...), "; ") + "."
+}
+
+// plainSeries is the first series of the scheme with no scaling and no fine-tuning.
+func (rep *Report) plainSeries(scheme string) *Series {
+	ss := rep.seriesWhere(func(c Config) bool {
+		return c.Position.Scheme == scheme && c.Position.Scaling == nil && c.Train.Finetune == nil
+	})
+	if len(ss) == 0 {
+		return nil
+	}
+	return ss[0]
+}
+
+// compareAt judges whether scheme's mean perplexity at each multiple is at most limit times
+// each reference scheme's, and says with which numbers.
+func (rep *Report) compareAt(scheme string, refs []string, mults []int, limit float64) (Verdict, string) {
+	s := rep.plainSeries(scheme)
+	if s == nil {
+		return NotApplicable, fmt.Sprintf("The comparison has no %s run.", scheme)
+	}
+	verdict := Reproduced
+	var ev []string
+	for _, ref := range refs {
+		r := rep.plainSeries(ref)
+		if r == nil {
+			return NotApplicable, fmt.Sprintf("The comparison has no %s run to compare %s with.", ref, scheme)
+		}
+		for _, m := range mults {
+			a, ok1 := rep.at(s, m)
+			b, ok2 := rep.at(r, m)
+			if !ok1 || !ok2 {
+				return NotApplicable, fmt.Sprintf("%s or %s has no score at %dx the training length.", s.Label, r.Label, m)
+			}
+			ratio := a.PPLMean / b.PPLMean
+			ev = append(ev, fmt.Sprintf("%s at %dx: %s against %s's %s (%.2f of it)", s.Label, m, fmtStat(a), r.Label, fmtStat(b), ratio))
+			if ratio > limit {
+				verdict = NotReproduced
+			}
+		}
+	}
+	return verdict, strings.Join(ev, "; ") + "."
+}
+
+func checkT5(rep *Report) (Verdict, string) {
+	return rep.compareAt("t5", []string{"sinusoidal", "rope"}, []int{4, 16}, learnedBiasFactor)
+}
+
+func checkKERPLE(rep *Report) (Verdict, string) {
+	return rep.compareAt("kerple", []string{"alibi"}, []int{16}, 1+noWorseTolerance)
+}
+
+func checkFIRE(rep *Report) (Verdict, string) {
+	return rep.compareAt("fire", []string{"alibi", "kerple"}, []int{16}, 1+noWorseTolerance)
 }

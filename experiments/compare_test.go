@@ -43,7 +43,7 @@ func TestParseShard(t *testing.T) {
 func synthetic(ppl map[string][][]float64, configs map[string]position.Config) *Report {
 	lengths := []int{64, 128, 256, 512, 1024}
 	rep := &Report{Comparison: &Comparison{Name: "syn", Seeds: []uint64{1, 2}}}
-	for _, label := range []string{"learned", "sinusoidal", "rope", "rope_yarn", "rope_ntk", "alibi"} {
+	for _, label := range []string{"learned", "sinusoidal", "rope", "rope_yarn", "rope_ntk", "alibi", "t5", "kerple", "fire"} {
 		seeds, ok := ppl[label]
 		if !ok {
 			continue
@@ -78,6 +78,9 @@ var synthConfigs = map[string]position.Config{
 	"rope_yarn":  {Scheme: "rope", Scaling: &position.Scaling{Type: "yarn", Factor: position.Factor{Auto: true}}},
 	"rope_ntk":   {Scheme: "rope", Scaling: &position.Scaling{Type: "ntk", Factor: position.Factor{Auto: true}}},
 	"alibi":      {Scheme: "alibi"},
+	"t5":         {Scheme: "t5"},
+	"kerple":     {Scheme: "kerple"},
+	"fire":       {Scheme: "fire"},
 }
 
 func verdicts(rep *Report) map[string]Verdict {
@@ -109,7 +112,14 @@ func TestClaimsReproduced(t *testing.T) {
 		"rope":       {{6.7, 7.2, 13.3, 19.5, 24.9}, {6.8, 7.3, 14, 20, 25}},
 		"rope_yarn":  {{6.7, 6.8, 7.4, 9.0, 12.8}, {6.8, 6.9, 7.5, 9.1, 13}},
 		"alibi":      {{7.66, 7.55, 7.52, 7.53, 7.53}, {7.7, 7.6, 7.6, 7.6, 7.7}},
+		"t5":         {{7, 7.1, 7.3, 7.6, 8}, {7.1, 7.2, 7.4, 7.7, 8.2}},
+		// 1.5% above ALiBi at 16x: within the tolerance.
+		"kerple": {{7.6, 7.6, 7.6, 7.7, 7.69}, {7.7, 7.7, 7.7, 7.7, 7.8}},
+		"fire":   {{7.5, 7.5, 7.5, 7.5, 7.5}, {7.6, 7.6, 7.6, 7.6, 7.6}},
 	}, synthConfigs)
+	if len(rep.Claims) != len(claims) {
+		t.Fatalf("%d claims judged, want %d", len(rep.Claims), len(claims))
+	}
 	for id, v := range verdicts(rep) {
 		if v != Reproduced {
 			t.Errorf("%s: %s, want reproduced", id, v)
@@ -128,9 +138,14 @@ func TestClaimsNotReproduced(t *testing.T) {
 		"rope_yarn": {{6.7, 6.8, 7.4, 18, 24}, {6.8, 6.9, 7.5, 18.5, 24}},
 		// ALiBi drifts up 10% at 16x.
 		"alibi": {{7.5, 7.6, 7.7, 7.9, 8.3}, {7.5, 7.6, 7.7, 7.9, 8.3}},
+		// T5 beats RoPE at 4x but not at 16x.
+		"t5": {{7, 7.1, 7.3, 15, 23}, {7.1, 7.2, 7.4, 15, 23}},
+		// KERPLE 3% above ALiBi at 16x, FIRE above KERPLE.
+		"kerple": {{7.5, 7.6, 7.7, 8, 8.55}, {7.5, 7.6, 7.7, 8, 8.55}},
+		"fire":   {{7.5, 7.6, 7.7, 8, 8.8}, {7.5, 7.6, 7.7, 8, 8.8}},
 	}, synthConfigs)
 	v := verdicts(rep)
-	for _, id := range []string{"learned_not_applicable", "sinusoidal_degrades", "alibi_flat", "scaling_rescues_rope"} {
+	for _, id := range []string{"learned_not_applicable", "sinusoidal_degrades", "alibi_flat", "scaling_rescues_rope", "t5_extrapolates", "kerple_matches_alibi", "fire_matches_alibi_kerple"} {
 		if v[id] != NotReproduced {
 			t.Errorf("%s: %s, want not reproduced", id, v[id])
 		}
@@ -144,7 +159,7 @@ func TestClaimsNotReproduced(t *testing.T) {
 func TestClaimsNotApplicable(t *testing.T) {
 	rep := synthetic(map[string][][]float64{"rope": {{6, 7, 8, 9, 10}}}, synthConfigs)
 	v := verdicts(rep)
-	for _, id := range []string{"learned_not_applicable", "sinusoidal_degrades", "alibi_flat", "scaling_rescues_rope"} {
+	for _, id := range []string{"learned_not_applicable", "sinusoidal_degrades", "alibi_flat", "scaling_rescues_rope", "t5_extrapolates", "kerple_matches_alibi", "fire_matches_alibi_kerple"} {
 		if v[id] != NotApplicable {
 			t.Errorf("%s: %s, want not applicable", id, v[id])
 		}

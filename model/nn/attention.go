@@ -71,6 +71,8 @@ type attention[F float] struct {
 	// the attention probabilities.
 	qr, kr, vv, p []F
 	scratch       []attnScratch[F]
+	// biasAcc sums a learned bias's gradient for each head, in float64.
+	biasAcc [][]float64
 }
 
 type attnScratch[F float] struct {
@@ -284,9 +286,16 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 func (k *attention[F]) biasGrad(db []F) {
 	c := k.cfg
 	t := c.SeqLen
+	if k.biasAcc == nil {
+		k.biasAcc = make([][]float64, c.Heads)
+		for h := range k.biasAcc {
+			k.biasAcc[h] = make([]float64, t*t)
+		}
+	}
 	parallel(c.Heads, c.Batch*t*t, func(_, lo, hi int) {
 		for h := lo; h < hi; h++ {
-			acc := make([]float64, t*t)
+			acc := k.biasAcc[h]
+			clear(acc)
 			for b := 0; b < c.Batch; b++ {
 				g := k.p[(b*c.Heads+h)*t*t : (b*c.Heads+h+1)*t*t]
 				for i := 0; i < t; i++ {
