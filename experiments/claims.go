@@ -84,8 +84,8 @@ var claims = []claim{
 	},
 	{
 		id:        "scaling_rescues_rope",
-		statement: "NTK-aware, dynamic NTK and YaRN scaling rescue RoPE: at 4x and 8x clearly better than plain RoPE",
-		rule:      fmt.Sprintf("for each of these scalings, mean perplexity at 4x and at 8x ≤ %g × plain RoPE's mean at that length (plain RoPE from the comparison's unscaled rope run, or else the same weights evaluated unscaled).", rescueFactor),
+		statement: "RoPE scalings meant to work without fine-tuning (" + strings.Join(rescuers(), ", ") + ") rescue RoPE: at 4x and 8x clearly better than plain RoPE",
+		rule:      fmt.Sprintf("for each of these scalings in the comparison, mean perplexity at 4x and at 8x ≤ %g × plain RoPE's mean at that length (plain RoPE from the comparison's unscaled rope run, or else the same weights evaluated unscaled).", rescueFactor),
 		check:     checkRescue,
 	},
 	{
@@ -295,11 +295,11 @@ func checkRescue(rep *Report) (Verdict, string) {
 		if c.Position.Scheme != "rope" || c.Position.Scaling == nil {
 			return false
 		}
-		t := c.Position.Scaling.Type
-		return t == "ntk" || t == "dynamic_ntk" || t == "yarn"
+		t, ok := position.LookupScaling(c.Position.Scaling.Type)
+		return ok && !t.NeedsFinetune
 	})
 	if len(scaled) == 0 {
-		return NotApplicable, "The comparison has no RoPE run with NTK-aware, dynamic NTK or YaRN scaling."
+		return NotApplicable, "The comparison has no RoPE run with a scaling meant to work without fine-tuning (" + strings.Join(rescuers(), ", ") + ")."
 	}
 	verdict := Reproduced
 	var ev []string
@@ -385,7 +385,7 @@ func relativeError(rot *position.Rotation, d, n int) float64 {
 		y := append([]float64(nil), x...)
 		p := len(rot.InvFreq)
 		for i := 0; i < p; i++ {
-			a, b := i, i+d/2
+			a, b := i, i+p
 			if rot.Interleaved {
 				a, b = 2*i, 2*i+1
 			}
@@ -469,4 +469,15 @@ func checkKERPLE(rep *Report) (Verdict, string) {
 
 func checkFIRE(rep *Report) (Verdict, string) {
 	return rep.compareAt("fire", []string{"alibi", "kerple"}, []int{16}, 1+noWorseTolerance)
+}
+
+// rescuers are the registered scaling types that are not meant to need fine-tuning.
+func rescuers() []string {
+	var out []string
+	for _, name := range position.ScalingTypes() {
+		if t, _ := position.LookupScaling(name); !t.NeedsFinetune {
+			out = append(out, name)
+		}
+	}
+	return out
 }

@@ -249,7 +249,7 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w map[string]*G.Nod
 		if err != nil {
 			return p, err
 		}
-		p.rotation = nn.Positions{Pairs: len(rot.InvFreq), Interleaved: rot.Interleaved, Cos: rot.Cos, Sin: rot.Sin}
+		p.rotation = nn.Positions{Pairs: len(rot.InvFreq), Interleaved: rot.Interleaved, Cos: rot.Cos, Sin: rot.Sin, KeyCos: rot.KeyCos, KeySin: rot.KeySin}
 	}
 	form := func(b *position.Bias) (nn.BiasForm, tensor.Shape) {
 		if b.PerQuery {

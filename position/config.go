@@ -25,17 +25,87 @@ type Config struct {
 	Params map[string]any
 }
 
-// Scaling is a RoPE context-extension method, named as in Hugging Face transformers.
+// Scaling is a RoPE context-extension method, named as in Hugging Face transformers: its type,
+// its factor, and the type's own fields, which the type declares in the scaling registry
+// (scaling.go).
 type Scaling struct {
-	// Type is linear (position interpolation), ntk (NTK-aware), dynamic_ntk or yarn.
-	Type string `yaml:"type"`
+	// Type is a registered scaling type: linear (position interpolation), ntk, dynamic_ntk,
+	// yarn, llama3, ...
+	Type string
 	// Factor is the scale s ≥ 1, or auto: s = max(1, n/L) for each evaluation length n.
-	Factor Factor `yaml:"factor"`
-	// BetaFast and BetaSlow bound YaRN's correction range, 32 and 1 when unset.
-	BetaFast float64 `yaml:"beta_fast,omitempty"`
-	BetaSlow float64 `yaml:"beta_slow,omitempty"`
-	// Truncate rounds YaRN's correction range to whole dimensions; true when unset.
-	Truncate *bool `yaml:"truncate,omitempty"`
+	Factor Factor
+	// Params holds the type's own fields by name, such as YaRN's beta_fast.
+	Params map[string]any
+
+	// decoded holds Params decoded into the type's struct, set by check.
+	decoded any
+}
+
+// UnmarshalYAML reads the section: type and factor, and every other field into Params.
+func (c *Scaling) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: position.scaling: want a section of fields", n.Line)
+	}
+	var out Scaling
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if seen[k.Value] {
+			return fmt.Errorf("line %d: position.scaling.%s: given twice", k.Line, k.Value)
+		}
+		seen[k.Value] = true
+		var err error
+		switch k.Value {
+		case "type":
+			err = v.Decode(&out.Type)
+		case "factor":
+			err = v.Decode(&out.Factor)
+		default:
+			var x any
+			if err = v.Decode(&x); err == nil {
+				if out.Params == nil {
+					out.Params = map[string]any{}
+				}
+				out.Params[k.Value] = x
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("line %d: position.scaling.%s: %v", k.Line, k.Value, err)
+		}
+	}
+	*c = out
+	return nil
+}
+
+// MarshalYAML writes the section back: type, factor, then the type's fields sorted.
+func (c Scaling) MarshalYAML() (any, error) {
+	return marshalFields([]field{{"type", c.Type}, {"factor", c.Factor}}, c.Params)
+}
+
+type field struct {
+	name  string
+	value any
+}
+
+// marshalFields writes a mapping of the given fields, then params sorted by name.
+func marshalFields(first []field, params map[string]any) (*yaml.Node, error) {
+	n := &yaml.Node{Kind: yaml.MappingNode}
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		first = append(first, field{k, params[k]})
+	}
+	for _, f := range first {
+		var val yaml.Node
+		if err := val.Encode(f.value); err != nil {
+			return nil, err
+		}
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: f.name}, &val)
+	}
+	return n, nil
 }
 
 // Factor is a scaling factor: a number, or Auto to scale by the ratio of the evaluation length
@@ -135,33 +205,15 @@ func (c *Config) UnmarshalYAML(n *yaml.Node) error {
 
 // MarshalYAML writes the section back: scheme, the scheme's fields sorted, then scaling.
 func (c Config) MarshalYAML() (any, error) {
-	n := &yaml.Node{Kind: yaml.MappingNode}
-	add := func(k string, v any) error {
-		var val yaml.Node
-		if err := val.Encode(v); err != nil {
-			return err
-		}
-		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &val)
-		return nil
+	n, err := marshalFields([]field{{"scheme", c.Scheme}}, c.Params)
+	if err != nil || c.Scaling == nil {
+		return n, err
 	}
-	if err := add("scheme", c.Scheme); err != nil {
+	var val yaml.Node
+	if err := val.Encode(c.Scaling); err != nil {
 		return nil, err
 	}
-	keys := make([]string, 0, len(c.Params))
-	for k := range c.Params {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if err := add(k, c.Params[k]); err != nil {
-			return nil, err
-		}
-	}
-	if c.Scaling != nil {
-		if err := add("scaling", c.Scaling); err != nil {
-			return nil, err
-		}
-	}
+	n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "scaling"}, &val)
 	return n, nil
 }
 
@@ -180,6 +232,11 @@ func (c Config) With(name string, v any) Config {
 // tags. A field dst does not have, or a value of the wrong type, is an error naming the field
 // as position.NAME; fields left out keep the values dst holds.
 func (c Config) Decode(dst any) error {
+	return decodeParams("position.", "the "+c.Scheme+" scheme", c.Params, dst)
+}
+
+// decodeParams decodes params into the struct dst points to, naming a bad field prefix+name.
+func decodeParams(prefix, owner string, params map[string]any, dst any) error {
 	v := reflect.ValueOf(dst)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
 		return fmt.Errorf("position: Decode needs a pointer to a struct, not %T", dst)
@@ -195,8 +252,8 @@ func (c Config) Decode(dst any) error {
 		}
 	}
 	sort.Strings(names)
-	keys := make([]string, 0, len(c.Params))
-	for k := range c.Params {
+	keys := make([]string, 0, len(params))
+	for k := range params {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
@@ -207,15 +264,15 @@ func (c Config) Decode(dst any) error {
 			if len(names) > 0 {
 				takes = strings.Join(names, ", ")
 			}
-			return fmt.Errorf("position.%s: the %s scheme does not take %s (it takes %s)", k, c.Scheme, k, takes)
+			return fmt.Errorf("%s%s: %s does not take %s (it takes %s)", prefix, k, owner, k, takes)
 		}
 		var node yaml.Node
-		if err := node.Encode(c.Params[k]); err != nil {
-			return fmt.Errorf("position.%s: %v", k, err)
+		if err := node.Encode(params[k]); err != nil {
+			return fmt.Errorf("%s%s: %v", prefix, k, err)
 		}
 		if err := node.Decode(v.Field(i).Addr().Interface()); err != nil {
 			msg := strings.Join(strings.Fields(strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:")), " ")
-			return fmt.Errorf("position.%s: %s", k, strings.TrimPrefix(msg, "line 1: "))
+			return fmt.Errorf("%s%s: %s", prefix, k, strings.TrimPrefix(msg, "line 1: "))
 		}
 	}
 	return nil

@@ -97,6 +97,9 @@ type Rotation struct {
 	AttentionFactor float64
 	// Cos and Sin hold AttentionFactor·cos(t·InvFreq[p]) and ·sin at t·len(InvFreq)+p.
 	Cos, Sin []float64
+	// KeyCos and KeySin, when set, rotate the keys in place of Cos and Sin (xPos scales the
+	// queries and the keys differently).
+	KeyCos, KeySin []float64
 }
 
 // NewRotation tabulates a rotation for n positions.

@@ -41,7 +41,6 @@ func TestRoPEFrequencies(t *testing.T) {
 }
 
 func TestScalingGolden(t *testing.T) {
-	no := false
 	cases := []struct {
 		name       string
 		d          int
@@ -62,7 +61,7 @@ func TestScalingGolden(t *testing.T) {
 			[]float64{1, 0.21921245982, 0.0480541025405, 0.0105340580224, 0.00230919677098, 0.000506204704375, 0.000110966378419, 2.43252127705e-05}, 1},
 		{"yarn", 16, 10000, 128, 512, Scaling{Type: "yarn", Factor: factor(4)},
 			[]float64{1, 0.237170824513, 0.05, 0.00790569415042, 0.0025, 0.000790569415042, 0.00025, 7.90569415042e-05}, 1.13862943611},
-		{"yarn truncate false", 16, 10000, 128, 512, Scaling{Type: "yarn", Factor: factor(4), Truncate: &no},
+		{"yarn truncate false", 16, 10000, 128, 512, Scaling{Type: "yarn", Factor: factor(4), Params: map[string]any{"truncate": false}},
 			[]float64{1, 0.225637479255, 0.0427056719887, 0.00790569415042, 0.0025, 0.000790569415042, 0.00025, 7.90569415042e-05}, 1.13862943611},
 		{"linear d32", 32, 10000, 64, 256, Scaling{Type: "linear", Factor: factor(8)},
 			[]float64{0.125, 0.0702926656488, 0.0395284707521, 0.0222284926255, 0.0125, 0.00702926656488, 0.00395284707521, 0.00222284926255, 0.00125, 0.000702926656488, 0.000395284707521, 0.000222284926255, 0.000125, 7.02926656488e-05, 3.95284707521e-05, 2.22284926255e-05}, 1},
@@ -72,9 +71,9 @@ func TestScalingGolden(t *testing.T) {
 			[]float64{1, 0.453736795385, 0.205877079486, 0.0934140062893, 0.0423853718578, 0.019231802798, 0.00872617657102, 0.0039593873933, 0.00179651974752, 0.000815147113087, 0.000369862238859, 0.000167820106994, 7.61461575486e-05, 3.4550313507e-05, 1.56767485302e-05, 7.11311764016e-06}, 1},
 		{"yarn d32", 32, 10000, 64, 256, Scaling{Type: "yarn", Factor: factor(8)},
 			[]float64{1, 0.463931593282, 0.205548047911, 0.0844682719768, 0.03, 0.00702926656488, 0.00395284707521, 0.00222284926255, 0.00125, 0.000702926656488, 0.000395284707521, 0.000222284926255, 0.000125, 7.02926656488e-05, 3.95284707521e-05, 2.22284926255e-05}, 1.20794415417},
-		{"yarn d32 truncate false", 32, 10000, 64, 256, Scaling{Type: "yarn", Factor: factor(8), Truncate: &no},
+		{"yarn d32 truncate false", 32, 10000, 64, 256, Scaling{Type: "yarn", Factor: factor(8), Params: map[string]any{"truncate": false}},
 			[]float64{1, 0.440305460116, 0.178976145843, 0.0620545540444, 0.0131944535406, 0.00702926656488, 0.00395284707521, 0.00222284926255, 0.00125, 0.000702926656488, 0.000395284707521, 0.000222284926255, 0.000125, 7.02926656488e-05, 3.95284707521e-05, 2.22284926255e-05}, 1.20794415417},
-		{"yarn d32 beta 16/2", 32, 10000, 64, 256, Scaling{Type: "yarn", Factor: factor(8), BetaFast: 16, BetaSlow: 2},
+		{"yarn d32 beta 16/2", 32, 10000, 64, 256, Scaling{Type: "yarn", Factor: factor(8), Params: map[string]any{"beta_fast": 16, "beta_slow": 2}},
 			[]float64{1, 0.398325105343, 0.131761569174, 0.0222284926255, 0.0125, 0.00702926656488, 0.00395284707521, 0.00222284926255, 0.00125, 0.000702926656488, 0.000395284707521, 0.000222284926255, 0.000125, 7.02926656488e-05, 3.95284707521e-05, 2.22284926255e-05}, 1.20794415417},
 		{"ntk base 500", 8, 500, 32, 96, Scaling{Type: "ntk", Factor: factor(2.5)},
 			[]float64{1, 0.155815561611, 0.0242784892401, 0.00378296643601}, 1},
@@ -82,8 +81,14 @@ func TestScalingGolden(t *testing.T) {
 			[]float64{1, 0.116378766232, 0.0135440172296, 0.00157623601501}, 1},
 		{"yarn base 500", 8, 500, 32, 96, Scaling{Type: "yarn", Factor: factor(2.5)},
 			[]float64{1, 0.148031976882, 0.01788854382, 0.00378296643601}, 1.09162907319},
-		{"yarn base 500 truncate false", 8, 500, 32, 96, Scaling{Type: "yarn", Factor: factor(2.5), Truncate: &no},
+		{"yarn base 500 truncate false", 8, 500, 32, 96, Scaling{Type: "yarn", Factor: factor(2.5), Params: map[string]any{"truncate": false}},
 			[]float64{1, 0.0903738009182, 0.01788854382, 0.00378296643601}, 1.09162907319},
+		{"llama3", 16, 10000, 64, 256, Scaling{Type: "llama3", Factor: factor(4)},
+			[]float64{1.0, 0.25464790894703254, 0.025464790894703257, 0.007905694150420948, 0.0025, 0.0007905694150420947, 0.00025, 7.905694150420948e-05}, 1},
+		{"llama3 d32", 32, 10000, 128, 512, Scaling{Type: "llama3", Factor: factor(8)},
+			[]float64{1.0, 0.5623413251903491, 0.31622776601683794, 0.15825773502276955, 0.042751178754307596, 0.009417217099169338, 0.003952847075210474, 0.0022228492625486537, 0.00125, 0.0007029266564879364, 0.00039528470752104737, 0.00022228492625486537, 0.000125, 7.029266564879364e-05, 3.952847075210474e-05, 2.2228492625486534e-05}, 1},
+		{"llama3 base 500, own factors and length", 16, 500, 32, 96, Scaling{Type: "llama3", Factor: factor(2.5), Params: map[string]any{"low_freq_factor": 2, "high_freq_factor": 8, "original_max_position_embeddings": 48}},
+			[]float64{0.9639437268410976, 0.253527088294847, 0.08458970107524513, 0.03889969889864292, 0.01788854381999832, 0.008226284754383117, 0.003782966436012703, 0.0017396474208327853}, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -143,7 +148,7 @@ func rotate(r *Rotation, x []float64, t int) []float64 {
 	y := append([]float64(nil), x...)
 	p := len(r.InvFreq)
 	for i := 0; i < p; i++ {
-		a, b := i, i+len(x)/2
+		a, b := i, i+p // rotate-half within the rotated part
 		if r.Interleaved {
 			a, b = 2*i, 2*i+1
 		}
@@ -283,7 +288,7 @@ func TestLearnedNotApplicablePastMaxLen(t *testing.T) {
 
 func TestBadConfigs(t *testing.T) {
 	yarn := func(f, s float64) *Scaling {
-		return &Scaling{Type: "yarn", Factor: factor(4), BetaFast: f, BetaSlow: s}
+		return &Scaling{Type: "yarn", Factor: factor(4), Params: map[string]any{"beta_fast": f, "beta_slow": s}}
 	}
 	cases := []struct {
 		spec Spec
@@ -295,12 +300,12 @@ func TestBadConfigs(t *testing.T) {
 		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "rope", Scaling: yarn(1, 32)}}, "position.scaling.beta_fast"},
 		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "rope", Scaling: yarn(8, 8)}}, "position.scaling.beta_fast"},
 		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "rope", Scaling: &Scaling{Type: "longrope", Factor: factor(2)}}}, "position.scaling.type"},
-		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "rope", Scaling: &Scaling{Type: "ntk", Factor: factor(2), BetaFast: 3}}}, "position.scaling"},
+		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "rope", Scaling: &Scaling{Type: "ntk", Factor: factor(2), Params: map[string]any{"beta_fast": 3}}}}, "position.scaling"},
 		{Spec{DModel: 12, Heads: 4, TrainLen: 8, Config: Config{Scheme: "rope"}}, "even head dimension"},
 		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "rope", Params: map[string]any{"pairing": "diagonal"}}}, "position.pairing"},
 		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "rope", Params: map[string]any{"base": 0.5}}}, "position.base"},
 		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "learned", Params: map[string]any{"max_len": 4}}}, "position.max_len"},
-		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "xpos"}}, "position.scheme"},
+		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "nonesuch"}}, "position.scheme"},
 		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "t5", Params: map[string]any{"buckets": "many"}}}, "position.buckets"},
 		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "t5", Params: map[string]any{"max_distance": 4, "buckets": 32}}}, "position.max_distance"},
 		{Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "kerple", Params: map[string]any{"r1": 1}}}, "position.r1"},

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"extrapolate/experiments"
+	"extrapolate/internal/scalingflag"
 	"extrapolate/position"
 )
 
@@ -24,15 +25,14 @@ func main() { os.Exit(run()) }
 func run() int {
 	var (
 		ckpt     = flag.String("checkpoint", "", "checkpoint file written by train (results/<name>/model.ckpt)")
-		scalings = flag.String("scaling", "none,linear,ntk,dynamic_ntk,yarn", "comma-separated RoPE scalings to evaluate under; none is plain RoPE")
+		scalings = flag.String("scaling", "none,"+strings.Join(position.ScalingTypes(), ","), "comma-separated RoPE scalings to evaluate under; none is plain RoPE")
 		factor   = flag.String("factor", "auto", "scaling factor: a number ≥ 1, or auto (the ratio of each evaluation length to the training length)")
-		betaFast = flag.Float64("beta-fast", 0, "YaRN's beta_fast (32 when 0)")
-		betaSlow = flag.Float64("beta-slow", 0, "YaRN's beta_slow (1 when 0)")
 		lengths  = flag.String("lengths", "", "comma-separated evaluation lengths (default: the checkpoint config's)")
 		tokens   = flag.Int("tokens", 0, "validation tokens scored at every length (default: the checkpoint config's)")
 		out      = flag.String("out", "", "results folder (default: scalings/ beside the checkpoint)")
 		quiet    = flag.Bool("quiet", false, "no progress output")
 	)
+	fields := scalingflag.Register(flag.CommandLine)
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: eval -checkpoint FILE [-scaling none,linear,...] [-factor auto|N] [-lengths 64,128,...] [-out DIR]\n\n")
 		flag.PrintDefaults()
@@ -55,16 +55,19 @@ func run() int {
 		return fail(err)
 	}
 	var list []*position.Scaling
-	for _, name := range strings.Split(*scalings, ",") {
-		name = strings.TrimSpace(name)
+	names := strings.Split(*scalings, ",")
+	for i := range names {
+		names[i] = strings.TrimSpace(names[i])
+	}
+	if u := fields.Unused(names); u != "" {
+		return fail(fmt.Errorf("%s: none of the scalings %s takes it", u, *scalings))
+	}
+	for _, name := range names {
 		if name == "none" {
 			list = append(list, nil)
 			continue
 		}
-		sc := &position.Scaling{Type: name, Factor: f}
-		if name == "yarn" {
-			sc.BetaFast, sc.BetaSlow = *betaFast, *betaSlow
-		}
+		sc := fields.Scaling(name, f)
 		pc := t.Config.Position
 		pc.Scaling = sc
 		c := t.Config

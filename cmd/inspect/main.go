@@ -20,6 +20,7 @@ import (
 
 	"extrapolate/experiments"
 	"extrapolate/internal/atomicfile"
+	"extrapolate/internal/scalingflag"
 	"extrapolate/model"
 	"extrapolate/position"
 )
@@ -74,13 +75,12 @@ func run() int {
 		trainLen   = flag.Int("train-len", 128, "training length L")
 		evalLen    = flag.Int("eval-len", 512, "evaluation length n")
 		factor     = flag.String("factor", "auto", "scaling factor: a number ≥ 1, or auto = max(1, n/L)")
-		betaFast   = flag.Float64("beta-fast", 32, "YaRN's beta_fast")
-		betaSlow   = flag.Float64("beta-slow", 1, "YaRN's beta_slow")
 		checkpoint = flag.String("checkpoint", "", "a trained model's checkpoint: show its scheme with the trained weights")
 		asJSON     = flag.Bool("json", false, "print the numbers as JSON instead of drawing")
 		out        = flag.String("out", "", "picture file (default inspect_<scheme>.png)")
 		params     paramFlags
 	)
+	fields := scalingflag.Register(flag.CommandLine)
 	flag.Var(&params, "param", "a field of the scheme, name=value (repeatable), e.g. -param buckets=16")
 	flag.Parse()
 	fail := func(err error) int {
@@ -112,7 +112,8 @@ func run() int {
 		var setting []string
 		flag.Visit(func(f *flag.Flag) {
 			switch f.Name {
-			case "scheme", "scaling", "dim", "heads", "layers", "base", "train-len", "factor", "beta-fast", "beta-slow", "param":
+			case "checkpoint", "eval-len", "json", "out":
+			default:
 				setting = append(setting, "-"+f.Name)
 			}
 		})
@@ -136,10 +137,10 @@ func run() int {
 			if err != nil {
 				return fail(fmt.Errorf("-factor: %v", err))
 			}
-			pc.Scaling = &position.Scaling{Type: *scaling, Factor: f}
-			if *scaling == "yarn" {
-				pc.Scaling.BetaFast, pc.Scaling.BetaSlow = *betaFast, *betaSlow
-			}
+			pc.Scaling = fields.Scaling(*scaling, f)
+		}
+		if u := fields.Unused([]string{*scaling}); u != "" {
+			return fail(fmt.Errorf("%s: the scaling %s does not take it", u, *scaling))
 		}
 		spec = position.Spec{DModel: *dim * *heads, Heads: *heads, Layers: *layers, TrainLen: *trainLen, Config: pc}
 	}
@@ -297,10 +298,14 @@ func (p *paramFlags) Set(s string) error {
 // flagNames rewords a config error for the command line.
 func flagNames(err error) error {
 	msg := err.Error()
+	for _, p := range position.ScalingParams() {
+		if f := "position.scaling." + p.Name; strings.HasPrefix(msg, f) {
+			return errors.New("-" + scalingflag.Flag(p.Name) + msg[len(f):])
+		}
+	}
 	for _, r := range [][2]string{
 		{"position.scaling.type", "-scaling"}, {"position.scaling.factor", "-factor"},
-		{"position.scaling.beta_fast", "-beta-fast"}, {"position.scaling", "-scaling"},
-		{"position.scheme", "-scheme"}, {"position.base", "-base"}, {"position.", "-param "},
+		{"position.scaling", "-scaling"}, {"position.scheme", "-scheme"}, {"position.base", "-base"}, {"position.", "-param "},
 	} {
 		if strings.HasPrefix(msg, r[0]) {
 			return errors.New(r[1] + msg[len(r[0]):])

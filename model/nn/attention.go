@@ -16,8 +16,12 @@ type Positions struct {
 	Cos, Sin []float64
 	// Pairs is the number of rotated pairs, at most half the head dimension; 0 means no rotation.
 	Pairs int
-	// Interleaved pairs dimensions (2p, 2p+1); otherwise (p, p+head/2), as rotate_half does.
+	// Interleaved pairs dimensions (2p, 2p+1); otherwise (p, p+Pairs), as rotate_half does on
+	// the rotated part: the first 2·Pairs dimensions of the head, the rest passing unrotated.
 	Interleaved bool
+	// KeyCos and KeySin, when set, rotate the keys in place of Cos and Sin: a rotation whose
+	// scale differs between queries and keys (xPos).
+	KeyCos, KeySin []float64
 }
 
 // BiasForm is the layout of attention's bias input.
@@ -65,8 +69,9 @@ type attention[F float] struct {
 	cfg AttentionConfig
 	// train keeps what the backward pass needs; without it the op computes the output only,
 	// reusing a scratch buffer per worker, so evaluating long sequences stays small.
-	train    bool
-	cos, sin []F
+	train      bool
+	cos, sin   []F
+	kcos, ksin []F // the keys' tables: cos and sin themselves unless the positions set others
 	// Kept for the backward pass when training, per (batch, head): the rotated q and k, v, and
 	// the attention probabilities.
 	qr, kr, vv, p []F
@@ -109,7 +114,8 @@ func (k *attention[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 	}
 	hd := q[1] / c.Heads
 	if p := c.Positions; p.Pairs > 0 {
-		if 2*p.Pairs > hd || len(p.Cos) < c.SeqLen*p.Pairs || len(p.Sin) < c.SeqLen*p.Pairs {
+		n := c.SeqLen * p.Pairs
+		if 2*p.Pairs > hd || len(p.Cos) < n || len(p.Sin) < n || p.KeyCos != nil && (len(p.KeyCos) < n || len(p.KeySin) < n) {
 			return nil, errors.Errorf("Attention: rotation of %d pairs over %d positions does not fit head dimension %d", p.Pairs, c.SeqLen, hd)
 		}
 	}
@@ -133,6 +139,10 @@ func (k *attention[F]) setup(d int) {
 	c := k.cfg
 	p := c.Positions
 	k.cos, k.sin = convert[F](p.Cos), convert[F](p.Sin)
+	k.kcos, k.ksin = k.cos, k.sin
+	if p.KeyCos != nil {
+		k.kcos, k.ksin = convert[F](p.KeyCos), convert[F](p.KeySin)
+	}
 	t, hd := c.SeqLen, d/c.Heads
 	if k.train {
 		n := c.Batch * c.Heads * t
@@ -178,9 +188,11 @@ func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 				qt, kt, vt = k.qr[off:off+t*hd], k.kr[off:off+t*hd], k.vv[off:off+t*hd]
 				pt = k.p[task*t*t : (task+1)*t*t]
 			}
-			k.gather(qt, q, b, h, d, true)
-			k.gather(kt, kk, b, h, d, true)
-			k.gather(vt, v, b, h, d, false)
+			k.gather(qt, q, b, h, d)
+			k.rotate(qt, k.cos, k.sin, false)
+			k.gather(kt, kk, b, h, d)
+			k.rotate(kt, k.kcos, k.ksin, false)
+			k.gather(vt, v, b, h, d)
 			// Scores, then a softmax over each row's keys up to the diagonal.
 			gemm(false, true, t, t, hd, F(scale), qt, hd, kt, hd, 0, pt, t)
 			for i := 0; i < t; i++ {
@@ -244,7 +256,7 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 			qt, kt, vt := k.qr[off:off+t*hd], k.kr[off:off+t*hd], k.vv[off:off+t*hd]
 			pt := k.p[task*t*t : (task+1)*t*t]
 			do := s.o
-			k.gather(do, dy, b, h, d, false)
+			k.gather(do, dy, b, h, d)
 			gemm(true, false, t, hd, t, 1, pt, t, do, hd, 0, s.dv, hd) // dv = pᵀ·do
 			ds := s.s
 			gemm(false, true, t, t, hd, 1, do, hd, vt, hd, 0, ds, t) // dp = do·vᵀ
@@ -267,8 +279,8 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 			}
 			gemm(false, false, t, hd, t, 1, ds, t, kt, hd, 0, s.dq, hd) // dq = ds·k
 			gemm(true, false, t, hd, t, 1, ds, t, qt, hd, 0, s.dk, hd)  // dk = dsᵀ·q
-			k.unrotate(s.dq)
-			k.unrotate(s.dk)
+			k.rotate(s.dq, k.cos, k.sin, true)
+			k.rotate(s.dk, k.kcos, k.ksin, true)
 			scatter(dq, s.dq, b, h, t, d, hd)
 			scatter(dk, s.dk, b, h, t, d, hd)
 			scatter(dv, s.dv, b, h, t, d, hd)
@@ -321,49 +333,42 @@ func (k *attention[F]) biasGrad(db []F) {
 	})
 }
 
-// gather copies head h of sequence b from x (rows of width d) into dst (t, hd), rotating it by
-// position when rotate is set and the positions have a rotation.
-func (k *attention[F]) gather(dst, x []F, b, h, d int, rotate bool) {
+// gather copies head h of sequence b from x (rows of width d) into dst (t, hd).
+func (k *attention[F]) gather(dst, x []F, b, h, d int) {
 	t := k.cfg.SeqLen
 	hd := len(dst) / t
 	for i := 0; i < t; i++ {
 		copy(dst[i*hd:(i+1)*hd], x[(b*t+i)*d+h*hd:])
 	}
-	if rotate {
-		k.rotate(dst, false)
-	}
 }
 
-// rotate applies the position rotation to each row of x (t, hd) in place, or its transpose
-// (the inverse rotation, scaled alike) when inverse is set.
-func (k *attention[F]) rotate(x []F, inverse bool) {
+// rotate applies the rotation with tables cs and sn to each row of x (t, hd) in place, or its
+// transpose (the inverse rotation, scaled alike) when inverse is set.
+func (k *attention[F]) rotate(x, cs, sn []F, inverse bool) {
 	p := k.cfg.Positions
 	if p.Pairs == 0 {
 		return
 	}
 	t := k.cfg.SeqLen
 	hd := len(x) / t
-	half := hd / 2
 	for i := 0; i < t; i++ {
 		row := x[i*hd : (i+1)*hd]
-		cs, sn := k.cos[i*p.Pairs:(i+1)*p.Pairs], k.sin[i*p.Pairs:(i+1)*p.Pairs]
+		c, s := cs[i*p.Pairs:(i+1)*p.Pairs], sn[i*p.Pairs:(i+1)*p.Pairs]
 		for j := 0; j < p.Pairs; j++ {
-			a, b := j, j+half
+			a, b := j, j+p.Pairs
 			if p.Interleaved {
 				a, b = 2*j, 2*j+1
 			}
-			c, s := cs[j], sn[j]
+			cj, sj := c[j], s[j]
 			if inverse {
-				s = -s
+				sj = -sj
 			}
 			x0, x1 := row[a], row[b]
-			row[a] = x0*c - x1*s
-			row[b] = x1*c + x0*s
+			row[a] = x0*cj - x1*sj
+			row[b] = x1*cj + x0*sj
 		}
 	}
 }
-
-func (k *attention[F]) unrotate(x []F) { k.rotate(x, true) }
 
 // scatter writes src (t, hd) into head h of sequence b of dst (rows of width d).
 func scatter[F float](dst, src []F, b, h, t, d, hd int) {

@@ -88,6 +88,17 @@ func randomPositions(rng *rand.Rand, seqLen, pairs int, interleaved bool) nn.Pos
 	return p
 }
 
+// withKeys gives the keys a rotation of their own, by the same angles as the queries' but
+// another scale at each position and pair, as xPos does.
+func withKeys(rng *rand.Rand, p nn.Positions) nn.Positions {
+	for i := range p.Cos {
+		scale := 0.5 + rng.Float64()
+		p.KeyCos = append(p.KeyCos, p.Cos[i]*scale)
+		p.KeySin = append(p.KeySin, p.Sin[i]*scale)
+	}
+	return p
+}
+
 // attentionCase is one way of calling attention: its positions, and a bias of a form, fixed
 // (a constant input) or learned (a differentiable one).
 type attentionCase struct {
@@ -106,6 +117,8 @@ func attentionCases(rng *rand.Rand, seqLen, pairs int) map[string]attentionCase 
 		"learned by distance":  {form: nn.ByDistance, learn: true},
 		"learned per query":    {form: nn.PerQuery, learn: true},
 		"rotation and learned": {pos: randomPositions(rng, seqLen, pairs, false), form: nn.PerQuery, learn: true},
+		"key rotation":         {pos: withKeys(rng, randomPositions(rng, seqLen, pairs, true))},
+		"partial key rotation": {pos: withKeys(rng, randomPositions(rng, seqLen, pairs-1, false))},
 	}
 }
 

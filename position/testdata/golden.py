@@ -134,3 +134,42 @@ if __name__ == "__main__":
     for (i, j) in [(0, 0), (3, 1), (7, 0), (12, 5), (20, 20), (20, 3)]:
         print("fire", (i, j), fire(i, j, w1, b1, w2, b2, c=0.1, m=1.0, L0=10))
     print("fire m=-0.5 c=-0.3 (30, 2):", fire(30, 2, w1, b1, w2, b2, c=-0.3, m=-0.5, L0=10))
+
+
+def llama3(d, base, L, n, s, low_freq_factor=1.0, high_freq_factor=4.0, old_context_len=None):
+    """HF's _compute_llama3_parameters, line by line in plain floats."""
+    old_context_len = old_context_len or L
+    inv_freq = default_inv_freq(d, base)
+    low_freq_wavelen = old_context_len / low_freq_factor
+    high_freq_wavelen = old_context_len / high_freq_factor
+    out = []
+    for f in inv_freq:
+        wavelen = 2 * math.pi / f
+        f_llama = f / s if wavelen > low_freq_wavelen else f
+        smooth_factor = (old_context_len / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
+        smoothed = (1 - smooth_factor) * f_llama / s + smooth_factor * f_llama
+        is_medium = not (wavelen < high_freq_wavelen) and not (wavelen > low_freq_wavelen)
+        out.append(smoothed if is_medium else f_llama)
+    return out, 1.0
+
+
+if __name__ == "__main__":
+    print("llama3 d16 L64 s4:", llama3(16, 10000, 64, 256, 4)[0])
+    print("llama3 d32 L128 s8 low 1 high 4:", llama3(32, 10000, 128, 512, 8)[0])
+    print("llama3 d16 base 500 L32 s2.5 low 2 high 8 old 48:", llama3(16, 500, 32, 96, 2.5, 2, 8, 48)[0])
+
+
+def xpos_tables(d, base, t, gamma=0.4, scale_base=512):
+    """torchscale's XPOS at position t: scale = (arange(0, d, 2) + gamma*d) / ((1+gamma)*d),
+    raised to t/scale_base for the queries and to -t/scale_base for the keys (downscale), times
+    RoPE's cos and sin. Returns (q_cos, q_sin, k_cos, k_sin) per pair."""
+    zeta = [(i + gamma * d) / ((1 + gamma) * d) for i in range(0, d, 2)]
+    inv = default_inv_freq(d, base)
+    up = [z ** (t / scale_base) for z in zeta]
+    return ([u * math.cos(t * f) for u, f in zip(up, inv)], [u * math.sin(t * f) for u, f in zip(up, inv)],
+            [math.cos(t * f) / u for u, f in zip(up, inv)], [math.sin(t * f) / u for u, f in zip(up, inv)])
+
+
+if __name__ == "__main__":
+    print("xpos d8 t=5 B=16:", xpos_tables(8, 10000, 5, scale_base=16))
+    print("partial rope d16 fraction 0.5 (rotary_ndims 8):", default_inv_freq(8, 10000))

@@ -137,7 +137,7 @@ func Attention(q, k, v, bias *G.Node, cfg nn.AttentionConfig) (*G.Node, error) {
 	b, t, h := cfg.Batch, cfg.SeqLen, cfg.Heads
 	d := q.Shape()[1]
 	hd := d / h
-	split := func(x *G.Node, rotate bool) (*G.Node, error) {
+	split := func(x *G.Node, rotate bool, cosT, sinT []float64) (*G.Node, error) {
 		x, err := G.Reshape(x, tensor.Shape{b, t, h, hd})
 		if err != nil {
 			return nil, err
@@ -145,7 +145,7 @@ func Attention(q, k, v, bias *G.Node, cfg nn.AttentionConfig) (*G.Node, error) {
 		x = G.Must(G.Transpose(x, 0, 2, 1, 3))
 		if rotate && cfg.Positions.Pairs > 0 {
 			x = G.Must(G.Reshape(x, tensor.Shape{b * h * t, hd}))
-			c, s, r := rotationTables(cfg, hd)
+			c, s, r := rotationTables(cfg, hd, cosT, sinT)
 			cn := table(g, dt, c, b*h*t, hd)
 			sn := table(g, dt, s, b*h*t, hd)
 			rn := table(g, dt, r, hd, hd)
@@ -153,12 +153,17 @@ func Attention(q, k, v, bias *G.Node, cfg nn.AttentionConfig) (*G.Node, error) {
 		}
 		return G.Reshape(x, tensor.Shape{b * h, t, hd})
 	}
-	qh, err := split(q, true)
+	pos := cfg.Positions
+	qh, err := split(q, true, pos.Cos, pos.Sin)
 	if err != nil {
 		return nil, err
 	}
-	kh := G.Must(split(k, true))
-	vh := G.Must(split(v, false))
+	kc, ks := pos.Cos, pos.Sin
+	if pos.KeyCos != nil {
+		kc, ks = pos.KeyCos, pos.KeySin
+	}
+	kh := G.Must(split(k, true, kc, ks))
+	vh := G.Must(split(v, false, nil, nil))
 	scores := G.Must(G.BatchedMatMul(qh, kh, false, true))
 	scores = G.Must(G.Mul(scores, constant(q, 1/math.Sqrt(float64(hd)))))
 	mask := make([]float64, b*h*t*t)
@@ -213,7 +218,7 @@ func biasScores(bias *G.Node, cfg nn.AttentionConfig) *G.Node {
 
 // rotationTables expands the rotation to the (b·h·t, hd) cos and sin factors and the (hd, hd)
 // pair-swap matrix R, with (x·R)[a] = -x[b] and (x·R)[b] = x[a] for each rotated pair (a, b).
-func rotationTables(cfg nn.AttentionConfig, hd int) (cos, sin, r []float64) {
+func rotationTables(cfg nn.AttentionConfig, hd int, cosT, sinT []float64) (cos, sin, r []float64) {
 	p := cfg.Positions
 	t := cfg.SeqLen
 	rows := cfg.Batch * cfg.Heads * t
@@ -222,7 +227,7 @@ func rotationTables(cfg nn.AttentionConfig, hd int) (cos, sin, r []float64) {
 		if p.Interleaved {
 			return 2 * j, 2*j + 1
 		}
-		return j, j + hd/2
+		return j, j + p.Pairs
 	}
 	for j := 0; j < p.Pairs; j++ {
 		a, bb := pair(j)
@@ -236,7 +241,7 @@ func rotationTables(cfg nn.AttentionConfig, hd int) (cos, sin, r []float64) {
 		}
 		for j := 0; j < p.Pairs; j++ {
 			a, bb := pair(j)
-			c, s := p.Cos[pos*p.Pairs+j], p.Sin[pos*p.Pairs+j]
+			c, s := cosT[pos*p.Pairs+j], sinT[pos*p.Pairs+j]
 			cos[row*hd+a], cos[row*hd+bb] = c, c
 			sin[row*hd+a], sin[row*hd+bb] = s, s
 		}
