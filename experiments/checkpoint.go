@@ -5,7 +5,6 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"extrapolate/data"
 	"extrapolate/model"
 )
 
@@ -38,9 +37,7 @@ func LoadCheckpoint(path string) (*Trained, error) {
 	}
 	// Compare the shapes the config gives the weights with the file's before building the
 	// model, so a crafted config cannot make it allocate what the file does not hold.
-	mc := c.Model
-	mc.Vocab = data.Vocab
-	shapes, err := model.Shapes(mc, trainScheme)
+	shapes, err := model.Shapes(c.ModelConfig(), trainScheme)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

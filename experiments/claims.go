@@ -58,6 +58,12 @@ const (
 	// committed comparison before these schemes were added; 2% is four of those. In the pilot
 	// runs (seed 1), KERPLE reached 0.93 of ALiBi's committed mean at 16x, FIRE 1.40 of it.
 	noWorseTolerance = 0.02
+	// lognFactor: with log-n scaling, perplexity at 16x must be at most this fraction of the
+	// same scheme's without it. PILOT_LOGN
+	lognFactor = 0.95
+	// mixFactor: the RoPE/NoPE mix's perplexity at 16x must be at most this fraction of plain
+	// RoPE's. PILOT_MIX
+	mixFactor = 0.85
 	// relativeTolerance bounds |score(i, i-δ) - score(δ, 0)| for unit q and k: float64
 	// rounding only.
 	relativeTolerance = 1e-9
@@ -105,6 +111,18 @@ var claims = []claim{
 		statement: "FIRE at 16x is no worse than ALiBi and KERPLE (Li et al. 2024)",
 		rule:      fmt.Sprintf("FIRE's mean perplexity at 16x ≤ (1 + %g) × ALiBi's and ≤ (1 + %g) × KERPLE's.", noWorseTolerance, noWorseTolerance),
 		check:     checkFIRE,
+	},
+	{
+		id:        "logn_helps",
+		statement: "Log-n attention scaling lowers NoPE's and RoPE's perplexity at 16x (Chiang & Cholak 2022; Qwen's logn_attn)",
+		rule:      fmt.Sprintf("for NoPE and for RoPE, mean perplexity at 16x with log-n scaling ≤ %g × without it.", lognFactor),
+		check:     checkLogN,
+	},
+	{
+		id:        "mix_extrapolates",
+		statement: "A RoPE/NoPE mix of layers extrapolates better than all-RoPE at 16x (Yang et al. 2025, Llama 4's layout)",
+		rule:      fmt.Sprintf("the mix's mean perplexity at 16x ≤ %g × plain RoPE's.", mixFactor),
+		check:     checkMix,
 	},
 	{
 		id:        "rope_relative",
@@ -418,15 +436,19 @@ func sortedEvidence(ev []string) string {
 	return strings.Join(append([]string{head}, rest...), "; ") + "."
 }
 
-// plainSeries is the first series of the scheme with no scaling and no fine-tuning.
+// plainSeries is the first series of the scheme with no scaling, no fine-tuning and no
+// attention temperature.
 func (rep *Report) plainSeries(scheme string) *Series {
-	ss := rep.seriesWhere(func(c Config) bool {
-		return c.Position.Scheme == scheme && c.Position.Scaling == nil && c.Train.Finetune == nil
+	return rep.firstSeries(func(c Config) bool {
+		return c.Position.Scheme == scheme && c.Position.Scaling == nil && c.Train.Finetune == nil && c.Attention.Scale == ""
 	})
-	if len(ss) == 0 {
-		return nil
+}
+
+func (rep *Report) firstSeries(match func(Config) bool) *Series {
+	if ss := rep.seriesWhere(match); len(ss) > 0 {
+		return ss[0]
 	}
-	return ss[0]
+	return nil
 }
 
 // compareAt judges whether scheme's mean perplexity at each multiple is at most limit times
@@ -436,13 +458,23 @@ func (rep *Report) compareAt(scheme string, refs []string, mults []int, limit fl
 	if s == nil {
 		return NotApplicable, fmt.Sprintf("The comparison has no %s run.", scheme)
 	}
-	verdict := Reproduced
-	var ev []string
+	var rs []*Series
 	for _, ref := range refs {
 		r := rep.plainSeries(ref)
 		if r == nil {
 			return NotApplicable, fmt.Sprintf("The comparison has no %s run to compare %s with.", ref, scheme)
 		}
+		rs = append(rs, r)
+	}
+	return rep.compareSeries(s, rs, mults, limit)
+}
+
+// compareSeries judges whether s's mean perplexity at each multiple is at most limit times each
+// reference's.
+func (rep *Report) compareSeries(s *Series, refs []*Series, mults []int, limit float64) (Verdict, string) {
+	verdict := Reproduced
+	var ev []string
+	for _, r := range refs {
 		for _, m := range mults {
 			a, ok1 := rep.at(s, m)
 			b, ok2 := rep.at(r, m)
@@ -457,6 +489,61 @@ func (rep *Report) compareAt(scheme string, refs []string, mults []int, limit fl
 		}
 	}
 	return verdict, strings.Join(ev, "; ") + "."
+}
+
+// checkLogN compares NoPE and RoPE with log-n scaling to the same schemes without it.
+func checkLogN(rep *Report) (Verdict, string) {
+	verdict, found := Reproduced, false
+	var ev []string
+	for _, scheme := range []string{"nope", "rope"} {
+		scaled := rep.firstSeries(func(c Config) bool {
+			return c.Position.Scheme == scheme && c.Position.Scaling == nil && c.Train.Finetune == nil && c.Attention.Scale == "logn"
+		})
+		plain := rep.plainSeries(scheme)
+		if scaled == nil || plain == nil {
+			ev = append(ev, fmt.Sprintf("no %s run with and without log-n scaling", scheme))
+			continue
+		}
+		v, e := rep.compareSeries(scaled, []*Series{plain}, []int{16}, lognFactor)
+		found = found || v != NotApplicable
+		if v != Reproduced {
+			verdict = v
+		}
+		ev = append(ev, strings.TrimSuffix(e, "."))
+	}
+	if !found {
+		return NotApplicable, "The comparison has no NoPE or RoPE run with and without log-n scaling."
+	}
+	return verdict, strings.Join(ev, "; ") + "."
+}
+
+// checkMix compares a RoPE/NoPE mix with all-RoPE.
+func checkMix(rep *Report) (Verdict, string) {
+	mix := rep.firstSeries(func(c Config) bool {
+		if c.Position.Scheme != "mix" || c.Position.Scaling != nil || c.Attention.Scale != "" {
+			return false
+		}
+		var p struct {
+			Layers []any `yaml:"layers"`
+		}
+		if c.Position.Decode(&p) != nil {
+			return false
+		}
+		seen := map[string]bool{}
+		for _, x := range p.Layers {
+			name, _ := x.(string)
+			if m, ok := x.(map[string]any); ok {
+				name, _ = m["scheme"].(string)
+			}
+			seen[name] = true
+		}
+		return len(seen) == 2 && seen["rope"] && seen["nope"]
+	})
+	rope := rep.plainSeries("rope")
+	if mix == nil || rope == nil {
+		return NotApplicable, "The comparison has no RoPE/NoPE mix and plain RoPE run."
+	}
+	return rep.compareSeries(mix, []*Series{rope}, []int{16}, mixFactor)
 }
 
 func checkT5(rep *Report) (Verdict, string) {

@@ -396,10 +396,14 @@ func (rep *Report) Failed() []ClaimResult {
 	return out
 }
 
-// positionOf names a run's position scheme with its scaling.
+// positionOf names a run's position scheme with its scaling and attention temperature.
 func positionOf(c Config) string {
-	if c.Position.Scaling == nil {
-		return c.Position.Scheme
+	s := c.Position.Scheme
+	if c.Position.Scaling != nil {
+		s += " " + scalingName(c.Position)
 	}
-	return c.Position.Scheme + " " + scalingName(c.Position)
+	if c.Attention.Scale != "" {
+		s += " + " + c.Attention.Scale
+	}
+	return s
 }

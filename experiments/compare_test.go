@@ -43,7 +43,7 @@ func TestParseShard(t *testing.T) {
 func synthetic(ppl map[string][][]float64, configs map[string]position.Config) *Report {
 	lengths := []int{64, 128, 256, 512, 1024}
 	rep := &Report{Comparison: &Comparison{Name: "syn", Seeds: []uint64{1, 2}}}
-	for _, label := range []string{"learned", "sinusoidal", "rope", "rope_yarn", "rope_ntk", "alibi", "t5", "kerple", "fire"} {
+	for _, label := range []string{"learned", "sinusoidal", "rope", "rope_yarn", "rope_ntk", "alibi", "t5", "kerple", "fire", "nope", "nope_logn", "rope_logn", "rope_nope_mix"} {
 		seeds, ok := ppl[label]
 		if !ok {
 			continue
@@ -51,6 +51,9 @@ func synthetic(ppl map[string][][]float64, configs map[string]position.Config) *
 		for s, row := range seeds {
 			c := Default()
 			c.Position = configs[label]
+			if strings.HasSuffix(label, "_logn") {
+				c.Attention.Scale = "logn"
+			}
 			c.Eval.Lengths = lengths
 			res := &Result{Status: "ok", TrainLen: 64}
 			for i, n := range lengths {
@@ -72,15 +75,19 @@ func synthetic(ppl map[string][][]float64, configs map[string]position.Config) *
 }
 
 var synthConfigs = map[string]position.Config{
-	"learned":    {Scheme: "learned"},
-	"sinusoidal": {Scheme: "sinusoidal"},
-	"rope":       {Scheme: "rope"},
-	"rope_yarn":  {Scheme: "rope", Scaling: &position.Scaling{Type: "yarn", Factor: position.Factor{Auto: true}}},
-	"rope_ntk":   {Scheme: "rope", Scaling: &position.Scaling{Type: "ntk", Factor: position.Factor{Auto: true}}},
-	"alibi":      {Scheme: "alibi"},
-	"t5":         {Scheme: "t5"},
-	"kerple":     {Scheme: "kerple"},
-	"fire":       {Scheme: "fire"},
+	"learned":       {Scheme: "learned"},
+	"sinusoidal":    {Scheme: "sinusoidal"},
+	"rope":          {Scheme: "rope"},
+	"rope_yarn":     {Scheme: "rope", Scaling: &position.Scaling{Type: "yarn", Factor: position.Factor{Auto: true}}},
+	"rope_ntk":      {Scheme: "rope", Scaling: &position.Scaling{Type: "ntk", Factor: position.Factor{Auto: true}}},
+	"alibi":         {Scheme: "alibi"},
+	"t5":            {Scheme: "t5"},
+	"kerple":        {Scheme: "kerple"},
+	"fire":          {Scheme: "fire"},
+	"nope":          {Scheme: "nope"},
+	"nope_logn":     {Scheme: "nope"},
+	"rope_logn":     {Scheme: "rope"},
+	"rope_nope_mix": {Scheme: "mix", Params: map[string]any{"layers": []any{"rope", "nope"}}},
 }
 
 func verdicts(rep *Report) map[string]Verdict {
@@ -114,8 +121,12 @@ func TestClaimsReproduced(t *testing.T) {
 		"alibi":      {{7.66, 7.55, 7.52, 7.53, 7.53}, {7.7, 7.6, 7.6, 7.6, 7.7}},
 		"t5":         {{7, 7.1, 7.3, 7.6, 8}, {7.1, 7.2, 7.4, 7.7, 8.2}},
 		// 1.5% above ALiBi at 16x: within the tolerance.
-		"kerple": {{7.6, 7.6, 7.6, 7.7, 7.69}, {7.7, 7.7, 7.7, 7.7, 7.8}},
-		"fire":   {{7.5, 7.5, 7.5, 7.5, 7.5}, {7.6, 7.6, 7.6, 7.6, 7.6}},
+		"kerple":        {{7.6, 7.6, 7.6, 7.7, 7.69}, {7.7, 7.7, 7.7, 7.7, 7.8}},
+		"fire":          {{7.5, 7.5, 7.5, 7.5, 7.5}, {7.6, 7.6, 7.6, 7.6, 7.6}},
+		"nope":          {{11.5, 12, 12.8, 13.5, 14.2}, {11.6, 12.1, 12.8, 13.5, 14.3}},
+		"nope_logn":     {{11.5, 11.8, 12.1, 12.5, 12.9}, {11.6, 11.9, 12.2, 12.6, 13}},
+		"rope_logn":     {{6.7, 7, 10, 14, 18}, {6.8, 7.1, 10.5, 14.5, 19}},
+		"rope_nope_mix": {{7, 7.2, 8, 9, 10}, {7.1, 7.3, 8.1, 9.2, 10.3}},
 	}, synthConfigs)
 	if len(rep.Claims) != len(claims) {
 		t.Fatalf("%d claims judged, want %d", len(rep.Claims), len(claims))
@@ -143,9 +154,14 @@ func TestClaimsNotReproduced(t *testing.T) {
 		// KERPLE 3% above ALiBi at 16x, FIRE above KERPLE.
 		"kerple": {{7.5, 7.6, 7.7, 8, 8.55}, {7.5, 7.6, 7.7, 8, 8.55}},
 		"fire":   {{7.5, 7.6, 7.7, 8, 8.8}, {7.5, 7.6, 7.7, 8, 8.8}},
+		// Log-n scaling helps NoPE but not RoPE; the mix is no better than RoPE.
+		"nope":          {{11.5, 12, 12.8, 13.5, 14.2}, {11.6, 12.1, 12.8, 13.5, 14.3}},
+		"nope_logn":     {{11.5, 11.8, 12.1, 12.5, 12.9}, {11.6, 11.9, 12.2, 12.6, 13}},
+		"rope_logn":     {{6.7, 7.2, 13.3, 19.5, 24.9}, {6.8, 7.3, 14, 20, 25}},
+		"rope_nope_mix": {{7, 7.2, 13, 19, 24}, {7.1, 7.3, 13, 19, 24}},
 	}, synthConfigs)
 	v := verdicts(rep)
-	for _, id := range []string{"learned_not_applicable", "sinusoidal_degrades", "alibi_flat", "scaling_rescues_rope", "t5_extrapolates", "kerple_matches_alibi", "fire_matches_alibi_kerple"} {
+	for _, id := range []string{"learned_not_applicable", "sinusoidal_degrades", "alibi_flat", "scaling_rescues_rope", "t5_extrapolates", "kerple_matches_alibi", "fire_matches_alibi_kerple", "logn_helps", "mix_extrapolates"} {
 		if v[id] != NotReproduced {
 			t.Errorf("%s: %s, want not reproduced", id, v[id])
 		}
@@ -159,7 +175,7 @@ func TestClaimsNotReproduced(t *testing.T) {
 func TestClaimsNotApplicable(t *testing.T) {
 	rep := synthetic(map[string][][]float64{"rope": {{6, 7, 8, 9, 10}}}, synthConfigs)
 	v := verdicts(rep)
-	for _, id := range []string{"learned_not_applicable", "sinusoidal_degrades", "alibi_flat", "scaling_rescues_rope", "t5_extrapolates", "kerple_matches_alibi", "fire_matches_alibi_kerple"} {
+	for _, id := range []string{"learned_not_applicable", "sinusoidal_degrades", "alibi_flat", "scaling_rescues_rope", "t5_extrapolates", "kerple_matches_alibi", "fire_matches_alibi_kerple", "logn_helps", "mix_extrapolates"} {
 		if v[id] != NotApplicable {
 			t.Errorf("%s: %s, want not applicable", id, v[id])
 		}

@@ -30,6 +30,8 @@ type Config struct {
 	Data     data.Config     `yaml:"data"`
 	Model    model.Config    `yaml:"model"`
 	Position position.Config `yaml:"position"`
+	// Attention is the attention temperature, for any scheme (model.Attention).
+	Attention model.Attention `yaml:"attention,omitempty"`
 	Train    Train           `yaml:"train"`
 	Eval     Eval            `yaml:"eval"`
 }
@@ -341,7 +343,7 @@ func (c *Config) Check() error {
 	if !nameRE.MatchString(c.Name) || len(c.Name) > 100 {
 		return fmt.Errorf("name: %q, want letters, digits, '.', '_' or '-' (it names the results folder)", c.Name)
 	}
-	if err := c.Model.Check(); err != nil {
+	if err := c.ModelConfig().Check(); err != nil {
 		return err
 	}
 	if c.Train.Warmup == nil {
@@ -469,6 +471,14 @@ func (c *Config) Schemes() (train, eval position.Scheme, err error) {
 		return nil, nil, err
 	}
 	return train, eval, nil
+}
+
+// ModelConfig is the model section with what the model takes from the rest of the config: the
+// tokenizer's vocabulary, the attention section and the training length.
+func (c *Config) ModelConfig() model.Config {
+	mc := c.Model
+	mc.Vocab, mc.Attention, mc.TrainLen = data.Vocab, c.Attention, c.Train.SeqLen
+	return mc
 }
 
 // Spec is what a position scheme of this config is built from, with the position section pc.

@@ -273,9 +273,7 @@ func evalBatch(windows, limit int) int {
 
 // newModel builds a fresh model for a config (vocabulary from the byte tokenizer).
 func (c Config) newModel(scheme position.Scheme) (*model.Model, error) {
-	mc := c.Model
-	mc.Vocab = data.Vocab
-	return model.New(mc, scheme, tensor.Float32, c.Seed)
+	return model.New(c.ModelConfig(), scheme, tensor.Float32, c.Seed)
 }
 
 // checkWritable checks that dir, or the nearest folder above it that exists, takes a new file,

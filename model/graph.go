@@ -55,7 +55,7 @@ func (m *Model) Graph(scheme position.Scheme, batch, n int, o Options) (*Graph, 
 		w[p.Name] = node
 		wrt = append(wrt, node)
 	}
-	pos, err := m.positions(g, scheme, w, n)
+	pos, err := m.positions(g, scheme, w, batch, n)
 	if err != nil {
 		return nil, err
 	}
@@ -64,9 +64,8 @@ func (m *Model) Graph(scheme position.Scheme, batch, n int, o Options) (*Graph, 
 		gr.onehot = tensor.New(tensor.WithShape(batch*n, m.Config.Vocab), tensor.Of(m.Dtype))
 		ops = &stock{onehot: G.NewMatrix(g, m.Dtype, G.WithShape(batch*n, m.Config.Vocab), G.WithName("onehot"), G.WithValue(gr.onehot))}
 	}
-	attn := nn.AttentionConfig{Batch: batch, SeqLen: n, Heads: m.Config.Heads, Positions: pos.rotation, Bias: pos.biasForm, LearnBias: pos.learnedBias}
 	b := &builder{ops: ops}
-	gr.logits = b.forward(w, ids, pos, attn, m.Config.Layers)
+	gr.logits = b.forward(w, ids, pos, m.Config.Layers)
 	gr.loss = b.crossEntropy(gr.logits, targets)
 	if b.err != nil {
 		return nil, fmt.Errorf("model: building the graph: %w", b.err)
@@ -81,15 +80,16 @@ func (m *Model) Graph(scheme position.Scheme, batch, n int, o Options) (*Graph, 
 }
 
 // forward is the whole model up to the logits, as a reader would write it down.
-func (b *builder) forward(w map[string]*G.Node, ids *G.Node, pos positions, attn nn.AttentionConfig, layers int) *G.Node {
-	x := b.embed(ids, w["wte"], pos.table, attn.SeqLen, pos.learnedTable)
+func (b *builder) forward(w map[string]*G.Node, ids *G.Node, pos positions, layers int) *G.Node {
+	x := b.embed(ids, w["wte"], pos.table, pos.n, pos.learnedTable)
 	for l := 0; l < layers; l++ {
 		p := func(name string) *G.Node { return w[fmt.Sprintf("h%d.%s", l, name)] }
 		h := b.layerNorm(x, p("ln1_g"), p("ln1_b"))
 		q := b.linear(h, p("wq"), p("bq"))
 		k := b.linear(h, p("wk"), p("bk"))
 		v := b.linear(h, p("wv"), p("bv"))
-		x = b.add(x, b.linear(b.attention(q, k, v, pos.bias(l), attn), p("wo"), p("bo")))
+		a := pos.layers[l]
+		x = b.add(x, b.linear(b.attention(q, k, v, a.bias, a.scale, a.config), p("wo"), p("bo")))
 		h = b.layerNorm(x, p("ln2_g"), p("ln2_b"))
 		x = b.add(x, b.linear(b.gelu(b.linear(h, p("w1"), p("b1"))), p("w2"), p("b2")))
 	}
@@ -159,65 +159,33 @@ func oneHot(t *tensor.Dense, targets []int) {
 
 // positions is a scheme's contribution at one length, as graph nodes and attention settings.
 type positions struct {
+	n int
 	// table is added to the embeddings; learnedTable says it is computed from weights.
 	table        *G.Node
 	learnedTable bool
-	rotation     nn.Positions
-	// biases holds each layer's bias, or one shared by all layers.
-	biases      []*G.Node
-	biasForm    nn.BiasForm
-	learnedBias bool
+	layers       []layerPositions
 }
 
-// bias is layer l's bias node, or nil.
-func (p positions) bias(l int) *G.Node {
-	switch len(p.biases) {
-	case 0:
-		return nil
-	case 1:
-		return p.biases[0]
-	}
-	return p.biases[l]
+// layerPositions is what one layer's attention takes: its settings, and its bias and scale
+// nodes or nil.
+type layerPositions struct {
+	config      nn.AttentionConfig
+	bias, scale *G.Node
 }
 
 // positions asks the scheme what it adds at n positions, through the optional interfaces it
 // implements, and makes graph nodes of it: constants for fixed numbers, and for numbers computed
-// from the scheme's weights, nodes that compute them (nn.Compute) so that their gradient reaches
-// the weights.
-func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w map[string]*G.Node, n int) (positions, error) {
-	var p positions
-	d, heads := m.Config.DModel, m.Config.Heads
-	_, fixedTable := s.(position.Embedder)
-	_, learnedTable := s.(position.LearnedEmbedder)
-	_, fixedBias := s.(position.Biaser)
-	_, learnedBias := s.(position.LearnedBiaser)
-	if fixedTable && learnedTable || fixedBias && learnedBias {
-		return p, fmt.Errorf("model: the %s scheme gives both a fixed and a learned table or bias", s.Name())
+// from weights, nodes that compute them (nn.Compute) so that their gradient reaches the weights.
+// A position.PerLayer scheme is asked for each layer's scheme, which acts in that layer only.
+func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w map[string]*G.Node, batch, n int) (positions, error) {
+	p := positions{n: n}
+	d := m.Config.DModel
+	if err := both(s); err != nil {
+		return p, err
 	}
-	var weights []*G.Node
-	if l, ok := s.(position.Learner); ok {
-		for _, wt := range l.Weights() {
-			node, ok := w[wt.Name]
-			if !ok {
-				return p, fmt.Errorf("model: the %s scheme's weight %s is not among the model's", s.Name(), wt.Name)
-			}
-			weights = append(weights, node)
-		}
-	}
-	values := m.SchemeWeights()
 	checkTable := func(t *position.Table) error {
 		if t.Cols != d || t.Rows < n || len(t.Values) < n*d {
 			return fmt.Errorf("model: the %s scheme's position table %dx%d does not fit %d positions of width %d", s.Name(), t.Rows, t.Cols, n, d)
-		}
-		return nil
-	}
-	checkBias := func(b *position.Bias) error {
-		size := heads * n
-		if b.PerQuery {
-			size *= n
-		}
-		if b.Heads != heads || b.Len != n || len(b.Values) != size {
-			return fmt.Errorf("model: the %s scheme's bias for %d heads and %d positions does not fit %d heads and %d positions", s.Name(), b.Heads, b.Len, heads, n)
 		}
 		return nil
 	}
@@ -232,7 +200,11 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w map[string]*G.Nod
 		}
 		p.table = constant(g, m.Dtype, "pe", t.Values[:n*d], n, d)
 	case position.LearnedEmbedder:
-		t, err := e.LearnedEmbedding(values, n)
+		weights, err := schemeNodes(e, "", w)
+		if err != nil {
+			return p, err
+		}
+		t, err := e.LearnedEmbedding(m.SchemeWeights(0), n)
 		if err != nil {
 			return p, err
 		}
@@ -244,51 +216,128 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w map[string]*G.Nod
 		}
 		p.learnedTable = true
 	}
-	if r, ok := s.(position.Rotator); ok {
-		rot, err := r.Rotation(n)
-		if err != nil {
-			return p, err
+	var scale func(l int) (*G.Node, error)
+	switch m.Config.Attention.Scale {
+	case "logn":
+		node := constant(g, m.Dtype, "logn", lognScale(m.Config.Heads, n, m.Config.TrainLen), m.Config.Heads, n)
+		scale = func(int) (*G.Node, error) { return node, nil }
+	case "ssmax":
+		scale = func(l int) (*G.Node, error) {
+			return nn.Compute(fmt.Sprintf("SSMax%d", l), ssmaxScale{m.Config.Heads, n}, tensor.Shape{m.Config.Heads, n}, w[fmt.Sprintf("h%d.ssmax", l)])
 		}
-		p.rotation = nn.Positions{Pairs: len(rot.InvFreq), Interleaved: rot.Interleaved, Cos: rot.Cos, Sin: rot.Sin, KeyCos: rot.KeyCos, KeySin: rot.KeySin}
 	}
-	form := func(b *position.Bias) (nn.BiasForm, tensor.Shape) {
-		if b.PerQuery {
-			return nn.PerQuery, tensor.Shape{heads, n, n}
+	var shared *G.Node // a fixed bias of the whole model's scheme, made once for every layer
+	os := owners(s, m.Config.Layers)
+	for l := 0; l < m.Config.Layers; l++ {
+		o := os[min(l, len(os)-1)]
+		// The scheme's layer and the index of its weights' owner: layer l of the whole model's
+		// scheme, or the only layer of layer l's own scheme.
+		ls, layer, own := o.scheme, l, 0
+		if _, ok := s.(position.PerLayer); ok {
+			if err := both(ls); err != nil {
+				return p, err
+			}
+			layer, own = 0, l
 		}
-		return nn.ByDistance, tensor.Shape{heads, n}
-	}
-	switch e := s.(type) {
-	case position.Biaser:
-		b, err := e.Bias(n)
-		if err != nil {
-			return p, err
-		}
-		if err := checkBias(b); err != nil {
-			return p, err
-		}
-		var shape tensor.Shape
-		p.biasForm, shape = form(b)
-		p.biases = []*G.Node{constant(g, m.Dtype, "bias", b.Values, shape...)}
-	case position.LearnedBiaser:
-		for l := 0; l < m.Config.Layers; l++ {
-			b, err := e.LearnedBias(values, l, n)
+		a := layerPositions{config: nn.AttentionConfig{Batch: batch, SeqLen: n, Heads: m.Config.Heads}}
+		if r, ok := ls.(position.Rotator); ok {
+			rot, err := r.Rotation(n)
 			if err != nil {
 				return p, err
 			}
-			if err := checkBias(b); err != nil {
-				return p, err
+			a.config.Positions = nn.Positions{Pairs: len(rot.InvFreq), Interleaved: rot.Interleaved, Cos: rot.Cos, Sin: rot.Sin, KeyCos: rot.KeyCos, KeySin: rot.KeySin}
+		}
+		switch e := ls.(type) {
+		case position.Biaser:
+			if shared == nil || o.prefix != "" {
+				b, err := e.Bias(n)
+				if err != nil {
+					return p, err
+				}
+				if err := m.checkBias(ls, b, n); err != nil {
+					return p, err
+				}
+				shared = constant(g, m.Dtype, "bias"+o.prefix, b.Values, biasShape(b, m.Config.Heads, n)...)
 			}
-			var shape tensor.Shape
-			p.biasForm, shape = form(b)
-			node, err := nn.Compute(fmt.Sprintf("PositionBias%d", l), biasOf{e, l, n}, shape, weights...)
+			a.bias, a.config.Bias = shared, biasForm(shared)
+		case position.LearnedBiaser:
+			weights, err := schemeNodes(e, o.prefix, w)
 			if err != nil {
 				return p, err
 			}
-			p.biases = append(p.biases, node)
+			b, err := e.LearnedBias(m.SchemeWeights(own), layer, n)
+			if err != nil {
+				return p, err
+			}
+			if err := m.checkBias(ls, b, n); err != nil {
+				return p, err
+			}
+			if a.bias, err = nn.Compute(fmt.Sprintf("PositionBias%d", l), biasOf{e, layer, n}, biasShape(b, m.Config.Heads, n), weights...); err != nil {
+				return p, err
+			}
+			a.config.Bias, a.config.LearnBias = biasForm(a.bias), true
 		}
-		p.learnedBias = true
+		if scale != nil {
+			var err error
+			if a.scale, err = scale(l); err != nil {
+				return p, err
+			}
+			a.config.QueryScale, a.config.LearnQueryScale = true, m.Config.Attention.Scale == "ssmax"
+		}
+		p.layers = append(p.layers, a)
 	}
 	return p, nil
+}
+
+// both refuses a scheme that gives a fixed and a learned table, or a fixed and a learned bias.
+func both(s position.Scheme) error {
+	_, fixedTable := s.(position.Embedder)
+	_, learnedTable := s.(position.LearnedEmbedder)
+	_, fixedBias := s.(position.Biaser)
+	_, learnedBias := s.(position.LearnedBiaser)
+	if fixedTable && learnedTable || fixedBias && learnedBias {
+		return fmt.Errorf("model: the %s scheme gives both a fixed and a learned table or bias", s.Name())
+	}
+	return nil
+}
+
+// schemeNodes returns the graph nodes of a scheme's weights, named with prefix.
+func schemeNodes(l position.Learner, prefix string, w map[string]*G.Node) ([]*G.Node, error) {
+	var out []*G.Node
+	for _, wt := range l.Weights() {
+		node, ok := w[prefix+wt.Name]
+		if !ok {
+			return nil, fmt.Errorf("model: the %s scheme's weight %s is not among the model's", l.Name(), prefix+wt.Name)
+		}
+		out = append(out, node)
+	}
+	return out, nil
+}
+
+func (m *Model) checkBias(s position.Scheme, b *position.Bias, n int) error {
+	heads := m.Config.Heads
+	size := heads * n
+	if b.PerQuery {
+		size *= n
+	}
+	if b.Heads != heads || b.Len != n || len(b.Values) != size {
+		return fmt.Errorf("model: the %s scheme's bias for %d heads and %d positions does not fit %d heads and %d positions", s.Name(), b.Heads, b.Len, heads, n)
+	}
+	return nil
+}
+
+func biasShape(b *position.Bias, heads, n int) tensor.Shape {
+	if b.PerQuery {
+		return tensor.Shape{heads, n, n}
+	}
+	return tensor.Shape{heads, n}
+}
+
+func biasForm(node *G.Node) nn.BiasForm {
+	if node.Dims() == 3 {
+		return nn.PerQuery
+	}
+	return nn.ByDistance
 }
 
 func float64s(t *tensor.Dense) []float64 {
@@ -354,7 +403,7 @@ type ops interface {
 	embed(ids, wte, pe *G.Node, seqLen int, learned bool) (*G.Node, error)
 	layerNorm(x, g, b *G.Node) (*G.Node, error)
 	linear(x, w, b *G.Node) (*G.Node, error)
-	attention(q, k, v, bias *G.Node, c nn.AttentionConfig) (*G.Node, error)
+	attention(q, k, v, bias, scale *G.Node, c nn.AttentionConfig) (*G.Node, error)
 	gelu(x *G.Node) (*G.Node, error)
 	add(a, b *G.Node) (*G.Node, error)
 	crossEntropy(logits, targets *G.Node) (*G.Node, error)
@@ -367,8 +416,8 @@ func (fused) embed(ids, wte, pe *G.Node, n int, learned bool) (*G.Node, error) {
 }
 func (fused) layerNorm(x, g, b *G.Node) (*G.Node, error) { return nn.LayerNorm(x, g, b, lnEps) }
 func (fused) linear(x, w, b *G.Node) (*G.Node, error)    { return nn.Linear(x, w, b) }
-func (fused) attention(q, k, v, bias *G.Node, c nn.AttentionConfig) (*G.Node, error) {
-	return nn.Attention(q, k, v, bias, c)
+func (fused) attention(q, k, v, bias, scale *G.Node, c nn.AttentionConfig) (*G.Node, error) {
+	return nn.Attention(q, k, v, bias, scale, c)
 }
 func (fused) gelu(x *G.Node) (*G.Node, error)   { return nn.GELU(x) }
 func (fused) add(a, b *G.Node) (*G.Node, error) { return nn.Add(a, b) }
@@ -384,8 +433,8 @@ func (*stock) embed(ids, wte, pe *G.Node, n int, _ bool) (*G.Node, error) {
 }
 func (*stock) layerNorm(x, g, b *G.Node) (*G.Node, error) { return plain.LayerNorm(x, g, b, lnEps) }
 func (*stock) linear(x, w, b *G.Node) (*G.Node, error)    { return plain.Linear(x, w, b) }
-func (*stock) attention(q, k, v, bias *G.Node, c nn.AttentionConfig) (*G.Node, error) {
-	return plain.Attention(q, k, v, bias, c)
+func (*stock) attention(q, k, v, bias, scale *G.Node, c nn.AttentionConfig) (*G.Node, error) {
+	return plain.Attention(q, k, v, bias, scale, c)
 }
 func (*stock) gelu(x *G.Node) (*G.Node, error)   { return plain.GELU(x) }
 func (*stock) add(a, b *G.Node) (*G.Node, error) { return G.Add(a, b) }
@@ -418,8 +467,8 @@ func (b *builder) layerNorm(x, g, bias *G.Node) *G.Node {
 func (b *builder) linear(x, w, bias *G.Node) *G.Node {
 	return b.do(func() (*G.Node, error) { return b.ops.linear(x, w, bias) })
 }
-func (b *builder) attention(q, k, v, bias *G.Node, c nn.AttentionConfig) *G.Node {
-	return b.do(func() (*G.Node, error) { return b.ops.attention(q, k, v, bias, c) })
+func (b *builder) attention(q, k, v, bias, scale *G.Node, c nn.AttentionConfig) *G.Node {
+	return b.do(func() (*G.Node, error) { return b.ops.attention(q, k, v, bias, scale, c) })
 }
 func (b *builder) gelu(x *G.Node) *G.Node {
 	return b.do(func() (*G.Node, error) { return b.ops.gelu(x) })

@@ -23,6 +23,10 @@ type Config struct {
 	Heads  int `yaml:"heads"`
 	// Vocab is set by the tokenizer, not by the config.
 	Vocab int `yaml:"-"`
+	// Attention is the config's attention section, and TrainLen its training length, which
+	// log-n scaling divides by.
+	Attention Attention `yaml:"-"`
+	TrainLen  int       `yaml:"-"`
 }
 
 // Check reports the first field that makes no sense, by its config name.
@@ -39,7 +43,7 @@ func (c Config) Check() error {
 	case c.Vocab <= 0:
 		return fmt.Errorf("model: vocabulary of %d tokens", c.Vocab)
 	}
-	return nil
+	return c.Attention.check(c.TrainLen)
 }
 
 // lnEps is LayerNorm's ε, PyTorch's default.
@@ -63,8 +67,9 @@ type Model struct {
 	// Params lists every weight in a fixed order: the order of the checkpoint and the optimizer.
 	Params []*Param
 	byName map[string]*Param
-	// scheme lists the position scheme's own weights, in the order it declares them.
-	scheme []*Param
+	// schemes lists the position scheme's own weights, in the order it declares them: one list
+	// for the scheme of the whole model, or one per layer for a position.PerLayer scheme.
+	schemes [][]*Param
 }
 
 // New returns a model with fresh weights drawn from seed, with the weights the position scheme
@@ -94,8 +99,11 @@ func New(c Config, scheme position.Scheme, dt tensor.Dtype, seed uint64) (*Model
 		}
 		p.Value = convertTo(p.Value, dt)
 		m.add(p)
-		if s.Scheme {
-			m.scheme = append(m.scheme, p)
+		if s.Owner > 0 {
+			for len(m.schemes) < s.Owner {
+				m.schemes = append(m.schemes, nil)
+			}
+			m.schemes[s.Owner-1] = append(m.schemes[s.Owner-1], p)
 		}
 	}
 	return m, nil
@@ -109,20 +117,19 @@ type Shape struct {
 	Std   float64
 	Init  []float64
 	Decay bool
-	// Scheme marks the position scheme's own weights.
-	Scheme bool
+	// Owner is 0 for the model's own weights; 1 for the position scheme's, or 1+l for the
+	// scheme of layer l of a position.PerLayer scheme.
+	Owner int
 }
 
 // Shapes lists the model's weights in order, the order of the checkpoint and of the initial
 // draws, which follow PyTorch's reference script (bench/torch_ref.py) so that the two start from
 // the same weights: the token embedding, the scheme's weights (a learned table wpe, T5's bias,
-// ...), then the blocks. It fails if a scheme's weight is malformed or takes a model weight's
-// name.
+// ...; a per-layer scheme's prefixed hL.), then the blocks. It fails if a scheme's weight is
+// malformed or takes another weight's name.
 func Shapes(c Config, scheme position.Scheme) ([]Shape, error) {
 	d, v := c.DModel, c.Vocab
-	matrix := func(name string, r, k int) Shape {
-		return Shape{Name: name, Dims: []int{r, k}, Std: initStd, Decay: true}
-	}
+	matrix := func(name string, r, k int) Shape { return Shape{Name: name, Dims: []int{r, k}, Std: initStd, Decay: true} }
 	vector := func(name string, n int, init float64) Shape {
 		s := Shape{Name: name, Dims: []int{n}}
 		if init != 0 {
@@ -140,6 +147,9 @@ func Shapes(c Config, scheme position.Scheme) ([]Shape, error) {
 		for _, w := range []string{"q", "k", "v", "o"} {
 			blocks = append(blocks, matrix(p+"w"+w, d, d), vector(p+"b"+w, d, 0))
 		}
+		if c.Attention.Scale == "ssmax" {
+			blocks = append(blocks, vector(p+"ssmax", c.Heads, ssmaxInit(c.TrainLen)))
+		}
 		blocks = append(blocks, vector(p+"ln2_g", d, 1), vector(p+"ln2_b", d, 0))
 		blocks = append(blocks, matrix(p+"w1", d, 4*d), vector(p+"b1", 4*d, 0))
 		blocks = append(blocks, matrix(p+"w2", 4*d, d), vector(p+"b2", d, 0))
@@ -152,21 +162,46 @@ func Shapes(c Config, scheme position.Scheme) ([]Shape, error) {
 	for _, b := range blocks {
 		taken[b.Name] = true
 	}
-	if l, ok := scheme.(position.Learner); ok {
+	for i, o := range owners(scheme, c.Layers) {
+		l, ok := o.scheme.(position.Learner)
+		if !ok {
+			continue
+		}
 		for _, w := range l.Weights() {
+			name := o.prefix + w.Name
 			switch {
-			case taken[w.Name] || w.Name == "":
-				return nil, fmt.Errorf("model: the %s scheme's weight %q clashes with another weight", scheme.Name(), w.Name)
+			case taken[name] || w.Name == "":
+				return nil, fmt.Errorf("model: the %s scheme's weight %q clashes with another weight", o.scheme.Name(), name)
 			case len(w.Dims) == 0 || w.Size() <= 0:
-				return nil, fmt.Errorf("model: the %s scheme's weight %s has shape %v", scheme.Name(), w.Name, w.Dims)
+				return nil, fmt.Errorf("model: the %s scheme's weight %s has shape %v", o.scheme.Name(), name, w.Dims)
 			case w.Init != nil && len(w.Init) != w.Size():
-				return nil, fmt.Errorf("model: the %s scheme's weight %s has %d initial values for shape %v", scheme.Name(), w.Name, len(w.Init), w.Dims)
+				return nil, fmt.Errorf("model: the %s scheme's weight %s has %d initial values for shape %v", o.scheme.Name(), name, len(w.Init), w.Dims)
 			}
-			taken[w.Name] = true
-			out = append(out, Shape{Name: w.Name, Dims: w.Dims, Std: w.Std, Init: w.Init, Decay: w.Decay, Scheme: true})
+			taken[name] = true
+			out = append(out, Shape{Name: name, Dims: w.Dims, Std: w.Std, Init: w.Init, Decay: w.Decay, Owner: i + 1})
 		}
 	}
 	return append(out, blocks...), nil
+}
+
+// owner is a scheme that may own weights, and the prefix of their names.
+type owner struct {
+	scheme position.Scheme
+	prefix string
+}
+
+// owners are the schemes that may own weights: the model's, or each layer's scheme of a
+// position.PerLayer scheme.
+func owners(s position.Scheme, layers int) []owner {
+	p, ok := s.(position.PerLayer)
+	if !ok {
+		return []owner{{scheme: s}}
+	}
+	out := make([]owner, layers)
+	for l := range out {
+		out[l] = owner{scheme: p.LayerScheme(l), prefix: fmt.Sprintf("h%d.", l)}
+	}
+	return out
 }
 
 func (m *Model) add(ps ...*Param) {
@@ -221,10 +256,14 @@ func convertTo(t *tensor.Dense, dt tensor.Dtype) *tensor.Dense {
 func IsNotApplicable(err error) bool { return errors.Is(err, position.ErrNotApplicable) }
 
 // SchemeWeights returns the values of the position scheme's weights, in the order the scheme
-// declares them, as float64.
-func (m *Model) SchemeWeights() [][]float64 {
-	v := make([][]float64, len(m.scheme))
-	for i, p := range m.scheme {
+// declares them, as float64: those of the scheme of layer l of a position.PerLayer scheme, or
+// with l = 0, of the scheme of the whole model.
+func (m *Model) SchemeWeights(l int) [][]float64 {
+	if l >= len(m.schemes) {
+		return nil
+	}
+	v := make([][]float64, len(m.schemes[l]))
+	for i, p := range m.schemes[l] {
 		v[i] = float64s(p.Value)
 	}
 	return v

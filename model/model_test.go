@@ -2,8 +2,10 @@ package model
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gorgonia.org/tensor"
@@ -30,6 +32,8 @@ func schemes(t *testing.T, c Config, trainLen int) map[string]position.Scheme {
 	for _, n := range position.Names() {
 		configs[n] = position.Config{Scheme: n}
 	}
+	// A mix of a rotation, a learned bias and nothing, repeated over the layers.
+	configs["mix"] = position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{"xpos", map[string]any{"scheme": "kerple"}}}}
 	out := map[string]position.Scheme{}
 	for name, pc := range configs {
 		s, err := position.New(position.Spec{DModel: c.DModel, Heads: c.Heads, Layers: c.Layers, TrainLen: trainLen, Config: pc})
@@ -38,6 +42,29 @@ func schemes(t *testing.T, c Config, trainLen int) map[string]position.Scheme {
 		}
 		out[name] = s
 	}
+	return out
+}
+
+// variant is a model config with a scheme.
+type variant struct {
+	config Config
+	scheme position.Scheme
+}
+
+// variants are the tiny model with every scheme, and with each attention temperature: log-n
+// scaling at a training length of 2, so that it acts within the tiny sequences, and
+// Scalable-Softmax.
+func variants(t *testing.T) map[string]variant {
+	out := map[string]variant{}
+	for name, s := range schemes(t, tiny, tinyLen) {
+		out[name] = variant{tiny, s}
+	}
+	logn, ssmax := tiny, tiny
+	logn.Attention, logn.TrainLen = Attention{Scale: "logn"}, 2
+	ssmax.Attention, ssmax.TrainLen = Attention{Scale: "ssmax"}, tinyLen
+	out["rope+logn"] = variant{logn, out["rope"].scheme}
+	out["kerple+ssmax"] = variant{ssmax, out["kerple"].scheme}
+	out["nope+ssmax"] = variant{ssmax, out["nope"].scheme}
 	return out
 }
 
@@ -52,9 +79,10 @@ func randomTokens(rng *rand.Rand, n, vocab int) []int {
 // TestGradientsMatchFiniteDifferences checks the gradient of the whole model, every weight of
 // it, against central differences in float64, for every scheme.
 func TestGradientsMatchFiniteDifferences(t *testing.T) {
-	for name, s := range schemes(t, tiny, tinyLen) {
+	for name, v := range variants(t) {
 		t.Run(name, func(t *testing.T) {
-			m, err := New(tiny, s, tensor.Float64, 7)
+			s, c := v.scheme, v.config
+			m, err := New(c, s, tensor.Float64, 7)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,8 +97,8 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			copy(g.IDs, randomTokens(rng, len(g.IDs), tiny.Vocab))
-			copy(g.Targets, randomTokens(rng, len(g.Targets), tiny.Vocab))
+			copy(g.IDs, randomTokens(rng, len(g.IDs), c.Vocab))
+			copy(g.Targets, randomTokens(rng, len(g.Targets), c.Vocab))
 			if _, err := g.Run(); err != nil {
 				t.Fatal(err)
 			}
@@ -105,9 +133,10 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 // TestFusedMatchesStockOps runs the model built from fused ops and from gorgonia's stock ops on
 // the same batch: the losses and every gradient must agree.
 func TestFusedMatchesStockOps(t *testing.T) {
-	for name, s := range schemes(t, tiny, tinyLen) {
+	for name, v := range variants(t) {
 		t.Run(name, func(t *testing.T) {
-			m, err := New(tiny, s, tensor.Float64, 9)
+			s, c := v.scheme, v.config
+			m, err := New(c, s, tensor.Float64, 9)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +146,7 @@ func TestFusedMatchesStockOps(t *testing.T) {
 					nn.Values[float64](p.Value)[i] += 0.3 * rng.NormFloat64()
 				}
 			}
-			ids, targets := randomTokens(rng, 3*tinyLen, tiny.Vocab), randomTokens(rng, 3*tinyLen, tiny.Vocab)
+			ids, targets := randomTokens(rng, 3*tinyLen, c.Vocab), randomTokens(rng, 3*tinyLen, c.Vocab)
 			var losses [2]float64
 			var grads [2][][]float64
 			for i, plain := range []bool{false, true} {
@@ -368,5 +397,55 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTemperatureActs checks that the attention temperature reaches the scores: log-n scaling
+// changes the loss of the same weights only where queries pass the training length, and
+// Scalable-Softmax adds a weight per layer that starts at 1/log(L).
+func TestTemperatureActs(t *testing.T) {
+	s := schemes(t, tiny, tinyLen)["rope"]
+	loss := func(c Config, n int) float64 {
+		m, err := New(c, s, tensor.Float64, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := m.Graph(s, 1, n, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 1))
+		copy(g.IDs, randomTokens(rng, n, c.Vocab))
+		copy(g.Targets, randomTokens(rng, n, c.Vocab))
+		l, err := g.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	logn := tiny
+	logn.Attention, logn.TrainLen = Attention{Scale: "logn"}, tinyLen
+	if a, b := loss(tiny, tinyLen), loss(logn, tinyLen); a != b {
+		t.Errorf("at the training length: %v without log-n scaling, %v with it; want the same", a, b)
+	}
+	if a, b := loss(tiny, 3*tinyLen), loss(logn, 3*tinyLen); a == b {
+		t.Errorf("past the training length: log-n scaling left the loss at %v", a)
+	}
+	ssmax := tiny
+	ssmax.Attention, ssmax.TrainLen = Attention{Scale: "ssmax"}, tinyLen
+	m, err := New(ssmax, s, tensor.Float64, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l := 0; l < tiny.Layers; l++ {
+		p := m.Param(fmt.Sprintf("h%d.ssmax", l))
+		if p == nil || p.Decay || math.Abs(nn.Values[float64](p.Value)[0]-1/math.Log(tinyLen)) > 1e-15 {
+			t.Fatalf("layer %d: ssmax weight %+v", l, p)
+		}
+	}
+	bad := tiny
+	bad.Attention = Attention{Scale: "cold"}
+	if err := bad.Check(); err == nil || !strings.HasPrefix(err.Error(), "attention.scale") {
+		t.Errorf("unknown scale: %v", err)
 	}
 }

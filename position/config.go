@@ -199,6 +199,9 @@ func (c *Config) UnmarshalYAML(n *yaml.Node) error {
 			return fmt.Errorf("line %d: position.%s: %v", k.Line, k.Value, err)
 		}
 	}
+	if _, ok := out.Params["layers"]; ok && !seen["scheme"] {
+		out.Scheme = "mix" // position: {layers: [...]} needs no scheme
+	}
 	*c = out
 	return nil
 }

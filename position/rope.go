@@ -27,7 +27,9 @@ type ropeParams struct {
 	RotaryFraction float64 `yaml:"rotary_fraction"`
 }
 
-func defaultRoPEParams() ropeParams { return ropeParams{Base: 10000, Pairing: "half", RotaryFraction: 1} }
+func defaultRoPEParams() ropeParams {
+	return ropeParams{Base: 10000, Pairing: "half", RotaryFraction: 1}
+}
 
 func newRoPE(s Spec) (Scheme, error) {
 	p := defaultRoPEParams()

@@ -18,9 +18,36 @@ import (
 // picture draws what the scheme provides: a rotation's wavelengths and scores, a bias against
 // distance per head and layer, a table as a heat map.
 func picture(rep *report) ([]byte, error) {
+	plots, err := plotsOf(rep, "")
+	if err != nil {
+		return nil, err
+	}
+	for l, r := range rep.PerLayer {
+		p, err := plotsOf(r, fmt.Sprintf("layer %d, %s: ", l, r.Scheme))
+		if err != nil {
+			return nil, err
+		}
+		if len(p) == 0 {
+			p = []*plot.Plot{plot.New()}
+			p[0].Title.Text = fmt.Sprintf("layer %d, %s: no position information", l, r.Scheme)
+		}
+		plots = append(plots, p...)
+	}
+	if len(plots) == 0 {
+		return nil, fmt.Errorf("-scheme: %s has nothing to draw (it adds no table, rotation or bias)", rep.Scheme)
+	}
+	title := fmt.Sprintf("%s, %d heads of dimension %d, L=%d, n=%d", rep.Scheme, rep.Heads, rep.Dim, rep.TrainLen, rep.EvalLen)
+	if rep.Checkpoint != "" {
+		title += ", trained: " + rep.Checkpoint
+	}
+	return tiles(plots, title)
+}
+
+// plotsOf draws one scheme's rotation, bias and table, each title after prefix.
+func plotsOf(rep *report, prefix string) ([]*plot.Plot, error) {
 	var plots []*plot.Plot
 	if rep.InvFreq != nil {
-		p, err := drawRotation(rep)
+		p, err := drawRotation(rep, prefix)
 		if err != nil {
 			return nil, err
 		}
@@ -28,9 +55,9 @@ func picture(rep *report) ([]byte, error) {
 	}
 	for l, heads := range rep.Bias {
 		p := plot.New()
-		p.Title.Text = fmt.Sprintf("bias against distance, layer %d", l)
-		if len(rep.Bias) == 1 && rep.Checkpoint == "" {
-			p.Title.Text = "bias against distance"
+		p.Title.Text = fmt.Sprintf("%sbias against distance, layer %d", prefix, l)
+		if len(rep.Bias) == 1 {
+			p.Title.Text = prefix + "bias against distance"
 		}
 		p.X.Label.Text = "distance i−j (positions)"
 		p.Y.Label.Text = "bias added to the score"
@@ -52,24 +79,17 @@ func picture(rep *report) ([]byte, error) {
 		cols := len(t[0])
 		plots = append(plots, heatMap(fmt.Sprintf("position table, %d positions × %d dimensions", len(t), cols), "dimension", "position", len(t), cols, func(i, j int) float64 { return t[i][j] }))
 	}
-	if len(plots) == 0 {
-		return nil, fmt.Errorf("-scheme: %s has nothing to draw (it adds no table, rotation or bias)", rep.Scheme)
-	}
-	title := fmt.Sprintf("%s, %d heads of dimension %d, L=%d, n=%d", rep.Scheme, rep.Heads, rep.Dim, rep.TrainLen, rep.EvalLen)
-	if rep.Checkpoint != "" {
-		title += ", trained: " + rep.Checkpoint
-	}
-	return tiles(plots, title)
+	return plots, nil
 }
 
-func drawRotation(rep *report) ([]*plot.Plot, error) {
+func drawRotation(rep *report, prefix string) ([]*plot.Plot, error) {
 	f0, a0 := rep.plain.InvFreq, rep.plain.AttentionFactor
 	f1, a1 := rep.InvFreq, rep.AttentionFactor
 	label := "scaled: " + rep.Scaling + " factor " + rep.Factor
 	scaled := rep.Scaling != ""
 
 	wl := plot.New()
-	wl.Title.Text = "wavelength of each rotated pair"
+	wl.Title.Text = prefix + "wavelength of each rotated pair"
 	wl.X.Label.Text = "pair i"
 	wl.Y.Label.Text = "wavelength 2π/θᵢ (positions, log scale)"
 	wl.Y.Scale = plot.LogScale{}
@@ -105,7 +125,7 @@ func drawRotation(rep *report) ([]*plot.Plot, error) {
 		}
 	}
 	sp := plot.New()
-	sp.Title.Text = "q·k of a fixed pair against distance"
+	sp.Title.Text = prefix + "q·k of a fixed pair against distance"
 	sp.X.Label.Text = "relative distance (positions)"
 	sp.Y.Label.Text = "score"
 	if err := addLine(sp, "unscaled", 0, score(f0, a0), rep.EvalLen); err != nil {

@@ -47,6 +47,8 @@ type report struct {
 	Bias [][][]float64 `json:"bias,omitempty"`
 	// A table added to the embeddings: eval_len rows of the model's width.
 	Table [][]float64 `json:"table,omitempty"`
+	// A scheme per layer (position.PerLayer): each layer's scheme, shown as above.
+	PerLayer []*report `json:"per_layer,omitempty"`
 
 	described map[string]any
 	plain     *position.Rotation // the rotation without its scaling, for the picture
@@ -105,8 +107,8 @@ func run() int {
 		return fail(fmt.Errorf("-eval-len: %d positions × %d × %d heads is above %d values", *evalLen, *dim, *heads, maxValues))
 	}
 	var (
-		spec    position.Spec
-		weights [][]float64
+		spec position.Spec
+		m    *model.Model
 	)
 	if *checkpoint != "" {
 		var setting []string
@@ -126,7 +128,7 @@ func run() int {
 		}
 		c := t.Config
 		spec = c.Spec(c.Position)
-		weights = t.Model.SchemeWeights()
+		m = t.Model
 	} else {
 		pc := position.Config{Scheme: *scheme, Params: params.values}
 		if *scheme == "rope" {
@@ -148,16 +150,25 @@ func run() int {
 	if err != nil {
 		return fail(flagNames(err))
 	}
-	if weights == nil {
+	if m == nil {
 		// A fresh scheme's weights as a model would draw them, from seed 1.
-		m, err := model.New(model.Config{DModel: spec.DModel, Layers: spec.Layers, Heads: spec.Heads, Vocab: 1}, s, tensor.Float64, 1)
-		if err != nil {
+		if m, err = model.New(model.Config{DModel: spec.DModel, Layers: spec.Layers, Heads: spec.Heads, Vocab: 1, TrainLen: spec.TrainLen}, s, tensor.Float64, 1); err != nil {
 			return fail(err)
 		}
-		weights = m.SchemeWeights()
 	}
-	rep, err := describe(s, spec, weights, *evalLen)
-	if err != nil {
+	var rep *report
+	if p, ok := s.(position.PerLayer); ok {
+		rep = &report{Scheme: s.Name(), Dim: spec.HeadDim(), Heads: spec.Heads, Layers: spec.Layers, TrainLen: spec.TrainLen, EvalLen: *evalLen}
+		one := spec
+		one.Layers = 1
+		for l := 0; l < spec.Layers; l++ {
+			r, err := describe(p.LayerScheme(l), one, m.SchemeWeights(l), *evalLen)
+			if err != nil {
+				return fail(err)
+			}
+			rep.PerLayer = append(rep.PerLayer, r)
+		}
+	} else if rep, err = describe(s, spec, m.SchemeWeights(0), *evalLen); err != nil {
 		return fail(err)
 	}
 	rep.Checkpoint = *checkpoint
@@ -188,6 +199,9 @@ func run() int {
 // describe asks the scheme, through each optional interface it implements, what it adds at n
 // positions.
 func describe(s position.Scheme, spec position.Spec, w [][]float64, n int) (*report, error) {
+	if spec.Config.Scheme != s.Name() {
+		spec.Config = position.Config{Scheme: s.Name(), Scaling: spec.Config.Scaling}
+	}
 	rep := &report{Scheme: s.Name(), Dim: spec.HeadDim(), Heads: spec.Heads, Layers: spec.Layers, TrainLen: spec.TrainLen, EvalLen: n}
 	if sc := spec.Config.Scaling; sc != nil {
 		rep.Scaling, rep.Factor = sc.Type, sc.Factor.String()

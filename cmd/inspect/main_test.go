@@ -86,6 +86,8 @@ func TestPictures(t *testing.T) {
 		{"-scheme", "t5", "-heads", "4", "-eval-len", "200"},
 		{"-scheme", "kerple", "-heads", "4", "-layers", "2"},
 		{"-scheme", "fire", "-heads", "2", "-layers", "2", "-eval-len", "64"},
+		{"-scheme", "xpos", "-dim", "16", "-scaling", "llama3", "-factor", "4", "-low-freq-factor", "2"},
+		{"-scheme", "mix", "-param", "layers=[rope, {scheme: rope, rotary_fraction: 0.5}, alibi, nope]", "-layers", "4", "-heads", "2", "-dim", "8"},
 	} {
 		code, _, stderr := inspect(t, dir, args...)
 		if code != 0 {
@@ -122,6 +124,29 @@ func TestBadInput(t *testing.T) {
 		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 			t.Errorf("%v: wrote a file", c.args)
 		}
+	}
+}
+
+// TestLlama3JSON checks -scaling llama3 against HF's _compute_llama3_parameters, computed by
+// position/testdata/golden.py, and that a field of the scaling is taken from its flag.
+func TestLlama3JSON(t *testing.T) {
+	code, out, stderr := inspect(t, t.TempDir(), "-scheme", "rope", "-scaling", "llama3", "-dim", "16", "-base", "500", "-train-len", "32", "-eval-len", "96", "-factor", "2.5",
+		"-low-freq-factor", "2", "-high-freq-factor", "8", "-original-max-position-embeddings", "48", "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r shown
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0.9639437268410976, 0.253527088294847, 0.08458970107524513, 0.03889969889864292, 0.01788854381999832, 0.008226284754383117, 0.003782966436012703, 0.0017396474208327853}
+	for i, w := range want {
+		if len(r.InvFreq) != len(want) || math.Abs(r.InvFreq[i]-w) > 1e-9*w {
+			t.Fatalf("inv_freq %v, want %v", r.InvFreq, want)
+		}
+	}
+	if code, _, stderr := inspect(t, t.TempDir(), "-scheme", "rope", "-scaling", "ntk", "-beta-fast", "3", "-json"); code != 2 || !strings.Contains(stderr, "-beta-fast") {
+		t.Fatalf("a field the scaling does not take: exit %d, %s", code, stderr)
 	}
 }
 
@@ -203,7 +228,7 @@ func TestCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := trained.Model.SchemeWeights() // r1, r2 by (layer, head)
+	w := trained.Model.SchemeWeights(0) // r1, r2 by (layer, head)
 	for l := 0; l < 2; l++ {
 		for h := 0; h < 2; h++ {
 			r1, r2 := w[0][l*2+h], w[1][l*2+h]

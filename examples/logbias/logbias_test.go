@@ -51,7 +51,7 @@ func TestTrainsAndEvaluates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slopes := trained.Model.SchemeWeights()
+	slopes := trained.Model.SchemeWeights(0)
 	if len(slopes) != 1 || len(slopes[0]) != 2 {
 		t.Fatalf("the checkpoint holds scheme weights %v, want one slope per head", slopes)
 	}

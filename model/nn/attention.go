@@ -45,24 +45,44 @@ type AttentionConfig struct {
 	// Bias is the layout of the bias input; LearnBias makes it differentiable.
 	Bias      BiasForm
 	LearnBias bool
+	// QueryScale adds a (heads, seqLen) input whose [h][i] multiplies the scores of query i in
+	// head h before the bias is added: an attention temperature (log-n scaling, Scalable-Softmax).
+	// LearnQueryScale makes it differentiable.
+	QueryScale, LearnQueryScale bool
 }
 
 // Attention returns causal multi-head attention of q, k and v, each (batch·seqLen, d) with the
-// heads side by side along d: softmax(q·kᵀ/√(d/heads) + bias, over earlier keys)·v, with q and k
-// rotated first when cfg.Positions has a rotation. bias, laid out as cfg.Bias says, is nil when
-// cfg.Bias is NoBias. The result has q's shape.
-func Attention(q, k, v, bias *G.Node, cfg AttentionConfig) (*G.Node, error) {
-	if (bias == nil) != (cfg.Bias == NoBias) {
-		return nil, errors.Errorf("Attention: bias node %v for bias form %d", bias, cfg.Bias)
+// heads side by side along d: softmax(scale·q·kᵀ/√(d/heads) + bias, over earlier keys)·v, with q
+// and k rotated first when cfg.Positions has a rotation. bias, laid out as cfg.Bias says, is nil
+// when cfg.Bias is NoBias; scale, (heads, seqLen), is nil unless cfg.QueryScale. The result has
+// q's shape.
+func Attention(q, k, v, bias, scale *G.Node, cfg AttentionConfig) (*G.Node, error) {
+	if (bias == nil) != (cfg.Bias == NoBias) || (scale == nil) == cfg.QueryScale {
+		return nil, errors.Errorf("Attention: bias %v and scale %v for bias form %d and query scale %v", bias, scale, cfg.Bias, cfg.QueryScale)
 	}
 	kr, err := byDtype(q, &attention[float32]{cfg: cfg}, &attention[float64]{cfg: cfg})
 	if err != nil {
 		return nil, err
 	}
-	if bias == nil {
-		return apply(kr, q, k, v)
+	in := []*G.Node{q, k, v}
+	for _, x := range []*G.Node{bias, scale} {
+		if x != nil {
+			in = append(in, x)
+		}
 	}
-	return apply(kr, q, k, v, bias)
+	return apply(kr, in...)
+}
+
+// extra returns the indices of the bias and scale inputs, -1 for those absent.
+func (c AttentionConfig) extra() (bias, scale int) {
+	bias, scale, next := -1, -1, 3
+	if c.Bias != NoBias {
+		bias, next = next, next+1
+	}
+	if c.QueryScale {
+		scale = next
+	}
+	return bias, scale
 }
 
 type attention[F float] struct {
@@ -78,6 +98,10 @@ type attention[F float] struct {
 	scratch       []attnScratch[F]
 	// biasAcc sums a learned bias's gradient for each head, in float64.
 	biasAcc [][]float64
+	// For a learned query scale: the scores before the scale, and the scale's gradient for each
+	// (sequence, head, query).
+	raw       []F
+	scaleGrad []float64
 }
 
 type attnScratch[F float] struct {
@@ -87,19 +111,27 @@ type attnScratch[F float] struct {
 
 func (k *attention[F]) String() string { return "Attention" }
 func (k *attention[F]) signature() ([]hm.Type, hm.Type) {
+	in := []hm.Type{floats(2), floats(2), floats(2)}
 	switch k.cfg.Bias {
 	case ByDistance:
-		return []hm.Type{floats(2), floats(2), floats(2), floats(2)}, floats(2)
+		in = append(in, floats(2))
 	case PerQuery:
-		return []hm.Type{floats(2), floats(2), floats(2), floats(3)}, floats(2)
+		in = append(in, floats(3))
 	}
-	return []hm.Type{floats(2), floats(2), floats(2)}, floats(2)
+	if k.cfg.QueryScale {
+		in = append(in, floats(2))
+	}
+	return in, floats(2)
 }
 func (k *attention[F]) diffWRT() []bool {
+	d := []bool{true, true, true}
 	if k.cfg.Bias != NoBias {
-		return []bool{true, true, true, k.cfg.LearnBias}
+		d = append(d, k.cfg.LearnBias)
 	}
-	return []bool{true, true, true}
+	if k.cfg.QueryScale {
+		d = append(d, k.cfg.LearnQueryScale)
+	}
+	return d
 }
 func (k *attention[F]) willDifferentiate() { k.train = true }
 
@@ -119,14 +151,21 @@ func (k *attention[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 			return nil, errors.Errorf("Attention: rotation of %d pairs over %d positions does not fit head dimension %d", p.Pairs, c.SeqLen, hd)
 		}
 	}
-	if c.Bias != NoBias {
+	bi, si := c.extra()
+	if len(in) != len(k.diffWRT()) {
+		return nil, errors.Errorf("Attention: %d inputs, want %d", len(in), len(k.diffWRT()))
+	}
+	if bi >= 0 {
 		want := tensor.Shape{c.Heads, c.SeqLen}
 		if c.Bias == PerQuery {
 			want = tensor.Shape{c.Heads, c.SeqLen, c.SeqLen}
 		}
-		if len(in) != 4 || !in[3].Eq(want) {
-			return nil, errors.Errorf("Attention: bias of shape %v, want %v", in[len(in)-1], want)
+		if !in[bi].Eq(want) {
+			return nil, errors.Errorf("Attention: bias of shape %v, want %v", in[bi], want)
 		}
+	}
+	if si >= 0 && !in[si].Eq(tensor.Shape{c.Heads, c.SeqLen}) {
+		return nil, errors.Errorf("Attention: query scale of shape %v, want %v", in[si], tensor.Shape{c.Heads, c.SeqLen})
 	}
 	return q.Clone(), nil
 }
@@ -147,6 +186,9 @@ func (k *attention[F]) setup(d int) {
 	if k.train {
 		n := c.Batch * c.Heads * t
 		k.qr, k.kr, k.vv, k.p = make([]F, n*hd), make([]F, n*hd), make([]F, n*hd), make([]F, n*t)
+		if c.LearnQueryScale {
+			k.raw, k.scaleGrad = make([]F, n*t), make([]float64, n)
+		}
 	}
 	k.scratch = make([]attnScratch[F], workers())
 	for w := range k.scratch {
@@ -172,9 +214,13 @@ func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	d := in[0].Shape()[1]
 	k.setup(d)
 	q, kk, v, o := Values[F](in[0]), Values[F](in[1]), Values[F](in[2]), Values[F](out)
-	var bias []F
-	if c.Bias != NoBias {
-		bias = Values[F](in[3])
+	var bias, qscale []F
+	bi, si := c.extra()
+	if bi >= 0 {
+		bias = Values[F](in[bi])
+	}
+	if si >= 0 {
+		qscale = Values[F](in[si])
 	}
 	t, hd := c.SeqLen, d/c.Heads
 	scale := 1 / math.Sqrt(float64(hd))
@@ -197,6 +243,15 @@ func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 			gemm(false, true, t, t, hd, F(scale), qt, hd, kt, hd, 0, pt, t)
 			for i := 0; i < t; i++ {
 				row := pt[i*t : (i+1)*t]
+				if qscale != nil {
+					if k.raw != nil {
+						copy(k.raw[(task*t+i)*t:(task*t+i)*t+i+1], row[:i+1])
+					}
+					m := qscale[h*t+i]
+					for j := 0; j <= i; j++ {
+						row[j] *= m
+					}
+				}
 				switch c.Bias {
 				case ByDistance:
 					bh := bias[h*t : (h+1)*t]
@@ -248,6 +303,11 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 	dy, dq, dk, dv := Values[F](dout), Values[F](din[0]), Values[F](din[1]), Values[F](din[2])
 	t, hd := c.SeqLen, d/c.Heads
 	scale := F(1 / math.Sqrt(float64(hd)))
+	bi, si := c.extra()
+	var qscale []F
+	if si >= 0 {
+		qscale = Values[F](in[si])
+	}
 	parallel(c.Batch*c.Heads, 8*t*t*hd, func(w, lo, hi int) {
 		s := &k.scratch[w]
 		for task := lo; task < hi; task++ {
@@ -268,12 +328,23 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 				for j, p := range pr {
 					dot += float64(p) * float64(dr[j])
 				}
+				rowScale := scale
+				if qscale != nil {
+					rowScale = qscale[h*t+i] * scale
+				}
+				var sg float64
 				for j, p := range pr {
 					g := F(float64(p) * (float64(dr[j]) - dot))
 					if c.LearnBias {
 						pr[j] = g
 					}
-					dr[j] = g * scale
+					if k.raw != nil {
+						sg += float64(g) * float64(k.raw[(task*t+i)*t+j])
+					}
+					dr[j] = g * rowScale
+				}
+				if k.raw != nil {
+					k.scaleGrad[task*t+i] = sg
 				}
 				clear(dr[i+1:])
 			}
@@ -287,7 +358,20 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 		}
 	})
 	if c.LearnBias {
-		k.biasGrad(Values[F](din[3]))
+		k.biasGrad(Values[F](din[bi]))
+	}
+	if c.LearnQueryScale {
+		// Summed over the sequences in order, as the bias's gradient is.
+		ds := Values[F](din[si])
+		for h := 0; h < c.Heads; h++ {
+			for i := 0; i < t; i++ {
+				var sum float64
+				for b := 0; b < c.Batch; b++ {
+					sum += k.scaleGrad[(b*c.Heads+h)*t+i]
+				}
+				ds[h*t+i] = F(sum)
+			}
+		}
 	}
 	return nil
 }

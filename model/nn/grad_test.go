@@ -105,6 +105,8 @@ type attentionCase struct {
 	pos   nn.Positions
 	form  nn.BiasForm
 	learn bool
+	// scale adds a query scale, learned when learnScale is set.
+	scale, learnScale bool
 }
 
 func attentionCases(rng *rand.Rand, seqLen, pairs int) map[string]attentionCase {
@@ -119,6 +121,9 @@ func attentionCases(rng *rand.Rand, seqLen, pairs int) map[string]attentionCase 
 		"rotation and learned": {pos: randomPositions(rng, seqLen, pairs, false), form: nn.PerQuery, learn: true},
 		"key rotation":         {pos: withKeys(rng, randomPositions(rng, seqLen, pairs, true))},
 		"partial key rotation": {pos: withKeys(rng, randomPositions(rng, seqLen, pairs-1, false))},
+		"query scale":          {scale: true},
+		"learned query scale":  {scale: true, learnScale: true},
+		"everything learned":   {pos: randomPositions(rng, seqLen, pairs, false), form: nn.ByDistance, learn: true, scale: true, learnScale: true},
 	}
 }
 
@@ -140,19 +145,30 @@ func (c attentionCase) inputs(rng *rand.Rand, batch, seqLen, heads, d int) []gra
 	default:
 		in = append(in, gradcheck.Const("bias", gradcheck.Rand(rng, 1, shape...)))
 	}
+	switch {
+	case !c.scale:
+	case c.learnScale:
+		in = append(in, gradcheck.Var("scale", gradcheck.Rand(rng, 1, heads, seqLen)))
+	default:
+		in = append(in, gradcheck.Const("scale", gradcheck.Rand(rng, 1, heads, seqLen)))
+	}
 	return in
 }
 
 func (c attentionCase) config(batch, seqLen, heads int) nn.AttentionConfig {
-	return nn.AttentionConfig{Batch: batch, SeqLen: seqLen, Heads: heads, Positions: c.pos, Bias: c.form, LearnBias: c.learn}
+	return nn.AttentionConfig{Batch: batch, SeqLen: seqLen, Heads: heads, Positions: c.pos, Bias: c.form, LearnBias: c.learn, QueryScale: c.scale, LearnQueryScale: c.learnScale}
 }
 
-// bias is the bias node among the inputs, or nil.
-func bias(x []*G.Node) *G.Node {
-	if len(x) == 4 {
-		return x[3]
+// extra returns the bias and scale nodes among the inputs, or nil.
+func (c attentionCase) extra(x []*G.Node) (bias, scale *G.Node) {
+	rest := x[3:]
+	if c.form != nn.NoBias {
+		bias, rest = rest[0], rest[1:]
 	}
-	return nil
+	if c.scale {
+		scale = rest[0]
+	}
+	return bias, scale
 }
 
 func TestAttentionGradient(t *testing.T) {
@@ -162,7 +178,8 @@ func TestAttentionGradient(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg := c.config(batch, seqLen, heads)
 			gradcheck.Check(t, c.inputs(rng, batch, seqLen, heads, d), func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
-				return nn.Attention(x[0], x[1], x[2], bias(x), cfg)
+				b, sc := c.extra(x)
+				return nn.Attention(x[0], x[1], x[2], b, sc, cfg)
 			})
 		})
 	}

@@ -66,10 +66,12 @@ func TestAttentionMatchesStockOps(t *testing.T) {
 			cfg := c.config(batch, seqLen, heads)
 			gradcheck.Same(t, c.inputs(rng, batch, seqLen, heads, d),
 				func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
-					return nn.Attention(x[0], x[1], x[2], bias(x), cfg)
+					b, sc := c.extra(x)
+					return nn.Attention(x[0], x[1], x[2], b, sc, cfg)
 				},
 				func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
-					return plain.Attention(x[0], x[1], x[2], bias(x), cfg)
+					b, sc := c.extra(x)
+					return plain.Attention(x[0], x[1], x[2], b, sc, cfg)
 				})
 		})
 	}

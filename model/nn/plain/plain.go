@@ -132,7 +132,7 @@ func OneHot(targets []int, vocab int, dt tensor.Dtype) *tensor.Dense {
 // Attention is nn.Attention written with stock ops: heads are split out by reshapes and
 // transposes, a rotation is x⊙cos + (x·R)⊙sin with R the constant matrix that swaps each pair
 // with a sign, and the causal mask and bias are one added constant.
-func Attention(q, k, v, bias *G.Node, cfg nn.AttentionConfig) (*G.Node, error) {
+func Attention(q, k, v, bias, qscale *G.Node, cfg nn.AttentionConfig) (*G.Node, error) {
 	g, dt := q.Graph(), q.Dtype()
 	b, t, h := cfg.Batch, cfg.SeqLen, cfg.Heads
 	d := q.Shape()[1]
@@ -166,6 +166,18 @@ func Attention(q, k, v, bias *G.Node, cfg nn.AttentionConfig) (*G.Node, error) {
 	vh := G.Must(split(v, false, nil, nil))
 	scores := G.Must(G.BatchedMatMul(qh, kh, false, true))
 	scores = G.Must(G.Mul(scores, constant(q, 1/math.Sqrt(float64(hd)))))
+	if qscale != nil {
+		// Row i of head h times qscale[h][i]: through the (t, t·t) matrix that copies entry i to
+		// every (i, j), then across the batch.
+		spread := make([]float64, t*t*t)
+		for i := 0; i < t; i++ {
+			for j := 0; j < t; j++ {
+				spread[i*t*t+i*t+j] = 1
+			}
+		}
+		full := G.Must(G.Mul(qscale, table(g, dt, spread, t, t*t)))
+		scores = G.Must(G.HadamardProd(scores, tiled(full, cfg)))
+	}
 	mask := make([]float64, b*h*t*t)
 	for bh := 0; bh < b*h; bh++ {
 		for i := 0; i < t; i++ {
@@ -194,7 +206,7 @@ func Attention(q, k, v, bias *G.Node, cfg nn.AttentionConfig) (*G.Node, error) {
 // and across the batch through a column of ones.
 func biasScores(bias *G.Node, cfg nn.AttentionConfig) *G.Node {
 	g, dt := bias.Graph(), bias.Dtype()
-	b, t, h := cfg.Batch, cfg.SeqLen, cfg.Heads
+	t, h := cfg.SeqLen, cfg.Heads
 	var full *G.Node
 	if cfg.Bias == nn.PerQuery {
 		full = G.Must(G.Reshape(bias, tensor.Shape{h, t * t}))
@@ -207,13 +219,20 @@ func biasScores(bias *G.Node, cfg nn.AttentionConfig) *G.Node {
 		}
 		full = G.Must(G.Mul(bias, table(g, dt, pick, t, t*t)))
 	}
+	return tiled(full, cfg)
+}
+
+// tiled repeats a (h, t·t) node for every sequence of the batch, as (b·h, t, t).
+func tiled(full *G.Node, cfg nn.AttentionConfig) *G.Node {
+	g, dt := full.Graph(), full.Dtype()
+	b, t, h := cfg.Batch, cfg.SeqLen, cfg.Heads
 	ones := make([]float64, b)
 	for i := range ones {
 		ones[i] = 1
 	}
 	row := G.Must(G.Reshape(full, tensor.Shape{1, h * t * t}))
-	tiled := G.Must(G.Mul(table(g, dt, ones, b, 1), row))
-	return G.Must(G.Reshape(tiled, tensor.Shape{b * h, t, t}))
+	rep := G.Must(G.Mul(table(g, dt, ones, b, 1), row))
+	return G.Must(G.Reshape(rep, tensor.Shape{b * h, t, t}))
 }
 
 // rotationTables expands the rotation to the (b·h·t, hd) cos and sin factors and the (hd, hd)

@@ -1,0 +1,110 @@
+package position
+
+import (
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// PerLayer is a scheme that gives each layer a scheme of its own. The model asks it for each
+// layer's, and treats that one as it would a scheme of the whole model, for that layer only.
+type PerLayer interface {
+	Scheme
+	// LayerScheme returns the scheme of layer l.
+	LayerScheme(l int) Scheme
+}
+
+// Mix gives each layer its own scheme from a pattern repeated over the layers, as Llama 4
+// interleaves RoPE layers with layers without positions: position: {layers: [rope, rope, rope,
+// nope]}. Each slot is a scheme's name or a section of its own ({scheme: rope, base: 500}). A
+// scheme that acts on the token embeddings cannot fill a slot. A scaling (position.scaling)
+// applies to every slot whose scheme takes one.
+type Mix struct {
+	Layers  []Scheme
+	scaling *Scaling
+}
+
+func init() { Register("mix", newMix) }
+
+func newMix(s Spec) (Scheme, error) {
+	var p struct {
+		Layers []any `yaml:"layers"`
+	}
+	if err := s.Config.Decode(&p); err != nil {
+		return nil, err
+	}
+	if len(p.Layers) == 0 {
+		return nil, fmt.Errorf("position.layers: want a list of one scheme per layer, repeated over the model's layers")
+	}
+	if len(p.Layers) > s.Layers {
+		return nil, fmt.Errorf("position.layers: %d slots for a model of %d layers", len(p.Layers), s.Layers)
+	}
+	slots := make([]Config, len(p.Layers))
+	for i, v := range p.Layers {
+		c, err := slotConfig(v)
+		if err != nil {
+			return nil, fmt.Errorf("position.layers[%d]: %v", i, err)
+		}
+		slots[i] = c
+	}
+	m := &Mix{scaling: s.Config.Scaling}
+	scalable := false
+	for l := 0; l < s.Layers; l++ {
+		i := l % len(slots)
+		spec := s
+		spec.Layers, spec.Config = 1, slots[i]
+		ls, err := New(spec)
+		if err != nil {
+			return nil, fmt.Errorf("position.layers[%d]: %v", i, err)
+		}
+		if _, ok := ls.(Scalable); ok && s.Config.Scaling != nil {
+			spec.Config.Scaling = s.Config.Scaling
+			if ls, err = New(spec); err != nil {
+				return nil, fmt.Errorf("position.layers[%d]: %v", i, err)
+			}
+			scalable = true
+		}
+		_, fixed := ls.(Embedder)
+		_, learned := ls.(LearnedEmbedder)
+		_, nested := ls.(PerLayer)
+		if fixed || learned || nested {
+			return nil, fmt.Errorf("position.layers[%d]: the %s scheme acts on the token embeddings or the layers, not in one layer", i, ls.Name())
+		}
+		m.Layers = append(m.Layers, ls)
+	}
+	if s.Config.Scaling != nil && !scalable {
+		return nil, fmt.Errorf("position.scaling: no scheme in position.layers takes a scaling")
+	}
+	return m, nil
+}
+
+// slotConfig reads one slot: a scheme's name, or a section with scheme and the scheme's fields.
+func slotConfig(v any) (Config, error) {
+	if name, ok := v.(string); ok {
+		return Config{Scheme: name}, nil
+	}
+	var node yaml.Node
+	if err := node.Encode(v); err != nil {
+		return Config{}, err
+	}
+	var c Config
+	if err := node.Decode(&c); err != nil {
+		return Config{}, err
+	}
+	if c.Scheme == "" {
+		return Config{}, fmt.Errorf("want a scheme's name or a section with scheme")
+	}
+	if c.Scaling != nil {
+		return Config{}, fmt.Errorf("a scaling applies to the whole model: give it as position.scaling")
+	}
+	return c, nil
+}
+
+// Name is mix.
+func (*Mix) Name() string { return "mix" }
+
+// LayerScheme returns layer l's scheme.
+func (m *Mix) LayerScheme(l int) Scheme { return m.Layers[l] }
+
+// Scaling returns the scaling applied to the slots that take one.
+func (m *Mix) Scaling() *Scaling { return m.scaling }
