@@ -32,8 +32,8 @@ type Config struct {
 	Position position.Config `yaml:"position"`
 	// Attention is the attention temperature, for any scheme (model.Attention).
 	Attention model.Attention `yaml:"attention,omitempty"`
-	Train    Train           `yaml:"train"`
-	Eval     Eval            `yaml:"eval"`
+	Train     Train           `yaml:"train"`
+	Eval      Eval            `yaml:"eval"`
 }
 
 // Train is the train section of a config.

@@ -129,7 +129,9 @@ type Shape struct {
 // malformed or takes another weight's name.
 func Shapes(c Config, scheme position.Scheme) ([]Shape, error) {
 	d, v := c.DModel, c.Vocab
-	matrix := func(name string, r, k int) Shape { return Shape{Name: name, Dims: []int{r, k}, Std: initStd, Decay: true} }
+	matrix := func(name string, r, k int) Shape {
+		return Shape{Name: name, Dims: []int{r, k}, Std: initStd, Decay: true}
+	}
 	vector := func(name string, n int, init float64) Shape {
 		s := Shape{Name: name, Dims: []int{n}}
 		if init != 0 {
