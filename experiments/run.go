@@ -293,6 +293,10 @@ func checkWritable(dir string) error {
 		if !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("results folder %s: %w", dir, unwrapPath(err))
 		}
+		// A symbolic link to nothing does not exist for Stat, yet MkdirAll cannot create it.
+		if target, err := os.Readlink(d); err == nil {
+			return fmt.Errorf("results folder %s: %s is a symbolic link to %s, which does not exist", dir, d, target)
+		}
 		up := filepath.Dir(d)
 		if up == d {
 			break
