@@ -16,6 +16,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"extrapolate/data"
+	"extrapolate/internal/dirlock"
 	"extrapolate/model"
 	"extrapolate/position"
 )
@@ -119,11 +120,25 @@ func (r *Run) checkDir() error {
 // a checkpoint and returns an error wrapping ErrInterrupted.
 func (r *Run) Execute(ctx context.Context) (*Result, error) {
 	if err := r.Prepare(); err != nil {
-		return nil, err
+		return nil, inputError(err)
 	}
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("results folder: %w", err)
 	}
+	// One run at a time in a folder: the lock comes before anything is written or removed.
+	lock, err := dirlock.Acquire(r.Dir)
+	if errors.Is(err, dirlock.ErrBusy) {
+		return nil, inputError(fmt.Errorf("results folder %w", err))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("results folder: %w", err)
+	}
+	defer lock.Release()
+	// The folder may have changed between Prepare and the lock, by a run that just finished.
+	if err := r.checkDir(); err != nil {
+		return nil, inputError(err)
+	}
+	// Temporary files left by a run that died; no other run can be writing one now.
 	removeStaleTemps(r.Dir)
 	t, err := r.trainer()
 	if err != nil {

@@ -140,13 +140,17 @@ func compare(path string, overrides []string, out, shard string, reportOnly, ove
 }
 
 // failed reports an error that stopped a run and returns the exit status: 130 for an
-// interruption, with the command that resumes, and 1 otherwise.
+// interruption, with the command that resumes, 2 for bad input found on the way (a folder in
+// use, a bad checkpoint to resume from) and 1 otherwise.
 func failed(err error) int {
 	if errors.Is(err, experiments.ErrInterrupted) {
 		fmt.Fprintf(os.Stderr, "train: %v\nresume with: %s\n", err, resumeCommand())
 		return 130
 	}
 	fmt.Fprintln(os.Stderr, "train:", err)
+	if experiments.IsInputError(err) {
+		return 2
+	}
 	return 1
 }
 
