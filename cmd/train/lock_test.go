@@ -2,49 +2,53 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
 
+// started is a train command running in the background.
+type started struct {
+	cmd    *exec.Cmd
+	stderr bytes.Buffer
+	done   chan struct{} // closed when it has exited
+}
+
 // startTrain starts the train command in dir and waits until its run is under way: its resolved
 // config is written only once it holds the folder's lock.
-func startTrain(t *testing.T, dir, out string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+func startTrain(t *testing.T, dir, out string, args ...string) *started {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"-config", "./config.yaml", "-out", out, "-quiet"}, args...)...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	s := &started{done: make(chan struct{})}
+	s.cmd = exec.Command(binary, append([]string{"-config", "./config.yaml", "-out", out, "-quiet"}, args...)...)
+	s.cmd.Dir = dir
+	s.cmd.Stderr = &s.stderr
+	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	go func() { s.cmd.Wait(); close(s.done) }()
+	t.Cleanup(func() { s.cmd.Process.Kill(); <-s.done })
 	for {
 		if _, err := os.Stat(filepath.Join(dir, out, "config.yaml")); err == nil {
-			return cmd, &stderr
+			return s
 		}
-		if cmd.ProcessState != nil {
-			t.Fatalf("the run ended before starting: %s", stderr.String())
+		select {
+		case <-s.done:
+			t.Fatalf("the run ended before starting: %s", s.stderr.String())
+		case <-time.After(10 * time.Millisecond):
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-// stop interrupts a started run and returns its exit status.
-func stop(t *testing.T, cmd *exec.Cmd) int {
-	t.Helper()
-	cmd.Process.Signal(os.Interrupt)
-	err := cmd.Wait()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatal(err)
-	}
-	return cmd.ProcessState.ExitCode()
+// stop sends sig to a started run and returns its exit status once it has exited.
+func (s *started) stop(sig os.Signal) int {
+	s.cmd.Process.Signal(sig)
+	<-s.done
+	return s.cmd.ProcessState.ExitCode()
 }
 
 // TestBusyFolderRefused starts a second run on the folder of a run under way: it must be refused,
@@ -62,11 +66,11 @@ func TestBusyFolderRefused(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := strings.ReplaceAll(c.name, " ", "_")
-			first, stderr := startTrain(t, dir, out, c.first...)
+			first := startTrain(t, dir, out, c.first...)
 			before, _ := os.ReadFile(filepath.Join(dir, out, "config.yaml"))
 			code, _, msg := runTrain(t, dir, append([]string{"-config", "./config.yaml", "-out", out, "-quiet"}, c.then...)...)
 			msg = strings.TrimSpace(msg)
-			want := fmt.Sprintf("process %d", first.Process.Pid)
+			want := fmt.Sprintf("process %d", first.cmd.Process.Pid)
 			if code != 2 || !strings.Contains(msg, want) || strings.Contains(msg, "\n") {
 				t.Errorf("second run: exit %d, stderr %q; want 2 and one line naming %s", code, msg, want)
 			}
@@ -74,8 +78,8 @@ func TestBusyFolderRefused(t *testing.T) {
 			if !bytes.Equal(before, after) {
 				t.Error("the second run changed config.yaml")
 			}
-			if code := stop(t, first); code != 130 || !strings.Contains(stderr.String(), "checkpoint saved") {
-				t.Errorf("first run: exit %d, stderr %q; want 130 and its checkpoint saved", code, stderr.String())
+			if code := first.stop(os.Interrupt); code != 130 || !strings.Contains(first.stderr.String(), "checkpoint saved") {
+				t.Errorf("first run: exit %d, stderr %q; want 130 and its checkpoint saved", code, first.stderr.String())
 			}
 		})
 	}
@@ -85,12 +89,12 @@ func TestBusyFolderRefused(t *testing.T) {
 // gone, as good as a full disk): it must fail with exit 1, not offer a resume.
 func TestFailedSaveOnInterrupt(t *testing.T) {
 	dir := setup(t, strings.Replace(good, "steps: 3,", "steps: 1000000,", 1))
-	cmd, stderr := startTrain(t, dir, "out")
+	run := startTrain(t, dir, "out")
 	if err := os.RemoveAll(filepath.Join(dir, "out")); err != nil {
 		t.Fatal(err)
 	}
-	code := stop(t, cmd)
-	msg := stderr.String()
+	code := run.stop(os.Interrupt)
+	msg := run.stderr.String()
 	if code != 1 || !strings.Contains(msg, "saving the checkpoint failed") || strings.Contains(msg, "resume with") {
 		t.Fatalf("exit %d, stderr %q; want 1, the failed save and no resume command", code, msg)
 	}
@@ -110,5 +114,32 @@ func TestCorruptCheckpointOnResume(t *testing.T) {
 	msg := strings.TrimSpace(stderr)
 	if code != 2 || !strings.Contains(msg, "corrupt") || strings.Contains(msg, "\n") {
 		t.Fatalf("exit %d, stderr %q; want 2 and one line saying the checkpoint is corrupt", code, msg)
+	}
+}
+
+// TestHangupResumable closes the run's terminal, as far as the run can tell (SIGHUP): it must
+// save a checkpoint and print a resume command that a shell splits back into the same
+// arguments, however they are quoted.
+func TestHangupResumable(t *testing.T) {
+	dir := setup(t, strings.Replace(good, "steps: 3,", "steps: 1000000,", 1))
+	args := []string{"-set", "eval.lengths=[8, 16]", "-set", "data.path='corpus.txt'"}
+	run := startTrain(t, dir, "out", args...)
+	code := run.stop(syscall.SIGHUP)
+	msg := run.stderr.String()
+	if code != 130 || !strings.Contains(msg, "checkpoint saved") {
+		t.Fatalf("exit %d, stderr %q; want 130 and the checkpoint saved", code, msg)
+	}
+	_, line, ok := strings.Cut(msg, "resume with: ")
+	if !ok {
+		t.Fatalf("no resume command in %q", msg)
+	}
+	line = strings.TrimSpace(line)
+	out, err := exec.Command("sh", "-c", `printf '%s\n' `+line).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]string{binary, "-config", "./config.yaml", "-out", "out", "-quiet"}, args...)
+	if got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n"); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("the shell reads %q as %q, want %q", line, got, want)
 	}
 }

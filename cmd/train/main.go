@@ -156,16 +156,20 @@ func failed(err error) int {
 
 // commandLine is how this command was invoked, for the report.
 func commandLine() string {
-	return strings.Join(append([]string{"go run ./cmd/train"}, os.Args[1:]...), " ")
+	args := []string{"go", "run", "./cmd/train"}
+	for _, a := range os.Args[1:] {
+		args = append(args, shellQuote(a))
+	}
+	return strings.Join(args, " ")
 }
 
-// interrupts returns a context cancelled by the first SIGINT or SIGTERM, so training can save a
-// checkpoint and stop; a second signal exits at once (checkpoints are written atomically, so the
-// last one stays whole).
+// interrupts returns a context cancelled by the first SIGINT, SIGTERM or SIGHUP (a closed
+// terminal or ssh session), so training can save a checkpoint and stop; a second signal exits at
+// once (checkpoints are written atomically, so the last one stays whole).
 func interrupts() (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		<-ch
 		fmt.Fprintln(os.Stderr, "\ntrain: stopping after this step to save a checkpoint (again to quit at once)")
@@ -175,14 +179,4 @@ func interrupts() (context.Context, func()) {
 		os.Exit(130)
 	}()
 	return ctx, func() { signal.Stop(ch); cancel() }
-}
-
-func resumeCommand() string {
-	args := []string{"go", "run", "./cmd/train"}
-	for _, a := range os.Args[1:] {
-		if a != "-overwrite" && a != "--overwrite" {
-			args = append(args, a)
-		}
-	}
-	return strings.Join(args, " ")
 }

@@ -263,7 +263,7 @@ func TestInterruptAndResume(t *testing.T) {
 		t.Fatalf("interrupted run: %v, want exit status 130; stderr: %s", err, errBuf.String())
 	}
 	msg := errBuf.String()
-	if !strings.Contains(msg, "checkpoint saved") || !strings.Contains(msg, "resume with: go run ./cmd/train -config ./config.yaml -out cut") {
+	if !strings.Contains(msg, "checkpoint saved") || !strings.Contains(msg, "resume with: "+binary+" -config ./config.yaml -out cut") {
 		t.Fatalf("the message does not say how to resume:\n%s", msg)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "cut", "ppl_vs_len.json")); err == nil {
