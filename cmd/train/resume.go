@@ -39,7 +39,7 @@ func builtByGoRun(path string) bool {
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
 
 // shellQuote quotes s for a POSIX shell: as it is when no character in it is special, else in
-// single quotes, each single quote written as '\''.
+// single quotes, where a single quote inside closes the quotes, is escaped and reopens them.
 func shellQuote(s string) string {
 	if shellSafe.MatchString(s) {
 		return s
