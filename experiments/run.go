@@ -293,8 +293,11 @@ func (c Config) newModel(scheme position.Scheme) (*model.Model, error) {
 	return model.New(mc, scheme, c.Train.SeqLen, tensor.Float32, c.Seed)
 }
 
-// checkWritable checks that dir, or the nearest folder above it that exists, takes a new file,
-// by creating one and removing it at once.
+// CheckWritable checks that dir, or the nearest folder above it that exists, takes a new file,
+// by creating one and removing it at once, so that a command can refuse an output folder before
+// it spends time on work it could not save.
+func CheckWritable(dir string) error { return checkWritable(dir) }
+
 func checkWritable(dir string) error {
 	d := dir
 	for {
