@@ -109,13 +109,21 @@ func compare(path string, overrides []string, out, shard string, reportOnly, ove
 		r.Progress = nil
 	}
 	if shard != "" {
-		if r.Shard, err = experiments.ParseShard(shard); err != nil {
+		if r.Shard, err = experiments.ParseShard(shard); err == nil {
+			err = c.CheckShard(r.Shard)
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "train:", err)
 			return 2
 		}
 	}
 	var rep *experiments.Report
 	if reportOnly {
+		// A report of some runs would compare nothing: every run must have results.
+		if err := checkReport(r); err != nil {
+			fmt.Fprintln(os.Stderr, "train:", err)
+			return 2
+		}
 		rep, err = r.WriteReport()
 	} else {
 		ctx, stop := interrupts()
@@ -137,6 +145,23 @@ func compare(path string, overrides []string, out, shard string, reportOnly, ove
 		return 1
 	}
 	return 0
+}
+
+// checkReport refuses -report while runs lack results: a report of some runs would compare
+// nothing, and exiting 0 would hide that.
+func checkReport(r *experiments.Runner) error {
+	missing, total, err := r.MissingRuns()
+	if err != nil {
+		return err
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	names := strings.Join(missing, ", ")
+	if len(missing) > 3 {
+		names = fmt.Sprintf("%s and %d more", strings.Join(missing[:3], ", "), len(missing)-3)
+	}
+	return fmt.Errorf("-report: %s holds results for %d of the %d runs; missing %s", r.Dir, total-len(missing), total, names)
 }
 
 // failed reports an error that stopped a run and returns the exit status: 130 for an
