@@ -37,6 +37,14 @@ type report struct {
 	Table [][]float64 `json:"table,omitempty"`
 }
 
+// Bounds on the flags. maxTable bounds the numbers of a table or picture: drawing that many
+// takes some seconds.
+const (
+	maxDim   = 1 << 13
+	maxHeads = 1 << 10
+	maxTable = 1 << 22
+)
+
 func main() { os.Exit(run()) }
 
 func run() int {
@@ -62,11 +70,18 @@ func run() int {
 	if flag.NArg() > 0 {
 		return fail(fmt.Errorf("unexpected argument %q", flag.Arg(0)))
 	}
+	// The upper bounds are a config's (model.d_model, model.heads): nothing larger is trained
+	// here, and they keep the numbers printed or drawn to a size that takes a moment.
 	switch {
-	case *dim <= 0:
-		return fail(fmt.Errorf("-dim: %d, want a positive number", *dim))
-	case *heads <= 0:
-		return fail(fmt.Errorf("-heads: %d, want a positive number", *heads))
+	case *dim <= 0 || *dim > maxDim:
+		return fail(fmt.Errorf("-dim: %d, want a number from 1 to %d", *dim, maxDim))
+	case *heads <= 0 || *heads > maxHeads:
+		return fail(fmt.Errorf("-heads: %d, want a number from 1 to %d", *heads, maxHeads))
+	case *scheme == "sinusoidal" && *dim**evalLen > maxTable:
+		return fail(fmt.Errorf("-dim and -eval-len: a sinusoidal table of %d × %d, above the limit of %d numbers", *evalLen, *dim, maxTable))
+	case !*asJSON && *scheme == "alibi" && *heads**evalLen**evalLen > maxTable:
+		// The picture has one eval-len × eval-len map per head.
+		return fail(fmt.Errorf("-heads and -eval-len: %d maps of %d × %d to draw, above the limit of %d cells; use fewer heads, a shorter -eval-len or -json", *heads, *evalLen, *evalLen, maxTable))
 	case *trainLen <= 0:
 		return fail(fmt.Errorf("-train-len: %d, want a positive number", *trainLen))
 	case *evalLen <= 0 || *evalLen > 1<<16:

@@ -103,6 +103,11 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-scheme", "rope", "-dim", "0"}, "-dim"},
 		{[]string{"-scheme", "rope", "-eval-len", "0"}, "-eval-len"},
 		{[]string{"-scheme", "nope"}, "-scheme"},
+		{[]string{"-scheme", "rope", "-dim", "1000000000", "-json"}, "-dim"},
+		{[]string{"-scheme", "alibi", "-heads", "1000000000", "-json"}, "-heads"},
+		{[]string{"-scheme", "alibi", "-heads", "5000", "-out", "a.png"}, "-heads"},
+		{[]string{"-scheme", "alibi", "-heads", "1024", "-out", "a.png"}, "-heads and -eval-len"},
+		{[]string{"-scheme", "sinusoidal", "-dim", "8192", "-eval-len", "65536", "-json"}, "-eval-len"},
 	} {
 		dir := t.TempDir()
 		code, _, stderr := inspect(t, dir, c.args...)
