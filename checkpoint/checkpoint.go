@@ -22,11 +22,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"gorgonia.org/tensor"
 
 	"extrapolate/internal/atomicfile"
+	"extrapolate/internal/inputfile"
 )
 
 // Version is the format version this package writes and reads.
@@ -111,23 +111,12 @@ func Write(path string, meta any, tensors []Tensor) error {
 // the checksum and that the declared tensors fill the file exactly before allocating them, so a
 // crafted file cannot make it allocate more than the file's own size.
 func Read(path string, meta any) ([]Tensor, error) {
-	f, err := os.Open(path)
+	f, size, err := inputfile.Open(path)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	ts, err := decode(f, st.Size(), meta)
+	ts, err := decode(f, size, meta)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

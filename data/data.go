@@ -4,9 +4,7 @@ package data
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -16,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"extrapolate/internal/inputfile"
 )
 
 // Vocab is the size of the byte-level vocabulary: every byte is a token, so any file can be
@@ -129,42 +129,64 @@ func LoadGoSource() (*Corpus, error) {
 	return c, nil
 }
 
+// MaxTextBytes bounds a text corpus. The whole text is held in memory, and a corpus this
+// trainer can use in reasonable time is far smaller.
+const MaxTextBytes = 1 << 30
+
 // LoadText reads a text file, the first nine tenths for training and the rest for validation.
 func LoadText(path string) (*Corpus, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path, MaxTextBytes)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("data.path: %s: %v", path, err)
+		return nil, fmt.Errorf("data.path: %w", err)
 	}
 	if len(b) == 0 {
 		return nil, fmt.Errorf("data.path: %s is empty", path)
 	}
-	if !isText(b) {
-		return nil, fmt.Errorf("data.path: %s does not look like text (NUL bytes or mostly invalid UTF-8)", path)
+	if at, ok := isText(b); !ok {
+		return nil, fmt.Errorf("data.path: %s does not look like text from byte %d on (NUL bytes or mostly invalid UTF-8)", path, at)
 	}
 	cut := len(b) - len(b)/validEvery
 	return &Corpus{Name: "text", Train: b[:cut], Valid: b[cut:], Source: path, Files: 1}, nil
 }
 
-// isText reports whether b has no NUL byte and is mostly valid UTF-8: a binary file is almost
-// certainly a mistake for a language-model corpus.
-func isText(b []byte) bool {
-	head := b[:min(len(b), 1<<16)]
-	if bytes.IndexByte(head, 0) >= 0 {
+// textBlock is the span isText judges at a time: small enough that a binary part of a file
+// cannot hide among text, large enough that a few stray bytes do not condemn it.
+const textBlock = 1 << 16
+
+// isText reports whether every block of textBlock bytes of b (the last one ending at the end of
+// b) has no NUL byte and is mostly valid UTF-8: a binary file, or text with binary data appended,
+// is almost certainly a mistake for a language-model corpus. When it is not, it returns the
+// offset of the first block that is not text.
+func isText(b []byte) (at int, ok bool) {
+	for start := 0; start < len(b); start += textBlock {
+		end := start + textBlock
+		if end > len(b) {
+			// The last block is the last textBlock bytes, so that a short tail is judged on
+			// as many bytes as any other block.
+			end, start = len(b), max(0, len(b)-textBlock)
+		}
+		if !isTextBlock(b[start:end]) {
+			return start, false
+		}
+	}
+	return 0, true
+}
+
+// isTextBlock reports whether b has no NUL byte and at most one byte in twenty that is not
+// part of valid UTF-8.
+func isTextBlock(b []byte) bool {
+	if bytes.IndexByte(b, 0) >= 0 {
 		return false
 	}
 	bad := 0
-	for i := 0; i < len(head); {
-		r, n := utf8.DecodeRune(head[i:])
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && n == 1 {
 			bad++
 		}
 		i += n
 	}
-	return bad*20 < len(head)
+	return bad*20 < len(b)
 }
 
 // UnigramEntropy is the entropy, in nats per token, of the training text's byte frequencies:

@@ -120,3 +120,37 @@ func FuzzTokenizer(f *testing.F) {
 		}
 	})
 }
+
+// TestIsTextWholeFile checks that binary data anywhere in a corpus is found, not only in its
+// first block, and that a few stray bytes in text are not.
+func TestIsTextWholeFile(t *testing.T) {
+	text := []byte(strings.Repeat("func f(x int) int { return x * 2 }\n", 5000))
+	withStray := append(append([]byte(nil), text...), 0xff, 0xfe)
+	cases := []struct {
+		name string
+		b    []byte
+		ok   bool
+	}{
+		{"text", text, true},
+		{"short text", []byte("hello\n"), true},
+		{"stray bytes", withStray, true},
+		{"NULs at the end", append(append([]byte(nil), text...), make([]byte, 100<<10)...), false},
+		{"one NUL in the middle", append(append(append([]byte(nil), text[:100000]...), 0), text[100000:]...), false},
+	}
+	random := make([]byte, 200<<10)
+	x := uint32(1)
+	for i := range random {
+		x = x*1664525 + 1013904223
+		random[i] = byte(x >> 24)
+	}
+	cases = append(cases, struct {
+		name string
+		b    []byte
+		ok   bool
+	}{"random bytes after text", append(append([]byte(nil), text...), random...), false})
+	for _, c := range cases {
+		if _, ok := isText(c.b); ok != c.ok {
+			t.Errorf("%s: isText = %v, want %v", c.name, ok, c.ok)
+		}
+	}
+}

@@ -14,6 +14,9 @@ type Trained struct {
 	Model  *model.Model
 	// Finished is false for a checkpoint saved in the middle of training.
 	Finished bool
+	// Progress says, for an unfinished checkpoint, how far training went: "train step 50 of
+	// 200" or "finetune step 3 of 10".
+	Progress string
 }
 
 // LoadCheckpoint reads a checkpoint and rebuilds its model. The config inside must decode and
@@ -57,5 +60,13 @@ func LoadCheckpoint(path string) (*Trained, error) {
 	if err := loadParams(m, byName, path); err != nil {
 		return nil, err
 	}
-	return &Trained{Config: c, Model: m, Finished: meta.State.Phase == phaseDone}, nil
+	tr := &Trained{Config: c, Model: m, Finished: meta.State.Phase == phaseDone}
+	if !tr.Finished {
+		steps := c.Train.Steps
+		if f := c.Train.Finetune; meta.State.Phase == phaseFinetune && f != nil {
+			steps = f.Steps
+		}
+		tr.Progress = fmt.Sprintf("%s step %d of %d", meta.State.Phase, meta.State.Step, steps)
+	}
+	return tr, nil
 }

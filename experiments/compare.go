@@ -226,6 +226,19 @@ func ParseShard(s string) (Shard, error) {
 	return sh, nil
 }
 
+// CheckShard refuses a shard that would run nothing: one of more shards than the comparison
+// has runs.
+func (c *Comparison) CheckShard(s Shard) error {
+	plan, err := c.Plan("")
+	if err != nil {
+		return err
+	}
+	if s.N > len(plan) {
+		return fmt.Errorf("-shard: %d/%d, but the comparison has %d runs, so some shards would run nothing; want n at most %d", s.I, s.N, len(plan), len(plan))
+	}
+	return nil
+}
+
 // Selects reports whether the shard runs the k-th planned run.
 func (s Shard) Selects(k int) bool { return s.N <= 1 || k%s.N == s.I }
 
@@ -348,6 +361,24 @@ func trainingKey(c Config) string {
 	c.Eval = Eval{}
 	c.Position.Scaling = nil
 	return string(c.Marshal())
+}
+
+// MissingRuns lists the planned runs without results of their exact config, of total runs.
+func (r *Runner) MissingRuns() (missing []string, total int, err error) {
+	plan, err := r.Comparison.Plan(r.Dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, p := range plan {
+		res, err := readResult(p)
+		if err != nil {
+			return nil, 0, err
+		}
+		if res == nil {
+			missing = append(missing, p.Config.Name)
+		}
+	}
+	return missing, len(plan), nil
 }
 
 // WriteReport gathers the results of every run into the comparison's tables, plot and

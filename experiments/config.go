@@ -18,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"extrapolate/data"
+	"extrapolate/internal/inputfile"
 	"extrapolate/model"
 	"extrapolate/position"
 )
@@ -123,17 +124,12 @@ func isBareName(arg string) bool {
 
 // ReadYAML reads a config file into a YAML document, with a size limit.
 func ReadYAML(path string) (*yaml.Node, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
-	}
-	if len(b) > maxConfigBytes {
+	b, err := inputfile.ReadFile(path, maxConfigBytes)
+	if errors.Is(err, inputfile.ErrTooLarge) {
 		return nil, fmt.Errorf("%s: larger than %d bytes, too large for a config", path, maxConfigBytes)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return parseYAML(path, b)
 }
@@ -204,31 +200,47 @@ func applySet(root *yaml.Node, set string) error {
 	node := root
 	parts := strings.Split(key, ".")
 	for i, p := range parts {
-		if node.Kind != yaml.MappingNode {
-			return fmt.Errorf("-set %s: %s is not a section", key, strings.Join(parts[:i], "."))
-		}
-		var next *yaml.Node
+		// The value under p in this section, if the section has p.
+		var slot **yaml.Node
 		for j := 0; j+1 < len(node.Content); j += 2 {
 			if node.Content[j].Value == p {
-				next = node.Content[j+1]
-				if i == len(parts)-1 {
-					node.Content[j+1] = val
-				}
+				slot = &node.Content[j+1]
 			}
 		}
 		if i == len(parts)-1 {
-			if next == nil {
+			if slot != nil {
+				*slot = val
+			} else {
 				node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: p}, val)
 			}
 			return nil
 		}
-		if next == nil || next.Kind != yaml.MappingNode {
-			next = &yaml.Node{Kind: yaml.MappingNode}
+		switch {
+		case slot == nil:
+			next := &yaml.Node{Kind: yaml.MappingNode}
 			node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: p}, next)
+			node = next
+		case (*slot).Kind == yaml.MappingNode:
+			node = *slot
+		case (*slot).Kind == yaml.ScalarNode && (*slot).Tag == "!!null":
+			// "train:" or "train: null" is an empty section: fill it in place, so that the
+			// key is not given twice.
+			*slot = &yaml.Node{Kind: yaml.MappingNode}
+			node = *slot
+		default:
+			return fmt.Errorf("-set %s: %s is not a section", key, strings.Join(parts[:i+1], "."))
 		}
-		node = next
 	}
 	return nil
+}
+
+// where says where a key came from: its line in the file, or -set for a key that an override
+// added (the YAML parser gives those line 0).
+func where(line int) string {
+	if line == 0 {
+		return "from -set"
+	}
+	return fmt.Sprintf("line %d", line)
 }
 
 // decodeStrict decodes a YAML mapping into v, which holds the defaults. An unknown key, a
@@ -252,7 +264,7 @@ func checkKeys(n *yaml.Node, t reflect.Type, prefix string) error {
 		t = t.Elem()
 	}
 	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("%s: want a section of fields (line %d)", strings.TrimSuffix(prefix, "."), n.Line)
+		return fmt.Errorf("%s: want a section of fields (%s)", strings.TrimSuffix(prefix, "."), where(n.Line))
 	}
 	fields := map[string]reflect.Type{}
 	var names []string
@@ -271,16 +283,16 @@ func checkKeys(n *yaml.Node, t reflect.Type, prefix string) error {
 		k, val := n.Content[i], n.Content[i+1]
 		full := prefix + k.Value
 		if seen[k.Value] {
-			return fmt.Errorf("%s: given twice (line %d)", full, k.Line)
+			return fmt.Errorf("%s: given twice (%s)", full, where(k.Line))
 		}
 		seen[k.Value] = true
 		ft, ok := fields[k.Value]
 		if !ok {
-			where := "the config"
+			section := "the config"
 			if prefix != "" {
-				where = strings.TrimSuffix(prefix, ".")
+				section = strings.TrimSuffix(prefix, ".")
 			}
-			return fmt.Errorf("%s: unknown field (line %d); %s takes %s", full, k.Line, where, strings.Join(names, ", "))
+			return fmt.Errorf("%s: unknown field (%s); %s takes %s", full, where(k.Line), section, strings.Join(names, ", "))
 		}
 		if err := checkValue(val, ft, full); err != nil {
 			return err
@@ -456,7 +468,7 @@ func (c *Config) Check() error {
 			return fmt.Errorf("train.finetune.seq_len: %v", err)
 		}
 	}
-	return nil
+	return c.checkMemory()
 }
 
 // Schemes builds the position scheme the model trains with and the one it is evaluated with:

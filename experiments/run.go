@@ -16,6 +16,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"extrapolate/data"
+	"extrapolate/internal/dirlock"
 	"extrapolate/model"
 	"extrapolate/position"
 )
@@ -119,11 +120,25 @@ func (r *Run) checkDir() error {
 // a checkpoint and returns an error wrapping ErrInterrupted.
 func (r *Run) Execute(ctx context.Context) (*Result, error) {
 	if err := r.Prepare(); err != nil {
-		return nil, err
+		return nil, inputError(err)
 	}
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("results folder: %w", err)
 	}
+	// One run at a time in a folder: the lock comes before anything is written or removed.
+	lock, err := dirlock.Acquire(r.Dir)
+	if errors.Is(err, dirlock.ErrBusy) {
+		return nil, inputError(fmt.Errorf("results folder %w", err))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("results folder: %w", err)
+	}
+	defer lock.Release()
+	// The folder may have changed between Prepare and the lock, by a run that just finished.
+	if err := r.checkDir(); err != nil {
+		return nil, inputError(err)
+	}
+	// Temporary files left by a run that died; no other run can be writing one now.
 	removeStaleTemps(r.Dir)
 	t, err := r.trainer()
 	if err != nil {
@@ -276,8 +291,11 @@ func (c Config) newModel(scheme position.Scheme) (*model.Model, error) {
 	return model.New(c.ModelConfig(), scheme, tensor.Float32, c.Seed)
 }
 
-// checkWritable checks that dir, or the nearest folder above it that exists, takes a new file,
-// by creating one and removing it at once.
+// CheckWritable checks that dir, or the nearest folder above it that exists, takes a new file,
+// by creating one and removing it at once, so that a command can refuse an output folder before
+// it spends time on work it could not save.
+func CheckWritable(dir string) error { return checkWritable(dir) }
+
 func checkWritable(dir string) error {
 	d := dir
 	for {
@@ -290,6 +308,10 @@ func checkWritable(dir string) error {
 		}
 		if !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("results folder %s: %w", dir, unwrapPath(err))
+		}
+		// A symbolic link to nothing does not exist for Stat, yet MkdirAll cannot create it.
+		if target, err := os.Readlink(d); err == nil {
+			return fmt.Errorf("results folder %s: %s is a symbolic link to %s, which does not exist", dir, d, target)
 		}
 		up := filepath.Dir(d)
 		if up == d {

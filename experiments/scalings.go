@@ -31,12 +31,14 @@ type ScalingResult struct {
 
 // ScalingReport is a checkpoint evaluated under several scalings.
 type ScalingReport struct {
-	Checkpoint string          `json:"checkpoint"`
-	Name       string          `json:"name"`
-	TrainLen   int             `json:"train_len"`
-	Tokens     int             `json:"tokens"`
-	Corpus     string          `json:"corpus"`
-	Results    []ScalingResult `json:"results"`
+	Checkpoint string `json:"checkpoint"`
+	Name       string `json:"name"`
+	TrainLen   int    `json:"train_len"`
+	Tokens     int    `json:"tokens"`
+	Corpus     string `json:"corpus"`
+	// Partial says how far training went when the checkpoint was saved before it finished.
+	Partial string          `json:"partial,omitempty"`
+	Results []ScalingResult `json:"results"`
 }
 
 // EvaluateScalings scores one trained model at every evaluation length under each scaling (nil
@@ -45,9 +47,13 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 	c := t.Config
 	corpus, err := data.Load(c.Data)
 	if err != nil {
-		return nil, err
+		return nil, inputError(err)
 	}
-	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, Tokens: e.Tokens, Corpus: corpus.Source}
+	// Too many tokens for the validation text is bad input: say so before evaluating anything.
+	if _, err := data.NewEvalSet(corpus.Valid, e.Tokens); err != nil {
+		return nil, inputError(err)
+	}
+	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, Tokens: e.Tokens, Corpus: corpus.Source, Partial: t.Progress}
 	for _, sc := range scalings {
 		pc := c.Position
 		pc.Scaling = sc

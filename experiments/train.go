@@ -112,7 +112,8 @@ func (r *Run) trainer() (*trainer, error) {
 		return t, nil
 	}
 	if err := t.restore(path); err != nil {
-		return nil, err
+		// The checkpoint in the folder is bad input, as it is to cmd/eval.
+		return nil, inputError(err)
 	}
 	t.resumed = true
 	if r.Progress != nil && t.st.Phase != phaseDone {
@@ -305,7 +306,9 @@ func (t *trainer) phase(ctx context.Context, p *progress, s position.Scheme, bat
 	for t.st.Step < steps {
 		if ctx.Err() != nil {
 			if err := t.save(); err != nil {
-				return fmt.Errorf("%w, and saving the checkpoint failed: %v", ErrInterrupted, err)
+				// Not ErrInterrupted: nothing of this run since its last checkpoint can be
+				// resumed, and saying so would send the user to resume from nothing.
+				return fmt.Errorf("interrupted at %s step %d, but saving the checkpoint failed: %w; the folder keeps its last checkpoint, if it had one", t.st.Phase, t.st.Step, err)
 			}
 			return fmt.Errorf("%w at %s step %d; checkpoint saved", ErrInterrupted, t.st.Phase, t.st.Step)
 		}

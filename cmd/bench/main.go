@@ -79,13 +79,17 @@ func run() int {
 		scheme  = flag.String("scheme", "", "position scheme (default: learned for training, as torch_ref.py has; rope with -eval)")
 	)
 	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "bench: unexpected argument %q\n", flag.Arg(0))
+		return 2
+	}
 	c, ok := configs[*cfgName]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "bench: -config: %q, want A, B or tiny\n", *cfgName)
 		return 2
 	}
-	if *steps <= *warmup || *warmup < 0 {
-		fmt.Fprintf(os.Stderr, "bench: -steps %d must exceed -warmup %d\n", *steps, *warmup)
+	if err := checkFlags(c.seqLen, *steps, *warmup, *eval, *rounds); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 2
 	}
 	if *torch {
@@ -99,6 +103,27 @@ func run() int {
 	b, _ := json.Marshal(res)
 	fmt.Println(string(b))
 	return 0
+}
+
+// maxEvalLen bounds the evaluation length, as cmd/inspect's -eval-len: far past what the
+// benchmark is for, and the corpus must hold a window of it.
+const maxEvalLen = 1 << 16
+
+// checkFlags refuses flags that make no measurement, each by its name.
+func checkFlags(seqLen, steps, warmup, eval, rounds int) error {
+	switch {
+	case warmup < 0:
+		return fmt.Errorf("-warmup: %d, want 0 or more", warmup)
+	case steps <= 0:
+		return fmt.Errorf("-steps: %d, want a positive number", steps)
+	case steps <= warmup:
+		return fmt.Errorf("-steps: %d, want more than the %d of -warmup, so some steps are timed", steps, warmup)
+	case eval < 0 || eval > maxEvalLen/seqLen:
+		return fmt.Errorf("-eval: %d, want 0 (measure training) or a multiple of the training length %d from 1 to %d", eval, seqLen, maxEvalLen/seqLen)
+	case rounds < 1:
+		return fmt.Errorf("-rounds: %d, want a positive number", rounds)
+	}
+	return nil
 }
 
 // torchCorpus is torch_ref.py's corpus: the .go files under Go's src/strings, src/bytes and

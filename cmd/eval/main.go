@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"extrapolate/experiments"
 	"extrapolate/internal/scalingflag"
@@ -31,6 +32,7 @@ func run() int {
 		tokens   = flag.Int("tokens", 0, "validation tokens scored at every length (default: the checkpoint config's)")
 		out      = flag.String("out", "", "results folder (default: scalings/ beside the checkpoint)")
 		quiet    = flag.Bool("quiet", false, "no progress output")
+		partial  = flag.Bool("partial", false, "evaluate a checkpoint saved before training finished")
 	)
 	fields := scalingflag.Register(flag.CommandLine)
 	flag.Usage = func() {
@@ -50,9 +52,20 @@ func run() int {
 	if err != nil {
 		return fail(fmt.Errorf("-factor: %v", err))
 	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join(filepath.Dir(*ckpt), "scalings")
+	}
+	// Before evaluating, which takes long, so that its results have somewhere to go.
+	if err := experiments.CheckWritable(dir); err != nil {
+		return fail(err)
+	}
 	t, err := experiments.LoadCheckpoint(*ckpt)
 	if err != nil {
 		return fail(err)
+	}
+	if !t.Finished && !*partial {
+		return fail(fmt.Errorf("%s: saved at %s, before training finished; finish it with train, or evaluate it as it is with -partial", *ckpt, t.Progress))
 	}
 	var list []*position.Scaling
 	names := strings.Split(*scalings, ",")
@@ -95,20 +108,19 @@ func run() int {
 	if err := check.Check(); err != nil {
 		return fail(fmt.Errorf("-lengths/-tokens: %v", err))
 	}
-	dir := *out
-	if dir == "" {
-		dir = filepath.Join(filepath.Dir(*ckpt), "scalings")
-	}
 	w := os.Stderr
 	if *quiet {
 		w = nil
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	rep, err := experiments.EvaluateScalings(ctx, t, list, e, w)
 	if errors.Is(err, experiments.ErrInterrupted) {
 		fmt.Fprintln(os.Stderr, "eval: interrupted; nothing written")
 		return 130
+	}
+	if experiments.IsInputError(err) {
+		return fail(err)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "eval:", err)
@@ -122,6 +134,9 @@ func run() int {
 	if err := rep.Write(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "eval:", err)
 		return 1
+	}
+	if t.Progress != "" {
+		fmt.Printf("partly trained: checkpoint saved at %s\n", t.Progress)
 	}
 	fmt.Print(rep.Table())
 	fmt.Printf("results in %s\n", dir)

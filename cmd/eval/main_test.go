@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"extrapolate/data"
@@ -90,6 +91,10 @@ func TestEvalBadInput(t *testing.T) {
 	bad := append([]byte(nil), good...)
 	bad[len(bad)/3] ^= 0x10
 	os.WriteFile(flipped, bad, 0o644)
+	fifo := filepath.Join(dir, "pipe.ckpt")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	notCkpt := filepath.Join(dir, "config.yaml")
 	os.WriteFile(notCkpt, []byte("name: x\n"+strings.Repeat("# a config, not a checkpoint\n", 10)), 0o644)
 	cases := []struct {
@@ -100,6 +105,8 @@ func TestEvalBadInput(t *testing.T) {
 		{[]string{"-checkpoint", truncated}, "corrupt"},
 		{[]string{"-checkpoint", flipped}, "corrupt"},
 		{[]string{"-checkpoint", notCkpt}, "not a checkpoint"},
+		{[]string{"-checkpoint", fifo}, "pipe.ckpt: not a regular file"},
+		{[]string{"-checkpoint", "/dev/zero"}, "/dev/zero: not a regular file"},
 		{[]string{"-checkpoint", alibi, "-scaling", "yarn"}, "-scaling yarn"},
 		{[]string{"-checkpoint", rope, "-scaling", "longrope"}, "position.scaling.type"},
 		{[]string{"-checkpoint", rope, "-factor", "0.5"}, "position.scaling.factor"},

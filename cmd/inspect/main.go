@@ -62,6 +62,7 @@ const (
 	maxLayers  = 64
 	maxEvalLen = 1 << 14
 	maxValues  = 1 << 24 // values of a table or a per-query bias
+	maxCells   = 1 << 20 // cells of a heat map, which take a few seconds to draw
 )
 
 func main() { os.Exit(run()) }
@@ -172,6 +173,9 @@ func run() int {
 		return fail(err)
 	}
 	rep.Checkpoint = *checkpoint
+	if t := rep.Table; !*asJSON && len(t) > 0 && len(t)*len(t[0]) > maxCells {
+		return fail(fmt.Errorf("-dim and -eval-len: a table of %d × %d to draw, above the limit of %d cells; use -json or fewer", len(t), len(t[0]), maxCells))
+	}
 	if *asJSON {
 		b, err := rep.json()
 		if err != nil {

@@ -114,6 +114,12 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-scheme", "rope", "-dim", "0"}, "-dim"},
 		{[]string{"-scheme", "rope", "-eval-len", "0"}, "-eval-len"},
 		{[]string{"-scheme", "nope"}, "-scheme"},
+		{[]string{"-scheme", "rope", "-dim", "1000000000", "-json"}, "-dim"},
+		{[]string{"-scheme", "alibi", "-heads", "1000000000", "-json"}, "-heads"},
+		{[]string{"-scheme", "alibi", "-heads", "5000", "-out", "a.png"}, "-heads"},
+		{[]string{"-scheme", "sinusoidal", "-dim", "4096", "-eval-len", "4096", "-out", "a.png"}, "-dim and -eval-len"},
+		{[]string{"-scheme", "rope", "-dim", "4096", "-heads", "64", "-eval-len", "16384", "-json"}, "-eval-len"},
+		{[]string{"-scheme", "sinusoidal", "-dim", "8192", "-eval-len", "65536", "-json"}, "-eval-len"},
 	} {
 		dir := t.TempDir()
 		code, _, stderr := inspect(t, dir, c.args...)

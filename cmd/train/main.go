@@ -109,13 +109,21 @@ func compare(path string, overrides []string, out, shard string, reportOnly, ove
 		r.Progress = nil
 	}
 	if shard != "" {
-		if r.Shard, err = experiments.ParseShard(shard); err != nil {
+		if r.Shard, err = experiments.ParseShard(shard); err == nil {
+			err = c.CheckShard(r.Shard)
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "train:", err)
 			return 2
 		}
 	}
 	var rep *experiments.Report
 	if reportOnly {
+		// A report of some runs would compare nothing: every run must have results.
+		if err := checkReport(r); err != nil {
+			fmt.Fprintln(os.Stderr, "train:", err)
+			return 2
+		}
 		rep, err = r.WriteReport()
 	} else {
 		ctx, stop := interrupts()
@@ -139,29 +147,54 @@ func compare(path string, overrides []string, out, shard string, reportOnly, ove
 	return 0
 }
 
+// checkReport refuses -report while runs lack results: a report of some runs would compare
+// nothing, and exiting 0 would hide that.
+func checkReport(r *experiments.Runner) error {
+	missing, total, err := r.MissingRuns()
+	if err != nil {
+		return err
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	names := strings.Join(missing, ", ")
+	if len(missing) > 3 {
+		names = fmt.Sprintf("%s and %d more", strings.Join(missing[:3], ", "), len(missing)-3)
+	}
+	return fmt.Errorf("-report: %s holds results for %d of the %d runs; missing %s", r.Dir, total-len(missing), total, names)
+}
+
 // failed reports an error that stopped a run and returns the exit status: 130 for an
-// interruption, with the command that resumes, and 1 otherwise.
+// interruption, with the command that resumes, 2 for bad input found on the way (a folder in
+// use, a bad checkpoint to resume from) and 1 otherwise.
 func failed(err error) int {
 	if errors.Is(err, experiments.ErrInterrupted) {
 		fmt.Fprintf(os.Stderr, "train: %v\nresume with: %s\n", err, resumeCommand())
 		return 130
 	}
 	fmt.Fprintln(os.Stderr, "train:", err)
+	if experiments.IsInputError(err) {
+		return 2
+	}
 	return 1
 }
 
 // commandLine is how this command was invoked, for the report.
 func commandLine() string {
-	return strings.Join(append([]string{"go run ./cmd/train"}, os.Args[1:]...), " ")
+	args := []string{"go", "run", "./cmd/train"}
+	for _, a := range os.Args[1:] {
+		args = append(args, shellQuote(a))
+	}
+	return strings.Join(args, " ")
 }
 
-// interrupts returns a context cancelled by the first SIGINT or SIGTERM, so training can save a
-// checkpoint and stop; a second signal exits at once (checkpoints are written atomically, so the
-// last one stays whole).
+// interrupts returns a context cancelled by the first SIGINT, SIGTERM or SIGHUP (a closed
+// terminal or ssh session), so training can save a checkpoint and stop; a second signal exits at
+// once (checkpoints are written atomically, so the last one stays whole).
 func interrupts() (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		<-ch
 		fmt.Fprintln(os.Stderr, "\ntrain: stopping after this step to save a checkpoint (again to quit at once)")
@@ -171,14 +204,4 @@ func interrupts() (context.Context, func()) {
 		os.Exit(130)
 	}()
 	return ctx, func() { signal.Stop(ch); cancel() }
-}
-
-func resumeCommand() string {
-	args := []string{"go", "run", "./cmd/train"}
-	for _, a := range os.Args[1:] {
-		if a != "-overwrite" && a != "--overwrite" {
-			args = append(args, a)
-		}
-	}
-	return strings.Join(args, " ")
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -48,7 +49,12 @@ func TestBadInput(t *testing.T) {
 		edit   [2]string
 		args   []string
 		files  map[string]string
-		want   string
+		// fifos are named pipes to create, symlinks links to make (name: target).
+		fifos    []string
+		symlinks map[string]string
+		want     string
+		// notWant must not be in the message.
+		notWant string
 	}{
 		{name: "unknown key", edit: [2]string{"steps: 3", "steps: 3, stpes: 4"}, want: "train.stpes"},
 		{name: "unknown section", edit: [2]string{"seed: 1", "seed: 1\noptimizer: {lr: 1}"}, want: "optimizer"},
@@ -93,6 +99,17 @@ func TestBadInput(t *testing.T) {
 		{name: "set wrong type", args: []string{"-set", "train.steps=abc"}, want: "train.steps"},
 		{name: "unwritable output", args: []string{"-out", "corpus.txt/results"}, want: "results folder"},
 		{name: "missing config", args: []string{"-config", "nosuch"}, want: "nosuch"},
+		{name: "device corpus", edit: [2]string{"path: corpus.txt", "path: /dev/zero"}, want: "/dev/zero: not a regular file"},
+		{name: "FIFO corpus", edit: [2]string{"path: corpus.txt", "path: pipe"}, fifos: []string{"pipe"}, want: "pipe: not a regular file"},
+		{name: "FIFO config", args: []string{"-config", "./pipe.yaml"}, fifos: []string{"pipe.yaml"}, want: "pipe.yaml: not a regular file"},
+		{name: "binary after text", edit: [2]string{"path: corpus.txt", "path: mixed.txt"}, files: map[string]string{"mixed.txt": text + randomBytes(200<<10)}, want: "data.path"},
+		{name: "NULs after text", edit: [2]string{"path: corpus.txt", "path: nuls.txt"}, files: map[string]string{"nuls.txt": text + strings.Repeat("\x00", 100<<10)}, want: "data.path"},
+		{name: "deep and wide model", args: []string{"-set", "model.d_model=8192", "-set", "model.layers=256"}, want: "memory"},
+		{name: "wide model, huge batch", args: []string{"-set", "model.d_model=8192", "-set", "train.batch_size=65536"}, want: "memory"},
+		{name: "set below a value", args: []string{"-set", "train.steps.x=1"}, want: "train.steps is not a section", notWant: "line 0"},
+		{name: "set into a null section", edit: [2]string{"train: {seq_len: 8, batch_size: 2, steps: 3, lr: 1.0e-3, warmup: 1}", "train: null"}, args: []string{"-set", "train.steps=0"}, want: "train.steps: 0, want a positive number"},
+		{name: "set unknown key names -set", args: []string{"-set", "train.epochs=3"}, want: "-set", notWant: "line 0"},
+		{name: "dangling symlink output", args: []string{"-out", "link"}, symlinks: map[string]string{"link": "nowhere"}, want: "link"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -116,6 +133,16 @@ func TestBadInput(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			for _, name := range c.fifos {
+				if err := syscall.Mkfifo(filepath.Join(dir, name), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for name, target := range c.symlinks {
+				if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
 			args := append([]string{"-config", "./config.yaml"}, c.args...)
 			code, _, stderr := runTrain(t, dir, args...)
 			if code != 2 {
@@ -125,15 +152,31 @@ func TestBadInput(t *testing.T) {
 			if strings.Count(msg, "\n") > 0 || !strings.Contains(msg, c.want) || strings.Contains(msg, "panic") {
 				t.Fatalf("stderr %q, want one line naming %q", msg, c.want)
 			}
+			if c.notWant != "" && strings.Contains(msg, c.notWant) {
+				t.Fatalf("stderr %q says %q", msg, c.notWant)
+			}
 			if _, err := os.Stat(filepath.Join(dir, "results")); !errors.Is(err, os.ErrNotExist) {
 				t.Fatal("something was written under results/")
 			}
 			entries, _ := os.ReadDir(dir)
-			if len(entries) != len(files) {
-				t.Fatalf("the folder holds %d entries after a failed start, want the %d it had", len(entries), len(files))
+			if want := len(files) + len(c.fifos) + len(c.symlinks); len(entries) != want {
+				t.Fatalf("the folder holds %d entries after a failed start, want the %d it had", len(entries), want)
 			}
 		})
 	}
+}
+
+// randomBytes returns n bytes of a fixed pseudo-random sequence: binary data, not text.
+func randomBytes(n int) string {
+	b := make([]byte, n)
+	x := uint64(88172645463325252)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		b[i] = byte(x)
+	}
+	return string(b)
 }
 
 // TestRun trains the tiny config end to end and checks every output file is there.
@@ -220,7 +263,7 @@ func TestInterruptAndResume(t *testing.T) {
 		t.Fatalf("interrupted run: %v, want exit status 130; stderr: %s", err, errBuf.String())
 	}
 	msg := errBuf.String()
-	if !strings.Contains(msg, "checkpoint saved") || !strings.Contains(msg, "resume with: go run ./cmd/train -config ./config.yaml -out cut") {
+	if !strings.Contains(msg, "checkpoint saved") || !strings.Contains(msg, "resume with: "+binary+" -config ./config.yaml -out cut") {
 		t.Fatalf("the message does not say how to resume:\n%s", msg)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "cut", "ppl_vs_len.json")); err == nil {
