@@ -119,7 +119,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-scheme", "alibi", "-heads", "5000", "-out", "a.png"}, "-heads"},
 		{[]string{"-scheme", "sinusoidal", "-dim", "4096", "-eval-len", "4096", "-out", "a.png"}, "-dim and -eval-len"},
 		{[]string{"-scheme", "rope", "-dim", "4096", "-heads", "64", "-eval-len", "16384", "-json"}, "-eval-len"},
-		{[]string{"-scheme", "sinusoidal", "-dim", "8192", "-eval-len", "65536", "-json"}, "-eval-len"},
+		{[]string{"-scheme", "sinusoidal", "-dim", "4096", "-eval-len", "16384", "-json"}, "-eval-len"},
 	} {
 		dir := t.TempDir()
 		code, _, stderr := inspect(t, dir, c.args...)
