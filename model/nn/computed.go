@@ -43,8 +43,11 @@ type computed[F float] struct {
 	outShape tensor.Shape
 	dims     []int
 	// float64 copies of the inputs, the output and the gradients, kept between runs.
-	in, din [][]float64
-	out     []float64
+	in, din   [][]float64
+	out, dout []float64
+	// computed says out holds the output for in: while the inputs do not change, as when
+	// evaluating, the output is not computed again.
+	computed bool
 }
 
 func (k *computed[F]) String() string { return k.name }
@@ -69,28 +72,36 @@ func (k *computed[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return k.outShape.Clone(), nil
 }
 
-// load copies the inputs into float64 buffers, sized on first use.
-func (k *computed[F]) load(in []*tensor.Dense) {
+// load copies the inputs into float64 buffers, sized on first use, and says whether they
+// changed since the last call.
+func (k *computed[F]) load(in []*tensor.Dense) (changed bool) {
 	if k.in == nil {
 		k.in, k.din = make([][]float64, len(in)), make([][]float64, len(in))
 		for i, t := range in {
 			n := t.Shape().TotalSize()
 			k.in[i], k.din[i] = make([]float64, n), make([]float64, n)
 		}
-		k.out = make([]float64, k.outShape.TotalSize())
+		k.out, k.dout = make([]float64, k.outShape.TotalSize()), make([]float64, k.outShape.TotalSize())
+		changed = true
 	}
 	for i, t := range in {
 		for j, v := range Values[F](t) {
-			k.in[i][j] = float64(v)
+			if x := float64(v); k.in[i][j] != x {
+				k.in[i][j], changed = x, true
+			}
 		}
 	}
+	return changed
 }
 
 func (k *computed[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
-	k.load(in)
-	clear(k.out)
-	if err := k.c.Forward(k.in, k.out); err != nil {
-		return errors.Wrap(err, k.name)
+	if k.load(in) || !k.computed {
+		k.computed = false
+		clear(k.out)
+		if err := k.c.Forward(k.in, k.out); err != nil {
+			return errors.Wrap(err, k.name)
+		}
+		k.computed = true
 	}
 	y := Values[F](out)
 	for i, v := range k.out {
@@ -100,14 +111,16 @@ func (k *computed[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 }
 
 func (k *computed[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
-	k.load(in)
+	if k.load(in) {
+		k.computed = false
+	}
 	for i, v := range Values[F](dout) {
-		k.out[i] = float64(v)
+		k.dout[i] = float64(v)
 	}
 	for _, d := range k.din {
 		clear(d)
 	}
-	k.c.Backward(k.in, k.out, k.din)
+	k.c.Backward(k.in, k.dout, k.din)
 	for i, d := range din {
 		x := Values[F](d)
 		for j, v := range k.din[i] {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 
 	"extrapolate/internal/gradcheck"
 	"extrapolate/model/nn"
@@ -226,4 +227,45 @@ func TestComputeGradient(t *testing.T) {
 		// Through a GELU, so the output's gradient is not all ones.
 		return nn.GELU(y)
 	})
+}
+
+// counting is sumSquares that counts its forward passes.
+type counting struct {
+	sumSquares
+	calls *int
+}
+
+func (c counting) Forward(in [][]float64, out []float64) error {
+	*c.calls++
+	return c.sumSquares.Forward(in, out)
+}
+
+// TestComputeSkipsUnchangedInputs checks that Compute computes again only when an input changed:
+// evaluation runs the same weights through many batches.
+func TestComputeSkipsUnchangedInputs(t *testing.T) {
+	g := G.NewGraph()
+	a := G.NewVector(g, G.Float64, G.WithShape(2), G.WithName("a"), G.WithValue(tensor.New(tensor.WithBacking([]float64{1, 2}))))
+	b := G.NewVector(g, G.Float64, G.WithShape(2), G.WithName("b"), G.WithValue(tensor.New(tensor.WithBacking([]float64{3, 4}))))
+	calls := 0
+	y, err := nn.Compute("counting", counting{calls: &calls}, []int{2}, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := G.NewTapeMachine(g)
+	defer vm.Close()
+	run := func() []float64 {
+		vm.Reset()
+		if err := vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		return append([]float64(nil), y.Value().Data().([]float64)...)
+	}
+	first := run()
+	if second := run(); calls != 1 || second[0] != first[0] || second[1] != first[1] {
+		t.Fatalf("same inputs: %d forward passes, outputs %v then %v", calls, first, second)
+	}
+	a.Value().Data().([]float64)[0] = 5
+	if third := run(); calls != 2 || third[0] != 29*3 {
+		t.Fatalf("changed input: %d forward passes, output %v, want 87 first", calls, third)
+	}
 }
