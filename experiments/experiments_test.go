@@ -9,24 +9,12 @@ import (
 	"testing"
 
 	"extrapolate/data"
+	"extrapolate/internal/cmdtest"
 	"extrapolate/position"
 )
 
 // corpusFile writes a small text corpus and returns its path.
-func corpusFile(t *testing.T) string {
-	t.Helper()
-	var b strings.Builder
-	for i := 0; b.Len() < 40000; i++ {
-		b.WriteString("func f")
-		b.WriteString(string(rune('a' + i%26)))
-		b.WriteString("(x int) int { return x + 1 }\n")
-	}
-	path := filepath.Join(t.TempDir(), "corpus.txt")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
+func corpusFile(t *testing.T) string { return cmdtest.TextCorpus(t) }
 
 // tinyConfig is a run small enough for a unit test.
 func tinyConfig(t *testing.T, scheme string) Config {

@@ -43,38 +43,46 @@ type Scaling struct {
 
 // UnmarshalYAML reads the section: type and factor, and every other field into Params.
 func (c *Scaling) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("line %d: position.scaling: want a section of fields", n.Line)
-	}
 	var out Scaling
+	_, err := unmarshalFields(n, "position.scaling.", map[string]any{"type": &out.Type, "factor": &out.Factor}, &out.Params)
+	if err != nil {
+		return err
+	}
+	*c = out
+	return nil
+}
+
+// unmarshalFields decodes a mapping: each key of known into the value it points to, and every
+// other key into params. A repeated key or a value of the wrong type is an error naming the
+// field prefix+key. It returns the keys it saw.
+func unmarshalFields(n *yaml.Node, prefix string, known map[string]any, params *map[string]any) (map[string]bool, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("line %d: %s: want a section of fields", n.Line, strings.TrimSuffix(prefix, "."))
+	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if seen[k.Value] {
-			return fmt.Errorf("line %d: position.scaling.%s: given twice", k.Line, k.Value)
+			return nil, fmt.Errorf("line %d: %s%s: given twice", k.Line, prefix, k.Value)
 		}
 		seen[k.Value] = true
 		var err error
-		switch k.Value {
-		case "type":
-			err = v.Decode(&out.Type)
-		case "factor":
-			err = v.Decode(&out.Factor)
-		default:
+		if dst, ok := known[k.Value]; ok {
+			err = v.Decode(dst)
+		} else {
 			var x any
 			if err = v.Decode(&x); err == nil {
-				if out.Params == nil {
-					out.Params = map[string]any{}
+				if *params == nil {
+					*params = map[string]any{}
 				}
-				out.Params[k.Value] = x
+				(*params)[k.Value] = x
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("line %d: position.scaling.%s: %v", k.Line, k.Value, err)
+			return nil, fmt.Errorf("line %d: %s%s: %v", k.Line, prefix, k.Value, err)
 		}
 	}
-	*c = out
-	return nil
+	return seen, nil
 }
 
 // MarshalYAML writes the section back: type, factor, then the type's fields sorted.
@@ -165,40 +173,13 @@ func (f Factor) MarshalYAML() (any, error) {
 
 // UnmarshalYAML reads the section: scheme and scaling, and every other field into Params.
 func (c *Config) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("line %d: position: want a section of fields", n.Line)
-	}
 	out := Config{Scheme: c.Scheme}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if seen[k.Value] {
-			return fmt.Errorf("line %d: position.%s: given twice", k.Line, k.Value)
-		}
-		seen[k.Value] = true
-		var err error
-		switch k.Value {
-		case "scheme":
-			err = v.Decode(&out.Scheme)
-		case "scaling":
-			if v.Tag == "!!null" {
-				continue
-			}
-			out.Scaling = new(Scaling)
-			err = v.Decode(out.Scaling)
-		default:
-			var x any
-			if err = v.Decode(&x); err == nil {
-				if out.Params == nil {
-					out.Params = map[string]any{}
-				}
-				out.Params[k.Value] = x
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("line %d: position.%s: %v", k.Line, k.Value, err)
-		}
+	var scaling *Scaling // a null scaling leaves it nil
+	seen, err := unmarshalFields(n, "position.", map[string]any{"scheme": &out.Scheme, "scaling": &scaling}, &out.Params)
+	if err != nil {
+		return err
 	}
+	out.Scaling = scaling
 	if _, ok := out.Params["layers"]; ok && !seen["scheme"] {
 		out.Scheme = "mix" // position: {layers: [...]} needs no scheme
 	}

@@ -12,8 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
-	"sync"
 )
 
 // Scheme gives a causal transformer its sense of position. It acts through the optional
@@ -178,39 +176,18 @@ func (s Spec) HeadDim() int { return s.DModel / s.Heads }
 // Factory builds a scheme, or says which config field is wrong.
 type Factory func(Spec) (Scheme, error)
 
-var (
-	mu        sync.RWMutex
-	factories = map[string]Factory{}
-)
+var schemes = registry[Factory]{kind: "scheme"}
 
 // Register makes a scheme available by name. It panics if the name is taken, as
 // database/sql.Register does, since that is a programming error.
-func Register(name string, f Factory) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := factories[name]; dup {
-		panic("position: Register called twice for scheme " + name)
-	}
-	factories[name] = f
-}
+func Register(name string, f Factory) { schemes.add(name, f) }
 
 // Names lists the registered schemes, sorted.
-func Names() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	var names []string
-	for n := range factories {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return schemes.names() }
 
 // New builds the scheme spec.Config.Scheme names.
 func New(spec Spec) (Scheme, error) {
-	mu.RLock()
-	f, ok := factories[spec.Config.Scheme]
-	mu.RUnlock()
+	f, ok := schemes.lookup(spec.Config.Scheme)
 	if !ok {
 		return nil, fmt.Errorf("position.scheme: unknown scheme %q (known: %v)", spec.Config.Scheme, Names())
 	}

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"sort"
 	"strings"
-	"sync"
 )
 
 // ScalingType is one way of stretching RoPE past its training length, registered by name, as
@@ -29,41 +27,22 @@ type ScalingType struct {
 	NeedsFinetune bool
 }
 
-var (
-	scalingMu    sync.RWMutex
-	scalingTypes = map[string]ScalingType{}
-)
+var scalingTypes = registry[ScalingType]{kind: "scaling type"}
 
 // RegisterScaling makes a scaling type available by name. It panics if the name is taken or the
 // type has no Frequencies, since either is a programming error.
 func RegisterScaling(name string, t ScalingType) {
-	scalingMu.Lock()
-	defer scalingMu.Unlock()
-	if _, dup := scalingTypes[name]; dup || t.Frequencies == nil {
-		panic("position: RegisterScaling called twice, or without Frequencies, for " + name)
+	if t.Frequencies == nil {
+		panic("position: scaling type " + name + " registered without Frequencies")
 	}
-	scalingTypes[name] = t
+	scalingTypes.add(name, t)
 }
 
 // ScalingTypes lists the registered scaling types, sorted.
-func ScalingTypes() []string {
-	scalingMu.RLock()
-	defer scalingMu.RUnlock()
-	var t []string
-	for k := range scalingTypes {
-		t = append(t, k)
-	}
-	sort.Strings(t)
-	return t
-}
+func ScalingTypes() []string { return scalingTypes.names() }
 
 // LookupScaling returns a registered scaling type.
-func LookupScaling(name string) (ScalingType, bool) {
-	scalingMu.RLock()
-	defer scalingMu.RUnlock()
-	t, ok := scalingTypes[name]
-	return t, ok
-}
+func LookupScaling(name string) (ScalingType, bool) { return scalingTypes.lookup(name) }
 
 // ScalingParam is one field of a scaling type, for command-line flags and help.
 type ScalingParam struct {

@@ -196,14 +196,7 @@ func TestT5Buckets(t *testing.T) {
 // and layer, the checkpoint's own numbers, and not the initial ones.
 func TestCheckpoint(t *testing.T) {
 	dir := t.TempDir()
-	var b strings.Builder
-	for i := 0; b.Len() < 40000; i++ {
-		b.WriteString("func f" + string(rune('a'+i%26)) + "(x int) int { return x + 1 }\n")
-	}
-	corpus := filepath.Join(dir, "corpus.txt")
-	if err := os.WriteFile(corpus, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	corpus := cmdtest.TextCorpus(t)
 	c := experiments.Default()
 	c.Name = "kerple"
 	c.Data = data.Config{Corpus: "text", Path: corpus}

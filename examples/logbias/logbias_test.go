@@ -3,7 +3,6 @@ package logbias_test
 import (
 	"context"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"extrapolate/data"
 	_ "extrapolate/examples/logbias"
 	"extrapolate/experiments"
+	"extrapolate/internal/cmdtest"
 	"extrapolate/position"
 )
 
@@ -19,14 +19,7 @@ import (
 // saved and trained.
 func TestTrainsAndEvaluates(t *testing.T) {
 	dir := t.TempDir()
-	var b strings.Builder
-	for i := 0; b.Len() < 40000; i++ {
-		b.WriteString("func f" + string(rune('a'+i%26)) + "(x int) int { return x + 1 }\n")
-	}
-	corpus := filepath.Join(dir, "corpus.txt")
-	if err := os.WriteFile(corpus, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	corpus := cmdtest.TextCorpus(t)
 	c := experiments.Default()
 	c.Name = "logbias"
 	c.Data = data.Config{Corpus: "text", Path: corpus}

@@ -43,3 +43,18 @@ func Run(t *testing.T, binary, dir string, args ...string) (code int, stdout, st
 	t.Fatal(err)
 	return 0, "", ""
 }
+
+// TextCorpus writes a small text corpus of about 40 KB, made of short lines of Go-like text,
+// into a temporary folder and returns its path: enough for a tiny model to learn something.
+func TextCorpus(t testing.TB) string {
+	t.Helper()
+	var b bytes.Buffer
+	for i := 0; b.Len() < 40000; i++ {
+		b.WriteString("func f" + string(rune('a'+i%26)) + "(x int) int { return x + 1 }\n")
+	}
+	path := filepath.Join(t.TempDir(), "corpus.txt")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
