@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -10,13 +9,7 @@ import (
 
 var binary string
 
-func TestMain(m *testing.M) {
-	var cleanup func()
-	binary, cleanup = cmdtest.Build("bench")
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { cmdtest.Main(m, "bench", &binary) }
 
 // TestBadFlags checks that nonsense flags are refused with one line naming the flag, before
 // anything is measured.

@@ -17,13 +17,7 @@ import (
 
 var binary string
 
-func TestMain(m *testing.M) {
-	var cleanup func()
-	binary, cleanup = cmdtest.Build("eval")
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { cmdtest.Main(m, "eval", &binary) }
 
 func runEval(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()

@@ -19,13 +19,7 @@ import (
 
 var binary string
 
-func TestMain(m *testing.M) {
-	var cleanup func()
-	binary, cleanup = cmdtest.Build("inspect")
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { cmdtest.Main(m, "inspect", &binary) }
 
 func inspect(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()

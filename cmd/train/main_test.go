@@ -17,13 +17,7 @@ import (
 
 var binary string
 
-func TestMain(m *testing.M) {
-	var cleanup func()
-	binary, cleanup = cmdtest.Build("train")
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { cmdtest.Main(m, "train", &binary) }
 
 // runTrain runs the train command in dir and returns its exit code and output.
 func runTrain(t *testing.T, dir string, args ...string) (int, string, string) {

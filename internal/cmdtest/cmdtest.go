@@ -58,3 +58,13 @@ func TextCorpus(t testing.TB) string {
 	}
 	return path
 }
+
+// Main builds the command for its package's tests into *binary, runs them, removes it and
+// exits: a command's TestMain is one call.
+func Main(m *testing.M, name string, binary *string) {
+	var cleanup func()
+	*binary, cleanup = Build(name)
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
