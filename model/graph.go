@@ -7,7 +7,6 @@ import (
 	"gorgonia.org/tensor"
 
 	"extrapolate/model/nn"
-	"extrapolate/model/nn/plain"
 	"extrapolate/position"
 )
 
@@ -48,24 +47,22 @@ func (m *Model) Graph(scheme position.Scheme, batch, n int, o Options) (*Graph, 
 	g := gr.g
 	ids := G.NewVector(g, tensor.Int, G.WithShape(batch*n), G.WithName("ids"), G.WithValue(tensor.New(tensor.WithShape(batch*n), tensor.WithBacking(gr.IDs))))
 	targets := G.NewVector(g, tensor.Int, G.WithShape(batch*n), G.WithName("targets"), G.WithValue(tensor.New(tensor.WithShape(batch*n), tensor.WithBacking(gr.Targets))))
-	w := map[string]*G.Node{}
+	w := nodes{}
 	var wrt G.Nodes
 	for _, p := range m.Params {
 		node := G.NewTensor(g, m.Dtype, p.Value.Dims(), G.WithShape(p.Value.Shape()...), G.WithName(p.Name), G.WithValue(p.Value))
-		w[p.Name] = node
+		w[p] = node
 		wrt = append(wrt, node)
 	}
 	pos, err := m.positions(g, scheme, w, batch, n)
 	if err != nil {
 		return nil, err
 	}
-	var ops ops = fused{}
+	b := &builder{ops: fused}
 	if o.Plain {
-		gr.onehot = tensor.New(tensor.WithShape(batch*n, m.Config.Vocab), tensor.Of(m.Dtype))
-		ops = &stock{onehot: G.NewMatrix(g, m.Dtype, G.WithShape(batch*n, m.Config.Vocab), G.WithName("onehot"), G.WithValue(gr.onehot))}
+		b.ops = gr.stock(m, batch*n)
 	}
-	b := &builder{ops: ops}
-	gr.logits = b.forward(w, ids, pos, m.Config.Layers)
+	gr.logits = b.forward(m, w, ids, pos)
 	gr.loss = b.crossEntropy(gr.logits, targets)
 	if b.err != nil {
 		return nil, fmt.Errorf("model: building the graph: %w", b.err)
@@ -79,21 +76,23 @@ func (m *Model) Graph(scheme position.Scheme, batch, n int, o Options) (*Graph, 
 	return gr, nil
 }
 
+// nodes are the graph's nodes of the model's weights.
+type nodes map[*Param]*G.Node
+
 // forward is the whole model up to the logits, as a reader would write it down.
-func (b *builder) forward(w map[string]*G.Node, ids *G.Node, pos positions, layers int) *G.Node {
-	x := b.embed(ids, w["wte"], pos.table, pos.n, pos.learnedTable)
-	for l := 0; l < layers; l++ {
-		p := func(name string) *G.Node { return w[fmt.Sprintf("h%d.%s", l, name)] }
-		h := b.layerNorm(x, p("ln1_g"), p("ln1_b"))
-		q := b.linear(h, p("wq"), p("bq"))
-		k := b.linear(h, p("wk"), p("bk"))
-		v := b.linear(h, p("wv"), p("bv"))
+func (b *builder) forward(m *Model, w nodes, ids *G.Node, pos positions) *G.Node {
+	x := b.embed(ids, w[m.wte], pos.table, pos.n, pos.learnedTable)
+	for l, h := range m.h {
 		a := pos.layers[l]
-		x = b.add(x, b.linear(b.attention(q, k, v, a.bias, a.scale, a.config), p("wo"), p("bo")))
-		h = b.layerNorm(x, p("ln2_g"), p("ln2_b"))
-		x = b.add(x, b.linear(b.gelu(b.linear(h, p("w1"), p("b1"))), p("w2"), p("b2")))
+		y := b.layerNorm(x, w[h.ln1G], w[h.ln1B])
+		q := b.linear(y, w[h.wq], w[h.bq])
+		k := b.linear(y, w[h.wk], w[h.bk])
+		v := b.linear(y, w[h.wv], w[h.bv])
+		x = b.add(x, b.linear(b.attention(q, k, v, a.bias, a.scale, a.config), w[h.wo], w[h.bo]))
+		y = b.layerNorm(x, w[h.ln2G], w[h.ln2B])
+		x = b.add(x, b.linear(b.gelu(b.linear(y, w[h.w1], w[h.b1])), w[h.w2], w[h.b2]))
 	}
-	return b.linear(b.layerNorm(x, w["lnf_g"], w["lnf_b"]), w["whead"], w["bhead"])
+	return b.linear(b.layerNorm(x, w[m.lnfG], w[m.lnfB]), w[m.whead], w[m.bhead])
 }
 
 // Run computes the mean loss over the batch in IDs and Targets and, for a training graph, the
@@ -177,7 +176,7 @@ type layerPositions struct {
 // implements, and makes graph nodes of it: constants for fixed numbers, and for numbers computed
 // from weights, nodes that compute them (nn.Compute) so that their gradient reaches the weights.
 // A position.PerLayer scheme is asked for each layer's scheme, which acts in that layer only.
-func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w map[string]*G.Node, batch, n int) (positions, error) {
+func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n int) (positions, error) {
 	p := positions{n: n}
 	d := m.Config.DModel
 	if err := both(s); err != nil {
@@ -200,10 +199,7 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w map[string]*G.Nod
 		}
 		p.table = constant(g, m.Dtype, "pe", t.Values[:n*d], n, d)
 	case position.LearnedEmbedder:
-		weights, err := schemeNodes(e, "", w)
-		if err != nil {
-			return p, err
-		}
+		weights := m.schemeNodes(0, w)
 		t, err := e.LearnedEmbedding(m.SchemeWeights(0), n)
 		if err != nil {
 			return p, err
@@ -223,7 +219,7 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w map[string]*G.Nod
 		scale = func(int) (*G.Node, error) { return node, nil }
 	case "ssmax":
 		scale = func(l int) (*G.Node, error) {
-			return nn.Compute(fmt.Sprintf("SSMax%d", l), ssmaxScale{m.Config.Heads, n}, tensor.Shape{m.Config.Heads, n}, w[fmt.Sprintf("h%d.ssmax", l)])
+			return nn.Compute(fmt.Sprintf("SSMax%d", l), ssmaxScale{m.Config.Heads, n}, tensor.Shape{m.Config.Heads, n}, w[m.h[l].ssmax])
 		}
 	}
 	var shared *G.Node // a fixed bias of the whole model's scheme, made once for every layer
@@ -261,10 +257,7 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w map[string]*G.Nod
 			}
 			a.bias, a.config.Bias = shared, biasForm(shared)
 		case position.LearnedBiaser:
-			weights, err := schemeNodes(e, o.prefix, w)
-			if err != nil {
-				return p, err
-			}
+			weights := m.schemeNodes(own, w)
 			b, err := e.LearnedBias(m.SchemeWeights(own), layer, n)
 			if err != nil {
 				return p, err
@@ -301,17 +294,16 @@ func both(s position.Scheme) error {
 	return nil
 }
 
-// schemeNodes returns the graph nodes of a scheme's weights, named with prefix.
-func schemeNodes(l position.Learner, prefix string, w map[string]*G.Node) ([]*G.Node, error) {
+// schemeNodes returns the graph nodes of a scheme's weights: the whole model's scheme's for
+// owner 0, or layer l's scheme's for owner l of a position.PerLayer scheme.
+func (m *Model) schemeNodes(owner int, w nodes) []*G.Node {
 	var out []*G.Node
-	for _, wt := range l.Weights() {
-		node, ok := w[prefix+wt.Name]
-		if !ok {
-			return nil, fmt.Errorf("model: the %s scheme's weight %s is not among the model's", l.Name(), prefix+wt.Name)
+	if owner < len(m.schemes) {
+		for _, p := range m.schemes[owner] {
+			out = append(out, w[p])
 		}
-		out = append(out, node)
 	}
-	return out, nil
+	return out
 }
 
 func (m *Model) checkBias(s position.Scheme, b *position.Bias, n int) error {
@@ -398,48 +390,26 @@ func (b biasOf) Backward(in [][]float64, dout []float64, din [][]float64) {
 	b.s.LearnedBiasGrad(in, b.layer, b.n, dout, din)
 }
 
-// ops are the layers the forward pass is made of: fused ones, or gorgonia's stock ones.
-type ops interface {
-	embed(ids, wte, pe *G.Node, seqLen int, learned bool) (*G.Node, error)
-	layerNorm(x, g, b *G.Node) (*G.Node, error)
-	linear(x, w, b *G.Node) (*G.Node, error)
-	attention(q, k, v, bias, scale *G.Node, c nn.AttentionConfig) (*G.Node, error)
-	gelu(x *G.Node) (*G.Node, error)
-	add(a, b *G.Node) (*G.Node, error)
-	crossEntropy(logits, targets *G.Node) (*G.Node, error)
+// ops are the layers the forward pass is made of: the fused ones below, or gorgonia's stock ones
+// (stock.go), the reference for tests and the bench.
+type ops struct {
+	embed        func(ids, wte, pe *G.Node, seqLen int, learned bool) (*G.Node, error)
+	layerNorm    func(x, g, b *G.Node) (*G.Node, error)
+	linear       func(x, w, b *G.Node) (*G.Node, error)
+	attention    func(q, k, v, bias, scale *G.Node, c nn.AttentionConfig) (*G.Node, error)
+	gelu         func(x *G.Node) (*G.Node, error)
+	add          func(a, b *G.Node) (*G.Node, error)
+	crossEntropy func(logits, targets *G.Node) (*G.Node, error)
 }
 
-type fused struct{}
-
-func (fused) embed(ids, wte, pe *G.Node, n int, learned bool) (*G.Node, error) {
-	return nn.Embed(ids, wte, pe, n, learned)
-}
-func (fused) layerNorm(x, g, b *G.Node) (*G.Node, error) { return nn.LayerNorm(x, g, b, lnEps) }
-func (fused) linear(x, w, b *G.Node) (*G.Node, error)    { return nn.Linear(x, w, b) }
-func (fused) attention(q, k, v, bias, scale *G.Node, c nn.AttentionConfig) (*G.Node, error) {
-	return nn.Attention(q, k, v, bias, scale, c)
-}
-func (fused) gelu(x *G.Node) (*G.Node, error)   { return nn.GELU(x) }
-func (fused) add(a, b *G.Node) (*G.Node, error) { return nn.Add(a, b) }
-func (fused) crossEntropy(logits, targets *G.Node) (*G.Node, error) {
-	return nn.CrossEntropy(logits, targets)
-}
-
-// stock takes the targets one-hot, as its cross-entropy needs.
-type stock struct{ onehot *G.Node }
-
-func (*stock) embed(ids, wte, pe *G.Node, n int, _ bool) (*G.Node, error) {
-	return plain.Embed(ids, wte, pe, n)
-}
-func (*stock) layerNorm(x, g, b *G.Node) (*G.Node, error) { return plain.LayerNorm(x, g, b, lnEps) }
-func (*stock) linear(x, w, b *G.Node) (*G.Node, error)    { return plain.Linear(x, w, b) }
-func (*stock) attention(q, k, v, bias, scale *G.Node, c nn.AttentionConfig) (*G.Node, error) {
-	return plain.Attention(q, k, v, bias, scale, c)
-}
-func (*stock) gelu(x *G.Node) (*G.Node, error)   { return plain.GELU(x) }
-func (*stock) add(a, b *G.Node) (*G.Node, error) { return G.Add(a, b) }
-func (s *stock) crossEntropy(logits, _ *G.Node) (*G.Node, error) {
-	return plain.CrossEntropy(logits, s.onehot)
+var fused = ops{
+	embed:        nn.Embed,
+	layerNorm:    func(x, g, b *G.Node) (*G.Node, error) { return nn.LayerNorm(x, g, b, lnEps) },
+	linear:       nn.Linear,
+	attention:    nn.Attention,
+	gelu:         nn.GELU,
+	add:          nn.Add,
+	crossEntropy: nn.CrossEntropy,
 }
 
 // builder applies ops, keeping the first error so the forward pass reads as one expression per

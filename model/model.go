@@ -60,16 +60,29 @@ type Param struct {
 	Decay bool
 }
 
-// Model holds the weights.
+// Model holds the weights, as nanoGPT's ModuleDict does: the token embedding, the blocks, the
+// final LayerNorm and the head, and the position scheme's own weights.
 type Model struct {
 	Config Config
 	Dtype  tensor.Dtype
 	// Params lists every weight in a fixed order: the order of the checkpoint and the optimizer.
 	Params []*Param
 	byName map[string]*Param
+
+	wte                      *Param
+	h                        []block
+	lnfG, lnfB, whead, bhead *Param
 	// schemes lists the position scheme's own weights, in the order it declares them: one list
 	// for the scheme of the whole model, or one per layer for a position.PerLayer scheme.
 	schemes [][]*Param
+}
+
+// block is one transformer block's weights: a pre-LayerNorm attention (with a Scalable-Softmax
+// scale per head when the config asks for one) and a pre-LayerNorm 4x GELU MLP.
+type block struct {
+	ln1G, ln1B, wq, bq, wk, bk, wv, bv, wo, bo *Param
+	ssmax                                      *Param
+	ln2G, ln2B, w1, b1, w2, b2                 *Param
 }
 
 // New returns a model with fresh weights drawn from seed, with the weights the position scheme
@@ -81,13 +94,13 @@ func New(c Config, scheme position.Scheme, dt tensor.Dtype, seed uint64) (*Model
 	if dt != tensor.Float32 && dt != tensor.Float64 {
 		return nil, fmt.Errorf("model: dtype %v, want float32 or float64", dt)
 	}
-	shapes, err := Shapes(c, scheme)
+	m := &Model{Config: c, Dtype: dt, byName: map[string]*Param{}}
+	weights, err := m.layout(scheme)
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Config: c, Dtype: dt, byName: map[string]*Param{}}
 	draws := normals{rng.SplitMix64{State: seed}}
-	for _, s := range shapes {
+	for _, s := range weights {
 		p := &Param{Name: s.Name, Decay: s.Decay}
 		switch {
 		case s.Std > 0:
@@ -99,6 +112,9 @@ func New(c Config, scheme position.Scheme, dt tensor.Dtype, seed uint64) (*Model
 		}
 		p.Value = convertTo(p.Value, dt)
 		m.add(p)
+		if s.field != nil {
+			*s.field = p
+		}
 		if s.Owner > 0 {
 			for len(m.schemes) < s.Owner {
 				m.schemes = append(m.schemes, nil)
@@ -123,16 +139,37 @@ type Shape struct {
 }
 
 // Shapes lists the model's weights in order, the order of the checkpoint and of the initial
-// draws, which follow PyTorch's reference script (bench/torch_ref.py) so that the two start from
-// the same weights: the token embedding, the scheme's weights (a learned table wpe, T5's bias,
-// ...; a per-layer scheme's prefixed hL.), then the blocks. It fails if a scheme's weight is
-// malformed or takes another weight's name.
+// draws (see layout). It fails if a scheme's weight is malformed or takes another weight's name.
 func Shapes(c Config, scheme position.Scheme) ([]Shape, error) {
-	d, v := c.DModel, c.Vocab
-	matrix := func(name string, r, k int) Shape {
-		return Shape{Name: name, Dims: []int{r, k}, Std: initStd, Decay: true}
+	weights, err := (&Model{Config: c}).layout(scheme)
+	if err != nil {
+		return nil, err
 	}
-	vector := func(name string, n int, init float64) Shape {
+	out := make([]Shape, len(weights))
+	for i, w := range weights {
+		out[i] = w.Shape
+	}
+	return out, nil
+}
+
+// weight is one weight of the layout, and the field of the model that holds it.
+type weight struct {
+	Shape
+	field **Param
+}
+
+// layout states the model's structure once: every weight with its name, shape, initialisation
+// and the field that holds it, in the order of the checkpoint and of the initial draws, which
+// follow PyTorch's reference script (bench/torch_ref.py) so that the two start from the same
+// weights: the token embedding, the scheme's weights (a learned table wpe, T5's bias, ...; a
+// per-layer scheme's prefixed hL.), then the blocks, the final LayerNorm and the head.
+func (m *Model) layout(scheme position.Scheme) ([]weight, error) {
+	c := m.Config
+	d, v := c.DModel, c.Vocab
+	matrix := func(field **Param, name string, r, k int) weight {
+		return weight{Shape{Name: name, Dims: []int{r, k}, Std: initStd, Decay: true}, field}
+	}
+	vector := func(field **Param, name string, n int, init float64) weight {
 		s := Shape{Name: name, Dims: []int{n}}
 		if init != 0 {
 			s.Init = make([]float64, n)
@@ -140,26 +177,31 @@ func Shapes(c Config, scheme position.Scheme) ([]Shape, error) {
 				s.Init[i] = init
 			}
 		}
-		return s
+		return weight{s, field}
 	}
-	var blocks []Shape
-	for l := 0; l < c.Layers; l++ {
-		p := fmt.Sprintf("h%d.", l)
-		blocks = append(blocks, vector(p+"ln1_g", d, 1), vector(p+"ln1_b", d, 0))
-		for _, w := range []string{"q", "k", "v", "o"} {
-			blocks = append(blocks, matrix(p+"w"+w, d, d), vector(p+"b"+w, d, 0))
-		}
+	m.h = make([]block, c.Layers)
+	var blocks []weight
+	for l := range m.h {
+		b, p := &m.h[l], fmt.Sprintf("h%d.", l)
+		blocks = append(blocks,
+			vector(&b.ln1G, p+"ln1_g", d, 1), vector(&b.ln1B, p+"ln1_b", d, 0),
+			matrix(&b.wq, p+"wq", d, d), vector(&b.bq, p+"bq", d, 0),
+			matrix(&b.wk, p+"wk", d, d), vector(&b.bk, p+"bk", d, 0),
+			matrix(&b.wv, p+"wv", d, d), vector(&b.bv, p+"bv", d, 0),
+			matrix(&b.wo, p+"wo", d, d), vector(&b.bo, p+"bo", d, 0))
 		if c.Attention.Scale == "ssmax" {
-			blocks = append(blocks, vector(p+"ssmax", c.Heads, ssmaxInit(c.TrainLen)))
+			blocks = append(blocks, vector(&b.ssmax, p+"ssmax", c.Heads, ssmaxInit(c.TrainLen)))
 		}
-		blocks = append(blocks, vector(p+"ln2_g", d, 1), vector(p+"ln2_b", d, 0))
-		blocks = append(blocks, matrix(p+"w1", d, 4*d), vector(p+"b1", 4*d, 0))
-		blocks = append(blocks, matrix(p+"w2", 4*d, d), vector(p+"b2", d, 0))
+		blocks = append(blocks,
+			vector(&b.ln2G, p+"ln2_g", d, 1), vector(&b.ln2B, p+"ln2_b", d, 0),
+			matrix(&b.w1, p+"w1", d, 4*d), vector(&b.b1, p+"b1", 4*d, 0),
+			matrix(&b.w2, p+"w2", 4*d, d), vector(&b.b2, p+"b2", d, 0))
 	}
-	blocks = append(blocks, vector("lnf_g", d, 1), vector("lnf_b", d, 0))
-	blocks = append(blocks, matrix("whead", d, v), vector("bhead", v, 0))
+	blocks = append(blocks,
+		vector(&m.lnfG, "lnf_g", d, 1), vector(&m.lnfB, "lnf_b", d, 0),
+		matrix(&m.whead, "whead", d, v), vector(&m.bhead, "bhead", v, 0))
 
-	out := []Shape{matrix("wte", v, d)}
+	out := []weight{matrix(&m.wte, "wte", v, d)}
 	taken := map[string]bool{"wte": true}
 	for _, b := range blocks {
 		taken[b.Name] = true
@@ -180,7 +222,7 @@ func Shapes(c Config, scheme position.Scheme) ([]Shape, error) {
 				return nil, fmt.Errorf("model: the %s scheme's weight %s has %d initial values for shape %v", o.scheme.Name(), name, len(w.Init), w.Dims)
 			}
 			taken[name] = true
-			out = append(out, Shape{Name: name, Dims: w.Dims, Std: w.Std, Init: w.Init, Decay: w.Decay, Owner: i + 1})
+			out = append(out, weight{Shape: Shape{Name: name, Dims: w.Dims, Std: w.Std, Init: w.Init, Decay: w.Decay, Owner: i + 1}})
 		}
 	}
 	return append(out, blocks...), nil

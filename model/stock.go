@@ -1,0 +1,27 @@
+package model
+
+import (
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"extrapolate/model/nn/plain"
+)
+
+// stock returns the model's layers in gorgonia's stock ops (Options.Plain): the reference the
+// fused ops are tested against, and the "before" of the speed comparison. Its cross-entropy
+// takes the targets one-hot, which Run fills from Targets.
+func (gr *Graph) stock(m *Model, rows int) ops {
+	gr.onehot = tensor.New(tensor.WithShape(rows, m.Config.Vocab), tensor.Of(m.Dtype))
+	onehot := G.NewMatrix(gr.g, m.Dtype, G.WithShape(rows, m.Config.Vocab), G.WithName("onehot"), G.WithValue(gr.onehot))
+	return ops{
+		embed: func(ids, wte, pe *G.Node, n int, _ bool) (*G.Node, error) {
+			return plain.Embed(ids, wte, pe, n)
+		},
+		layerNorm:    func(x, g, b *G.Node) (*G.Node, error) { return plain.LayerNorm(x, g, b, lnEps) },
+		linear:       plain.Linear,
+		attention:    plain.Attention,
+		gelu:         plain.GELU,
+		add:          G.Add,
+		crossEntropy: func(logits, _ *G.Node) (*G.Node, error) { return plain.CrossEntropy(logits, onehot) },
+	}
+}
