@@ -5,6 +5,7 @@ import (
 
 	"gorgonia.org/tensor"
 
+	"extrapolate/internal/strictyaml"
 	"extrapolate/model"
 )
 
@@ -26,7 +27,7 @@ func LoadCheckpoint(path string) (*Trained, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := parseYAML(path+" (its config)", []byte(meta.Config))
+	root, err := strictyaml.Parse(path+" (its config)", []byte(meta.Config))
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"extrapolate/internal/strictyaml"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -68,7 +69,7 @@ func isComparison(root *yaml.Node) bool {
 
 // IsComparison reports whether the config file at path is a comparison.
 func IsComparison(path string) (bool, error) {
-	root, err := ReadYAML(path)
+	root, err := readYAML(path)
 	if err != nil {
 		return false, err
 	}
@@ -78,12 +79,12 @@ func IsComparison(path string) (bool, error) {
 // LoadComparison reads a comparison config and resolves every run's config: the run's config
 // file, then the comparison's set, the run's own set, and sets (from the command line) last.
 func LoadComparison(path string, sets []string) (*Comparison, error) {
-	root, err := ReadYAML(path)
+	root, err := readYAML(path)
 	if err != nil {
 		return nil, err
 	}
 	var c Comparison
-	if err := decodeStrict(path, root, &c); err != nil {
+	if err := strictyaml.Decode(path, root, &c); err != nil {
 		return nil, err
 	}
 	if c.Name == "" {

@@ -136,7 +136,7 @@ func TestShippedConfigs(t *testing.T) {
 		t.Fatal("no configs found")
 	}
 	for _, f := range files {
-		root, err := ReadYAML(f)
+		root, err := readYAML(f)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,8 @@ package experiments
 
 import (
 	"testing"
+
+	"extrapolate/internal/strictyaml"
 )
 
 // FuzzConfig feeds arbitrary bytes to the config decoder: it must return a config or an error,
@@ -18,7 +20,7 @@ func FuzzConfig(f *testing.F) {
 		if len(b) > maxConfigBytes {
 			return
 		}
-		root, err := parseYAML("fuzz.yaml", b)
+		root, err := strictyaml.Parse("fuzz.yaml", b)
 		if err != nil {
 			return
 		}
@@ -27,7 +29,7 @@ func FuzzConfig(f *testing.F) {
 			return
 		}
 		out := c.Marshal()
-		root2, err := parseYAML("resolved.yaml", out)
+		root2, err := strictyaml.Parse("resolved.yaml", out)
 		if err != nil {
 			t.Fatalf("resolved config does not parse: %v\n%s", err, out)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"extrapolate/checkpoint"
 	"extrapolate/data"
+	"extrapolate/internal/strictyaml"
 	"extrapolate/model"
 	"extrapolate/position"
 )
@@ -146,7 +147,7 @@ func (t *trainer) share(path string) error {
 	if err != nil {
 		return err
 	}
-	root, err := parseYAML(path, []byte(meta.Config))
+	root, err := strictyaml.Parse(path, []byte(meta.Config))
 	if err != nil {
 		return err
 	}
