@@ -54,21 +54,33 @@ var GoPackages = []string{
 // validEvery puts every validEvery-th file (or the last tenth of a single text) in validation.
 const validEvery = 10
 
-// Load reads the corpus a config names.
-func Load(c Config) (*Corpus, error) {
+// Check reports the first field of the data section that makes no sense, without reading
+// anything.
+func (c Config) Check() error {
 	switch c.Corpus {
 	case "", "gosrc":
 		if c.Path != "" {
-			return nil, fmt.Errorf("data.path: the gosrc corpus takes no path (use corpus: text)")
+			return fmt.Errorf("data.path: the gosrc corpus takes no path (use corpus: text)")
 		}
-		return LoadGoSource()
 	case "text":
 		if c.Path == "" {
-			return nil, fmt.Errorf("data.path: the text corpus needs a file path")
+			return fmt.Errorf("data.path: the text corpus needs a file path")
 		}
+	default:
+		return fmt.Errorf("data.corpus: unknown corpus %q (known: gosrc, text)", c.Corpus)
+	}
+	return nil
+}
+
+// Load reads the corpus a config names.
+func Load(c Config) (*Corpus, error) {
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
+	if c.Corpus == "text" {
 		return LoadText(c.Path)
 	}
-	return nil, fmt.Errorf("data.corpus: unknown corpus %q (known: gosrc, text)", c.Corpus)
+	return LoadGoSource()
 }
 
 // GoRoot returns the root of the Go installation whose sources gosrc reads, and its version.

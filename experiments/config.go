@@ -267,8 +267,8 @@ func (c *Config) Check() error {
 		}
 		seen[n] = true
 	}
-	if c.Data.Corpus != "" && c.Data.Corpus != "gosrc" && c.Data.Corpus != "text" {
-		return fmt.Errorf("data.corpus: unknown corpus %q (known: gosrc, text)", c.Data.Corpus)
+	if err := c.Data.Check(); err != nil {
+		return err
 	}
 	_, eval, err := c.Schemes()
 	if err != nil {
