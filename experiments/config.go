@@ -145,7 +145,7 @@ func decodeRun(path string, root *yaml.Node, sets []string) (Config, error) {
 		base := filepath.Base(path)
 		c.Name = strings.TrimSuffix(base, filepath.Ext(base))
 	}
-	if err := c.Check(); err != nil {
+	if err := c.Complete(); err != nil {
 		return Config{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
@@ -161,15 +161,9 @@ func unwrapPath(err error) error {
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// Check reports the first field that makes no sense, by its dotted name.
-func (c *Config) Check() error {
-	c.Model.Vocab = data.Vocab
-	if !nameRE.MatchString(c.Name) || len(c.Name) > 100 {
-		return fmt.Errorf("name: %q, want letters, digits, '.', '_' or '-' (it names the results folder)", c.Name)
-	}
-	if err := c.ModelConfig().Check(); err != nil {
-		return err
-	}
+// Complete fills in the fields whose defaults depend on others — train.warmup, min(100,
+// steps/10); train.min_lr, lr/10; train.finetune.lr, min_lr — and then checks every field.
+func (c *Config) Complete() error {
 	if c.Train.Warmup == nil {
 		w := min(100, c.Train.Steps/10)
 		c.Train.Warmup = &w
@@ -180,6 +174,21 @@ func (c *Config) Check() error {
 	}
 	if f := c.Train.Finetune; f != nil && f.LR == 0 {
 		f.LR = *c.Train.MinLR
+	}
+	return c.Check()
+}
+
+// Check reports the first field that makes no sense, by its dotted name. It changes nothing:
+// the defaults that depend on other fields are Complete's.
+func (c Config) Check() error {
+	if c.Train.Warmup == nil || c.Train.MinLR == nil {
+		return fmt.Errorf("train.warmup, train.min_lr: not filled in (Complete fills them from the other fields)")
+	}
+	if !nameRE.MatchString(c.Name) || len(c.Name) > 100 {
+		return fmt.Errorf("name: %q, want letters, digits, '.', '_' or '-' (it names the results folder)", c.Name)
+	}
+	if err := c.ModelConfig().Check(); err != nil {
+		return err
 	}
 	// Upper bounds keep a typo from asking for terabytes: each is far beyond what this trainer
 	// is for, and products that size buffers are bounded too.

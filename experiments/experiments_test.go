@@ -28,7 +28,7 @@ func tinyConfig(t *testing.T, scheme string) Config {
 	warm := 5
 	c.Train.Warmup = &warm
 	c.Eval = Eval{Lengths: []int{16, 32, 64}, Tokens: 512, BatchTokens: 256}
-	if err := c.Check(); err != nil {
+	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -228,7 +228,7 @@ func TestFinetune(t *testing.T) {
 	c := tinyConfig(t, "rope")
 	c.Position.Scaling = &position.Scaling{Type: "linear", Factor: position.Factor{Value: 2}}
 	c.Train.Finetune = &Finetune{SeqLen: 32, Steps: 10}
-	if err := c.Check(); err != nil {
+	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
 	r := &Run{Config: c, Dir: filepath.Join(t.TempDir(), "out")}

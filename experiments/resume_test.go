@@ -35,7 +35,7 @@ func TestResumeReproducesLosses(t *testing.T) {
 	c.Train.CheckpointEvery = 7
 	c.Position.Scaling = &position.Scaling{Type: "yarn", Factor: position.Factor{Value: 2}}
 	c.Train.Finetune = &Finetune{SeqLen: 32, Steps: 12}
-	if err := c.Check(); err != nil {
+	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
 	whole := &Run{Config: c, Dir: filepath.Join(t.TempDir(), "whole")}
@@ -97,7 +97,7 @@ func TestDivergenceStops(t *testing.T) {
 	c.Train.Warmup = &zero
 	min := 1e29
 	c.Train.MinLR = &min
-	if err := c.Check(); err != nil {
+	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
 	r := &Run{Config: c, Dir: filepath.Join(t.TempDir(), "nan")}
@@ -143,7 +143,7 @@ func TestFreshStartRemovesStaleResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Train.Steps = 31
-	if err := c.Check(); err != nil {
+	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -26,7 +26,7 @@ func partial(t *testing.T) string {
 	c.Position = position.Config{Scheme: "rope"}
 	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps = 16, 4, 10
 	c.Eval = experiments.Eval{Lengths: []int{16, 32}, Tokens: 256, BatchTokens: 256}
-	if err := c.Check(); err != nil {
+	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -37,7 +37,7 @@ func train(t *testing.T, scheme string) string {
 	c.Position = position.Config{Scheme: scheme}
 	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps = 16, 4, 10
 	c.Eval = experiments.Eval{Lengths: []int{16, 32, 64}, Tokens: 256, BatchTokens: 256}
-	if err := c.Check(); err != nil {
+	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
 	r := &experiments.Run{Config: c, Dir: filepath.Join(dir, "run")}

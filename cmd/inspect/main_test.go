@@ -198,7 +198,7 @@ func TestCheckpoint(t *testing.T) {
 	c.Position = position.Config{Scheme: "kerple"}
 	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps, c.Train.LogEvery = 16, 4, 20, 5
 	c.Eval = experiments.Eval{Lengths: []int{16}, Tokens: 256, BatchTokens: 256}
-	if err := c.Check(); err != nil {
+	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
 	run := &experiments.Run{Config: c, Dir: filepath.Join(dir, "run")}

@@ -27,7 +27,7 @@ func TestTrainsAndEvaluates(t *testing.T) {
 	c.Position = position.Config{Scheme: "logbias", Params: map[string]any{"slope": 0.5}}
 	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps, c.Train.LogEvery = 16, 4, 30, 5
 	c.Eval = experiments.Eval{Lengths: []int{16, 64}, Tokens: 512, BatchTokens: 256}
-	if err := c.Check(); err != nil {
+	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
 	r := &experiments.Run{Config: c, Dir: filepath.Join(dir, "run")}
@@ -55,7 +55,7 @@ func TestTrainsAndEvaluates(t *testing.T) {
 	}
 	// A field the scheme does not declare is an error naming it.
 	c.Position = c.Position.With("slopes", 1)
-	if err := c.Check(); err == nil || !strings.Contains(err.Error(), "position.slopes") {
+	if err := c.Complete(); err == nil || !strings.Contains(err.Error(), "position.slopes") {
 		t.Fatalf("unknown field: %v", err)
 	}
 }
