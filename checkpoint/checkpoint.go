@@ -64,8 +64,8 @@ type tensorInfo struct {
 	Shape []int  `json:"shape"`
 }
 
-// Encode returns the checkpoint bytes of meta (any JSON-encodable value) and the tensors.
-func Encode(meta any, tensors []Tensor) ([]byte, error) {
+// encode returns the checkpoint bytes of meta (any JSON-encodable value) and the tensors.
+func encode(meta any, tensors []Tensor) ([]byte, error) {
 	m, err := json.Marshal(meta)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
@@ -100,7 +100,7 @@ func Encode(meta any, tensors []Tensor) ([]byte, error) {
 
 // Write saves a checkpoint to path atomically.
 func Write(path string, meta any, tensors []Tensor) error {
-	b, err := Encode(meta, tensors)
+	b, err := encode(meta, tensors)
 	if err != nil {
 		return err
 	}
@@ -123,9 +123,7 @@ func Read(path string, meta any) ([]Tensor, error) {
 	return ts, nil
 }
 
-// Decode reads a checkpoint of the given size from r.
-func Decode(r io.Reader, size int64, meta any) ([]Tensor, error) { return decode(r, size, meta) }
-
+// decode reads a checkpoint of the given size from r.
 func decode(r io.Reader, size int64, meta any) ([]Tensor, error) {
 	corrupt := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))

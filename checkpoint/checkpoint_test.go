@@ -56,12 +56,12 @@ func TestRoundTrip(t *testing.T) {
 // TestEveryCorruptionDetected truncates the file at every length and flips every bit of every
 // byte: each must be an error, never a panic, never a silent success.
 func TestEveryCorruptionDetected(t *testing.T) {
-	good, err := Encode(meta{Step: 3}, sample())
+	good, err := encode(meta{Step: 3}, sample())
 	if err != nil {
 		t.Fatal(err)
 	}
 	try := func(b []byte) error {
-		_, err := Decode(bytes.NewReader(b), int64(len(b)), &meta{})
+		_, err := decode(bytes.NewReader(b), int64(len(b)), &meta{})
 		return err
 	}
 	if err := try(good); err != nil {
@@ -114,7 +114,7 @@ func TestHostileHeaders(t *testing.T) {
 		"bad magic":         append([]byte("NOTACKPT"), craft(Version, `{}`, nil)[8:]...),
 	}
 	for name, b := range cases {
-		_, err := Decode(bytes.NewReader(b), int64(len(b)), &meta{})
+		_, err := decode(bytes.NewReader(b), int64(len(b)), &meta{})
 		if err == nil {
 			t.Errorf("%s: no error", name)
 			continue
@@ -144,24 +144,24 @@ func TestReadErrors(t *testing.T) {
 }
 
 func FuzzDecode(f *testing.F) {
-	good, _ := Encode(meta{Step: 3, Note: "seed"}, sample())
+	good, _ := encode(meta{Step: 3, Note: "seed"}, sample())
 	f.Add(good)
 	f.Add(good[:len(good)/2])
 	f.Add(craft(Version, `{"meta":{},"tensors":[{"name":"w","dtype":"float32","shape":[1000000000]}]}`, nil))
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ts, err := Decode(bytes.NewReader(b), int64(len(b)), &meta{})
+		ts, err := decode(bytes.NewReader(b), int64(len(b)), &meta{})
 		if err != nil {
 			return
 		}
 		// Whatever decodes must re-encode to the same bytes: nothing was misread.
 		var m meta
-		Decode(bytes.NewReader(b), int64(len(b)), &m)
-		again, err := Encode(m, ts)
+		decode(bytes.NewReader(b), int64(len(b)), &m)
+		again, err := encode(m, ts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Decode(bytes.NewReader(again), int64(len(again)), &meta{}); err != nil {
+		if _, err := decode(bytes.NewReader(again), int64(len(again)), &meta{}); err != nil {
 			t.Fatalf("re-encoded file does not decode: %v", err)
 		}
 	})

@@ -78,9 +78,9 @@ func Load(c Config) (*Corpus, error) {
 		return nil, err
 	}
 	if c.Corpus == "text" {
-		return LoadText(c.Path)
+		return loadText(c.Path)
 	}
-	return LoadGoSource()
+	return loadGoSource()
 }
 
 // GoRoot returns the root of the Go installation whose sources gosrc reads, and its version.
@@ -100,9 +100,9 @@ func goRoot() (root, version string) {
 	return root, version
 }
 
-// LoadGoSource reads the non-test .go files of GoPackages, package by package in order and by
+// loadGoSource reads the non-test .go files of GoPackages, package by package in order and by
 // name within a package, putting every tenth file in validation.
-func LoadGoSource() (*Corpus, error) {
+func loadGoSource() (*Corpus, error) {
 	root, version := GoRoot()
 	var files []string
 	for _, p := range GoPackages {
@@ -145,8 +145,8 @@ func LoadGoSource() (*Corpus, error) {
 // trainer can use in reasonable time is far smaller.
 const MaxTextBytes = 1 << 30
 
-// LoadText reads a text file, the first nine tenths for training and the rest for validation.
-func LoadText(path string) (*Corpus, error) {
+// loadText reads a text file, the first nine tenths for training and the rest for validation.
+func loadText(path string) (*Corpus, error) {
 	b, err := inputfile.ReadFile(path, MaxTextBytes)
 	if err != nil {
 		return nil, fmt.Errorf("data.path: %w", err)

@@ -10,7 +10,7 @@ import (
 )
 
 func TestGoSourceCorpus(t *testing.T) {
-	c, err := LoadGoSource()
+	c, err := loadGoSource()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,7 +18,7 @@ func TestGoSourceCorpus(t *testing.T) {
 		t.Fatalf("%d files, %d train and %d validation bytes: the split looks wrong", c.Files, len(c.Train), len(c.Valid))
 	}
 	// A fixed order: loading again gives the same bytes.
-	d, err := LoadGoSource()
+	d, err := loadGoSource()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestTextCorpus(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t.txt")
 	os.WriteFile(path, []byte(strings.Repeat("0123456789", 10)), 0o644)
-	c, err := LoadText(path)
+	c, err := loadText(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,14 +48,14 @@ func TestTextCorpus(t *testing.T) {
 	for name, body := range map[string]string{"empty": "", "binary": "\x00\x01\x02", "latin1": strings.Repeat("\xe9\xe8\xff", 100)} {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, []byte(body), 0o644)
-		if _, err := LoadText(p); err == nil || !strings.Contains(err.Error(), "data.path") {
+		if _, err := loadText(p); err == nil || !strings.Contains(err.Error(), "data.path") {
 			t.Errorf("%s: %v, want an error naming data.path", name, err)
 		}
 	}
-	if _, err := LoadText(filepath.Join(dir, "none")); err == nil {
+	if _, err := loadText(filepath.Join(dir, "none")); err == nil {
 		t.Error("a missing file loaded")
 	}
-	if _, err := LoadText(dir); err == nil {
+	if _, err := loadText(dir); err == nil {
 		t.Error("a folder loaded")
 	}
 }

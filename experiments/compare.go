@@ -52,9 +52,8 @@ type Planned struct {
 
 // Files of a comparison folder, beside runs/.
 const (
-	ComparisonFile = "comparison.yaml"
-	ReportFile     = "REPORT.md"
-	RunsDir        = "runs"
+	ReportFile = "REPORT.md"
+	RunsDir    = "runs"
 )
 
 // isComparison tells a comparison config from a run config by its shape.
