@@ -27,11 +27,7 @@ func LoadCheckpoint(path string) (*Trained, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := strictyaml.Parse(path+" (its config)", []byte(meta.Config))
-	if err != nil {
-		return nil, err
-	}
-	c, err := decodeRun(path+" (its config)", root, nil)
+	c, err := meta.config(path)
 	if err != nil {
 		return nil, err
 	}
@@ -70,4 +66,14 @@ func LoadCheckpoint(path string) (*Trained, error) {
 		tr.Progress = fmt.Sprintf("%s step %d of %d", meta.State.Phase, meta.State.Step, steps)
 	}
 	return tr, nil
+}
+
+// config decodes and checks the config a checkpoint holds, as a config file's.
+func (m Meta) config(path string) (Config, error) {
+	where := path + " (its config)"
+	root, err := strictyaml.Parse(where, []byte(m.Config))
+	if err != nil {
+		return Config{}, err
+	}
+	return decodeRun(where, root, nil)
 }

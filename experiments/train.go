@@ -13,7 +13,6 @@ import (
 
 	"extrapolate/checkpoint"
 	"extrapolate/data"
-	"extrapolate/internal/strictyaml"
 	"extrapolate/model"
 	"extrapolate/position"
 )
@@ -147,11 +146,7 @@ func (t *trainer) share(path string) error {
 	if err != nil {
 		return err
 	}
-	root, err := strictyaml.Parse(path, []byte(meta.Config))
-	if err != nil {
-		return err
-	}
-	other, err := decodeRun(path, root, nil)
+	other, err := meta.config(path)
 	if err != nil {
 		return err
 	}
