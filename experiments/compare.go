@@ -357,9 +357,9 @@ func trainingKey(c Config) string {
 	if c.Train.Finetune != nil {
 		return ""
 	}
+	c = c.mainPhase()
 	c.Name = ""
 	c.Eval = Eval{}
-	c.Position.Scaling = nil
 	return string(c.Marshal())
 }
 

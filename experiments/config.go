@@ -292,15 +292,21 @@ func (c Config) Check() error {
 	return c.checkMemory()
 }
 
-// Schemes builds the position scheme the model trains with and the one it is evaluated with:
-// RoPE scaling is applied when evaluating (and fine-tuning), not in the main training phase.
+// mainPhase is the config of the main training phase. The one rule of the protocol about
+// scalings lives here: a RoPE scaling applies when evaluating and fine-tuning, never in the main
+// phase at the training length, so that phase trains without it.
+func (c Config) mainPhase() Config {
+	c.Position.Scaling = nil
+	return c
+}
+
+// Schemes builds the position scheme the model trains with in the main phase and the one it is
+// evaluated (and fine-tuned) with.
 func (c *Config) Schemes() (train, eval position.Scheme, err error) {
 	if eval, err = position.New(c.Spec(c.Position)); err != nil {
 		return nil, nil, err
 	}
-	pc := c.Position
-	pc.Scaling = nil
-	if train, err = position.New(c.Spec(pc)); err != nil {
+	if train, err = position.New(c.Spec(c.mainPhase().Position)); err != nil {
 		return nil, nil, err
 	}
 	return train, eval, nil
