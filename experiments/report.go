@@ -18,6 +18,8 @@ type RunResult struct {
 	Seed   uint64  `json:"seed"`
 	Config Config  `json:"-"`
 	Result *Result `json:"result"`
+	// Dir is the run's folder, where its loss by position is read from.
+	Dir string `json:"-"`
 }
 
 // Stat is the mean and sample standard deviation over seeds at one length.
@@ -158,6 +160,12 @@ func (rep *Report) write(dir string) error {
 	if err := writePlot(dir, title, rep.TrainLen, curves); err != nil {
 		return err
 	}
+	if err := rep.writePositions(dir); err != nil {
+		return err
+	}
+	if err := rep.writePasskey(dir); err != nil {
+		return err
+	}
 	return writeFile(filepath.Join(dir, ReportFile), rep.markdown())
 }
 
@@ -209,8 +217,8 @@ func (rep *Report) markdown() []byte {
 	}
 	res0 := rep.Runs[0].Result
 	p("Produced by `%s` on %s with %s (%s/%s, %d CPUs).\n", rep.Command, rep.Generated.Format("2006-01-02"), res0.GoVersion, runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	p("Every run trains a %d-layer, %d-wide, %d-head model (about %d weights) for %d steps of %d sequences at length %d on %s, with seeds %s, and scores the same %d validation tokens at every length.\n\n",
-		first.Model.Layers, first.Model.DModel, first.Model.Heads, res0.Params, first.Train.Steps, first.Train.BatchSize, rep.TrainLen, res0.Corpus, strings.Join(seeds, ", "), first.Eval.Tokens)
+	p("Every run trains a %d-layer, %d-wide, %d-head model (about %d weights) for %d steps of %d sequences at length %d on %s, with seeds %s, and scores the same %d validation tokens at every length, in %s.\n\n",
+		first.Model.Layers, first.Model.DModel, first.Model.Heads, res0.Params, first.Train.Steps, first.Train.BatchSize, rep.TrainLen, res0.Corpus, strings.Join(seeds, ", "), first.Eval.Tokens, first.Eval.Protocol())
 	p("![perplexity against evaluation length](%s)\n\n", PlotPNG)
 
 	p("## Perplexity (mean ± standard deviation over seeds)\n\n| run | position |")
@@ -236,6 +244,8 @@ func (rep *Report) markdown() []byte {
 		}
 	}
 
+	rep.positionsMarkdown(&b)
+	rep.passkeyMarkdown(&b)
 	p("\n## Claims\n\n| # | claim | verdict | checked by CI |\n|---|---|---|---|\n")
 	for i, cl := range rep.Claims {
 		checked := "no"
