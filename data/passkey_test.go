@@ -19,9 +19,9 @@ func TestPasskeyDoc(t *testing.T) {
 		want  string
 	}{
 		// 64+1 bytes: 46 of filler, the needle after depth·46 of them.
-		{64, 0, "key 04217." + string(filler[:46]) + "key?04217"},
-		{64, 1, string(filler[:46]) + "key 04217.key?04217"},
-		{64, 0.5, string(filler[:23]) + "key 04217." + string(filler[23:46]) + "key?04217"},
+		{64, 0, "key@04217." + string(filler[:46]) + "key@04217"},
+		{64, 1, string(filler[:46]) + "key@04217.key@04217"},
+		{64, 0.5, string(filler[:23]) + "key@04217." + string(filler[23:46]) + "key@04217"},
 	} {
 		doc := make([]byte, c.n+1)
 		if err := PasskeyDoc(doc, filler, 4217, c.depth); err != nil {
@@ -43,7 +43,7 @@ func TestPasskeyDoc(t *testing.T) {
 	}
 }
 
-var docRE = regexp.MustCompile(`key (\d{5})\.(?s:.*)key\?(\d{5})$`)
+var docRE = regexp.MustCompile(`key@(\d{5})\.(?s:.*)key@(\d{5})$`)
 
 // TestSamplerPasskeyMix checks that about the asked fraction of training windows are passkey
 // documents, each well formed with a key never held out, and that without passkeys the sampler
@@ -118,7 +118,7 @@ func TestPasskeyCasesHeldOut(t *testing.T) {
 		}
 		// The filler is validation text: what is left without needle, question and answer.
 		rest := bytes.Replace(c.Doc[:len(c.Doc)-PasskeyDigits-len(passkeyQuestion)], m[1], nil, 1)
-		rest = bytes.Replace(rest, []byte("key ."), nil, 1)
+		rest = bytes.Replace(rest, []byte("key@."), nil, 1)
 		if !bytes.Contains(valid, rest) {
 			t.Fatalf("case %d: filler %q is not validation text", i, rest)
 		}
