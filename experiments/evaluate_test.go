@@ -198,9 +198,9 @@ func TestPositionBuckets(t *testing.T) {
 	}
 }
 
-// TestAnswered checks where the passkey answer is read: the five last positions of a window,
+// TestDigitsRight checks where the passkey answer is read: the five last positions of a window,
 // each predicting the next digit.
-func TestAnswered(t *testing.T) {
+func TestDigitsRight(t *testing.T) {
 	const n, v = 8, 256
 	doc := []byte("ab?12345") // targets of the window: doc shifted by one, then '6'
 	targets := make([]int, 2*n)
@@ -217,7 +217,7 @@ func TestAnswered(t *testing.T) {
 		return tensor.New(tensor.WithShape(2*n, v), tensor.WithBacking(x))
 	}
 	right := logitsFor(func(r int) int { return targets[r] })
-	if !answered(right, targets, 0, n) || !answered(right, targets, 1, n) {
+	if digitsRight(right, targets, 0, n) != 5 || digitsRight(right, targets, 1, n) != 5 {
 		t.Fatal("the right digits are not counted")
 	}
 	// Wrong before the answer: does not matter.
@@ -227,17 +227,21 @@ func TestAnswered(t *testing.T) {
 		}
 		return targets[r]
 	})
-	if !answered(early, targets, 1, n) {
+	if digitsRight(early, targets, 1, n) != 5 {
 		t.Fatal("a wrong token before the answer made the answer wrong")
 	}
-	for name, pred := range map[string]func(int) int{
-		"one digit off":       func(r int) int { return map[bool]int{true: '0', false: targets[r]}[r == n-3] },
-		"shifted by one":      func(r int) int { return targets[max(r-1, 0)] },
-		"only four digits":    func(r int) int { return map[bool]int{true: 'x', false: targets[r]}[r == n-1] },
-		"the input, not next": func(r int) int { return int(doc[r%n]) },
+	for _, c := range []struct {
+		name  string
+		pred  func(int) int
+		right int
+	}{
+		{"one digit off", func(r int) int { return map[bool]int{true: '0', false: targets[r]}[r == n-3] }, 4},
+		{"the last digit off", func(r int) int { return map[bool]int{true: 'x', false: targets[r]}[r == n-1] }, 4},
+		{"shifted by one", func(r int) int { return targets[max(r-1, 0)] }, 0},
+		{"the input, not the next token", func(r int) int { return int(doc[r%n]) }, 0},
 	} {
-		if answered(logitsFor(pred), targets, 0, n) {
-			t.Errorf("%s: counted as right", name)
+		if got := digitsRight(logitsFor(c.pred), targets, 0, n); got != c.right {
+			t.Errorf("%s: %d digits right, want %d", c.name, got, c.right)
 		}
 	}
 }
