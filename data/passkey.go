@@ -12,15 +12,14 @@ import (
 // needle stating a random 5-digit key at a chosen depth, more filler, and a question after
 // which the key must follow:
 //
-//	<filler>key=12345.<filler>key=12345
+//	<filler>key@12345.<filler>key@12345
 //
 // As in the original, where the prompt ends "What is the pass key? The pass key is", the
 // question repeats the words that introduced the key, so that retrieving it means finding them
-// far back and copying what followed. (A question that differs from the needle, such as "key?",
-// asks a 2-layer model to learn a fixed offset from a match instead; at our scale it learned the
-// format but not the copy.) A document of n tokens is n+1 bytes, so that as a window its
-// targets end with the five digits: the model sees the question and must predict the key,
-// digit by digit.
+// far back and copying what followed (what an induction head does). The @ is rare in Go source
+// (16 per MB), so the question points at one place in the window, not at every "=" or " ". A
+// document of n tokens is n+1 bytes, so that as a window its targets end with the five digits:
+// the model sees the question and must predict the key, digit by digit.
 const (
 	PasskeyDigits   = 5
 	passkeyNeedle   = "key@%05d."

@@ -163,6 +163,30 @@ func (rep *Report) passkeyMarkdown(b *bytes.Buffer) {
 		}
 		p("\n")
 	}
+	p("\nShare of single digits right (each given the true digits before it; chance 10%%), mean over depths and seeds:\n\n| digits right | position |")
+	for _, n := range rep.Lengths {
+		p(" %d (%gx) |", n, float64(n)/float64(rep.TrainLen))
+	}
+	p("\n|---|---|%s\n", strings.Repeat("---:|", len(rep.Lengths)))
+	for _, sp := range sps {
+		p("| %s | %s |", sp.Label, sp.Position)
+		for _, n := range rep.Lengths {
+			var sum float64
+			k := 0
+			for _, c := range sp.Cells {
+				if c.Length == n && c.Applicable {
+					sum += c.Digits
+					k++
+				}
+			}
+			if k == 0 {
+				p(" n/a |")
+				continue
+			}
+			p(" %s |", percent(sum/float64(k)))
+		}
+		p("\n")
+	}
 	p("\nBy depth (rows) and length (columns), mean over seeds:\n")
 	for _, sp := range sps {
 		p("\n**%s** ([heat map](%s))\n\n```\n%s```\n", sp.Label, passkeyFileName(sp.Label, "png"), PasskeyTable(sp.Cells, rep.TrainLen))
