@@ -6,16 +6,18 @@ import (
 	"strings"
 )
 
-// Passkey claims. Their thresholds were set from pilot runs made before the committed passkey
-// comparison (the README and the report give those numbers), not tuned to it.
+// Passkey claims. Their thresholds were fixed before the committed passkey comparison was run,
+// and not tuned to it. The one pilot that learned the task (plain RoPE, seed 1, 90% passkey
+// windows, 8000 steps) retrieved 100% of keys at 1x at every depth and 0% at 2x and 4x; PI,
+// YaRN and ALiBi had no pilot, so their thresholds are set a priori.
 const (
 	// passkeyRetrieves: RoPE must retrieve at least this share of keys at the training length,
 	// as the issue asks of the default model.
 	passkeyRetrieves = 0.9
-	// passkeyCollapsed: accuracy at or below this counts as collapsed.
+	// passkeyCollapsed: accuracy at or below this counts as collapsed (the pilot: 0%).
 	passkeyCollapsed = 0.1
 	// passkeyExtended: a scaled RoPE must retrieve at least this share at the length it extends
-	// to.
+	// to: most keys, while leaving room for the loss a fine-tune of 200 steps may leave.
 	passkeyExtended = 0.5
 	// passkeyFarDepth: ALiBi is judged on needles at most this deep, so at least half the
 	// window back: a needle right before the question is local, which ALiBi never mutes.
