@@ -31,20 +31,33 @@ func init() {
 			statement: "Plain RoPE retrieves the passkey at the training length and collapses past it",
 			rule:      fmt.Sprintf("plain RoPE's accuracy (mean over depths and seeds) ≥ %g at 1x, and ≤ %g at 4x, 8x and 16x.", passkeyRetrieves, passkeyCollapsed),
 			check:     checkPasskeyRoPE,
+			relevant:  hasPasskey,
 		},
 		claim{
 			id:        "passkey_scaling_extends",
 			statement: "Position interpolation with its fine-tune, and YaRN with its fine-tune, retrieve at the length they extend to (the PI and YaRN papers)",
 			rule:      fmt.Sprintf("for each RoPE run with a linear or YaRN scaling and a fine-tune, accuracy (mean over depths and seeds) ≥ %g at the fine-tuning length.", passkeyExtended),
 			check:     checkPasskeyExtends,
+			relevant:  hasPasskey,
 		},
 		claim{
 			id:        "passkey_alibi_local",
 			statement: "ALiBi's flat perplexity does not come with retrieval at 8x to 16x",
 			rule:      fmt.Sprintf("ALiBi's accuracy on needles at depths up to %g%% (half the window or more back), mean over those depths and seeds, ≤ %g at 8x and 16x; its perplexity there is shown beside.", 100*passkeyFarDepth, passkeyCollapsed),
 			check:     checkPasskeyALiBi,
+			relevant:  hasPasskey,
 		},
 	)
+}
+
+// hasPasskey reports whether some run of the comparison was trained with passkeys.
+func hasPasskey(rep *Report) bool {
+	for _, r := range rep.Runs {
+		if r.Config.Train.Passkey != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // passkeyAt is a label's passkey accuracy at mult times the training length, averaged over the

@@ -151,11 +151,18 @@ func TestPasskeyClaims(t *testing.T) {
 			t.Errorf("%s: %s, want not reproduced", id, v[id])
 		}
 	}
-	// Without passkey results the claims do not apply.
-	v = verdicts(synthetic(map[string][][]float64{"rope": {{6, 7, 13, 19, 25}}, "alibi": {{7, 7, 7, 7, 7}}}, synthConfigs))
+	// Without passkey runs the claims are left out of the report, unless the comparison lists
+	// them: then they do not apply, and a comparison that checks them fails.
+	rep := synthetic(map[string][][]float64{"rope": {{6, 7, 13, 19, 25}}, "alibi": {{7, 7, 7, 7, 7}}}, synthConfigs)
+	v = verdicts(rep)
 	for _, id := range ids {
-		if v[id] != NotApplicable {
-			t.Errorf("no passkeys: %s: %s, want not applicable", id, v[id])
+		if _, ok := v[id]; ok {
+			t.Errorf("no passkeys: %s judged (%s), want it left out", id, v[id])
 		}
+	}
+	rep.Comparison.Claims = []string{"passkey_rope"}
+	rep.judge()
+	if v := verdicts(rep); v["passkey_rope"] != NotApplicable || len(rep.Failed()) != 1 {
+		t.Errorf("no passkeys, passkey_rope listed: %s, failed %v; want not applicable and failed", v["passkey_rope"], rep.Failed())
 	}
 }
