@@ -174,13 +174,17 @@ func (rep *Report) write(dir string) error {
 func (rep *Report) csv() []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	w.Write([]string{"label", "position", "seed", "length", "ratio", "loss", "perplexity", "status"})
+	w.Write([]string{"label", "position", "seed", "length", "ratio", "loss", "perplexity", "status", "protocol"})
 	ratio := func(n int) string { return ff(float64(n) / float64(rep.TrainLen)) }
+	protocol := ""
+	if len(rep.Runs) > 0 {
+		protocol = rep.Runs[0].Config.Eval.Protocol() // the same for every run: Plan checks it
+	}
 	for _, r := range rep.Runs {
 		pos := positionOf(r.Config)
 		seed := strconv.FormatUint(r.Seed, 10)
 		if r.Result.Status != "ok" {
-			w.Write([]string{r.Label, pos, seed, "", "", "", "", "failed: " + r.Result.Error})
+			w.Write([]string{r.Label, pos, seed, "", "", "", "", "failed: " + r.Result.Error, protocol})
 			continue
 		}
 		for _, l := range r.Result.Lengths {
@@ -188,17 +192,17 @@ func (rep *Report) csv() []byte {
 			if !l.Applicable {
 				status = "not applicable"
 			}
-			w.Write([]string{r.Label, pos, seed, strconv.Itoa(l.Length), ratio(l.Length), fp(l.Loss), fp(l.Perplexity), status})
+			w.Write([]string{r.Label, pos, seed, strconv.Itoa(l.Length), ratio(l.Length), fp(l.Loss), fp(l.Perplexity), status, protocol})
 		}
 	}
 	for _, s := range rep.Series {
 		for _, st := range s.Stats {
 			if st.Seeds == 0 {
-				w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), "", "", "not applicable"})
+				w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), "", "", "not applicable", protocol})
 				continue
 			}
-			w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), ff(st.LossMean), ff(st.PPLMean), "ok"})
-			w.Write([]string{s.Label, s.Position, "std", strconv.Itoa(st.Length), ratio(st.Length), ff(st.LossStd), ff(st.PPLStd), "ok"})
+			w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), ff(st.LossMean), ff(st.PPLMean), "ok", protocol})
+			w.Write([]string{s.Label, s.Position, "std", strconv.Itoa(st.Length), ratio(st.Length), ff(st.LossStd), ff(st.PPLStd), "ok", protocol})
 		}
 	}
 	w.Flush()

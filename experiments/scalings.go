@@ -36,6 +36,7 @@ type ScalingReport struct {
 	TrainLen   int             `json:"train_len"`
 	Tokens     int             `json:"tokens"`
 	Corpus     string          `json:"corpus"`
+	Protocol   string          `json:"protocol"`
 	Results    []ScalingResult `json:"results"`
 }
 
@@ -47,7 +48,7 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 	if err != nil {
 		return nil, err
 	}
-	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, Tokens: e.Tokens, Corpus: corpus.Source}
+	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, Tokens: e.Tokens, Corpus: corpus.Source, Protocol: e.Protocol()}
 	for _, sc := range scalings {
 		pc := c.Position
 		pc.Scaling = sc
@@ -75,12 +76,12 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 func (rep *ScalingReport) Write(dir string) error {
 	var b bytes.Buffer
 	cw := csv.NewWriter(&b)
-	cw.Write([]string{"scaling", "length", "ratio", "loss", "perplexity", "tokens", "applicable", "reason"})
+	cw.Write([]string{"scaling", "length", "ratio", "loss", "perplexity", "tokens", "applicable", "reason", "protocol"})
 	var curves []curve
 	for _, r := range rep.Results {
 		for _, l := range r.Lengths {
 			cw.Write([]string{r.Scaling, strconv.Itoa(l.Length), ff(float64(l.Length) / float64(rep.TrainLen)), fp(l.Loss), fp(l.Perplexity),
-				strconv.Itoa(l.Tokens), strconv.FormatBool(l.Applicable), l.Reason})
+				strconv.Itoa(l.Tokens), strconv.FormatBool(l.Applicable), l.Reason, rep.Protocol})
 		}
 		curves = append(curves, curveOf(r.Scaling, []*Result{{Lengths: r.Lengths}}))
 	}
