@@ -10,6 +10,11 @@ import (
 type Sampler struct {
 	Tokens []byte
 	Rng    rng.SplitMix64
+	// Passkey is the fraction of windows replaced by passkey documents (see PasskeyDoc). At 0 the
+	// generator draws exactly what it drew before passkeys existed, so such runs are unchanged.
+	Passkey float64
+
+	doc []byte
 }
 
 // NewSampler returns a sampler over tokens seeded with seed.
@@ -25,8 +30,19 @@ func (s *Sampler) Fill(ids, targets []int, seqLen int) error {
 		return fmt.Errorf("data: %d training tokens are too few for windows of %d", len(s.Tokens), seqLen)
 	}
 	for b := 0; b < len(ids)/seqLen; b++ {
-		off := int(s.Rng.Next() % uint64(limit))
-		w := s.Tokens[off : off+seqLen+1]
+		var w []byte
+		if s.Passkey > 0 && unit(&s.Rng) < s.Passkey {
+			if len(s.doc) != seqLen+1 {
+				s.doc = make([]byte, seqLen+1)
+			}
+			if err := passkeyDoc(s.doc, s.Tokens, &s.Rng); err != nil {
+				return err
+			}
+			w = s.doc
+		} else {
+			off := int(s.Rng.Next() % uint64(limit))
+			w = s.Tokens[off : off+seqLen+1]
+		}
 		for t := 0; t < seqLen; t++ {
 			ids[b*seqLen+t] = int(w[t])
 			targets[b*seqLen+t] = int(w[t+1])

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 
@@ -32,6 +33,9 @@ type ClaimResult struct {
 type claim struct {
 	id, statement, rule string
 	check               func(rep *Report) (Verdict, string)
+	// relevant, when set, says whether a report should give the claim a verdict at all
+	// unless the comparison lists it: passkey claims are noise in a comparison without passkeys.
+	relevant func(rep *Report) bool
 }
 
 // The thresholds below were set from measurements across seeds, before the comparison whose
@@ -158,6 +162,9 @@ func claimIDs() []string {
 func (rep *Report) judge() {
 	rep.Claims = nil
 	for _, c := range claims {
+		if c.relevant != nil && !c.relevant(rep) && !slices.Contains(rep.Comparison.Claims, c.id) {
+			continue
+		}
 		v, ev := c.check(rep)
 		rep.Claims = append(rep.Claims, ClaimResult{ID: c.id, Statement: c.statement, Verdict: v, Evidence: ev, Rule: c.rule})
 	}

@@ -209,6 +209,8 @@ func sameProtocol(a, b Config) error {
 		return fmt.Errorf("eval.tokens %d differs from the first run's %d", b.Eval.Tokens, a.Eval.Tokens)
 	case !reflect.DeepEqual(a.Eval.Lengths, b.Eval.Lengths):
 		return fmt.Errorf("eval.lengths %v differ from the first run's %v", b.Eval.Lengths, a.Eval.Lengths)
+	case a.Eval.Protocol() != b.Eval.Protocol():
+		return fmt.Errorf("eval.stride: %s differs from the first run's %s", b.Eval.Protocol(), a.Eval.Protocol())
 	}
 	return nil
 }
@@ -399,7 +401,7 @@ func (r *Runner) WriteReport() (*Report, error) {
 			missing = append(missing, p.Config.Name)
 			continue
 		}
-		rep.Runs = append(rep.Runs, RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Result: res})
+		rep.Runs = append(rep.Runs, RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Result: res, Dir: p.Dir})
 	}
 	if len(missing) > 0 {
 		r.say("%d of %d runs have results; missing: %s. Run the report again when every shard has finished.\n",

@@ -55,6 +55,15 @@ type Train struct {
 	CheckpointEvery int `yaml:"checkpoint_every"`
 	// Finetune continues training briefly at a longer length with the RoPE scaling in force.
 	Finetune *Finetune `yaml:"finetune,omitempty"`
+	// Passkey mixes passkey documents into the training batches, and adds passkey retrieval to
+	// the evaluation. Unset, training draws exactly the batches it drew before passkeys existed.
+	Passkey *Passkey `yaml:"passkey,omitempty"`
+}
+
+// Passkey is the train.passkey section.
+type Passkey struct {
+	// Fraction is the share of training windows that are passkey documents, in [0, 1).
+	Fraction float64 `yaml:"fraction"`
 }
 
 // Finetune is the optional fine-tuning phase, as in the PI and YaRN protocols.
@@ -73,6 +82,10 @@ type Eval struct {
 	Tokens int `yaml:"tokens"`
 	// BatchTokens bounds the tokens in one evaluation batch.
 	BatchTokens int `yaml:"batch_tokens"`
+	// Stride, when set, evaluates in sliding windows a stride apart, each scoring only the
+	// tokens no earlier window scored; unset, windows do not overlap. A pointer so that a config
+	// without it marshals, and hashes, as it did before strides existed.
+	Stride *int `yaml:"stride,omitempty"`
 }
 
 // Default is the config every file is read on top of: a field the file leaves out keeps its
@@ -275,6 +288,17 @@ func (c Config) Check() error {
 			return fmt.Errorf("eval.lengths: %d, above the limit of %d", n, 1<<20)
 		}
 		seen[n] = true
+	}
+	if s := c.Eval.Stride; s != nil && (*s <= 0 || *s > c.Eval.Lengths[0]) {
+		return fmt.Errorf("eval.stride: %d, want a stride between 1 and the shortest evaluation length %d", *s, c.Eval.Lengths[0])
+	}
+	if pk := c.Train.Passkey; pk != nil {
+		if !(pk.Fraction >= 0 && pk.Fraction < 1) {
+			return fmt.Errorf("train.passkey.fraction: %v, want a fraction in [0, 1)", pk.Fraction)
+		}
+		if c.Train.SeqLen < data.PasskeyMinLen || c.Eval.Lengths[0] < data.PasskeyMinLen {
+			return fmt.Errorf("train.passkey: passkey documents need train.seq_len and every evaluation length at least %d", data.PasskeyMinLen)
+		}
 	}
 	if err := c.Data.Check(); err != nil {
 		return err

@@ -18,6 +18,8 @@ type RunResult struct {
 	Seed   uint64  `json:"seed"`
 	Config Config  `json:"-"`
 	Result *Result `json:"result"`
+	// Dir is the run's folder, where its loss by position is read from.
+	Dir string `json:"-"`
 }
 
 // Stat is the mean and sample standard deviation over seeds at one length.
@@ -158,6 +160,12 @@ func (rep *Report) write(dir string) error {
 	if err := writePlot(dir, title, rep.TrainLen, curves); err != nil {
 		return err
 	}
+	if err := rep.writePositions(dir); err != nil {
+		return err
+	}
+	if err := rep.writePasskey(dir); err != nil {
+		return err
+	}
 	return writeFile(filepath.Join(dir, ReportFile), rep.markdown())
 }
 
@@ -166,13 +174,17 @@ func (rep *Report) write(dir string) error {
 func (rep *Report) csv() []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	w.Write([]string{"label", "position", "seed", "length", "ratio", "loss", "perplexity", "status"})
+	w.Write([]string{"label", "position", "seed", "length", "ratio", "loss", "perplexity", "status", "protocol"})
 	ratio := func(n int) string { return ff(float64(n) / float64(rep.TrainLen)) }
+	protocol := ""
+	if len(rep.Runs) > 0 {
+		protocol = rep.Runs[0].Config.Eval.Protocol() // the same for every run: Plan checks it
+	}
 	for _, r := range rep.Runs {
 		pos := positionOf(r.Config)
 		seed := strconv.FormatUint(r.Seed, 10)
 		if r.Result.Status != "ok" {
-			w.Write([]string{r.Label, pos, seed, "", "", "", "", "failed: " + r.Result.Error})
+			w.Write([]string{r.Label, pos, seed, "", "", "", "", "failed: " + r.Result.Error, protocol})
 			continue
 		}
 		for _, l := range r.Result.Lengths {
@@ -180,17 +192,17 @@ func (rep *Report) csv() []byte {
 			if !l.Applicable {
 				status = "not applicable"
 			}
-			w.Write([]string{r.Label, pos, seed, strconv.Itoa(l.Length), ratio(l.Length), fp(l.Loss), fp(l.Perplexity), status})
+			w.Write([]string{r.Label, pos, seed, strconv.Itoa(l.Length), ratio(l.Length), fp(l.Loss), fp(l.Perplexity), status, protocol})
 		}
 	}
 	for _, s := range rep.Series {
 		for _, st := range s.Stats {
 			if st.Seeds == 0 {
-				w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), "", "", "not applicable"})
+				w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), "", "", "not applicable", protocol})
 				continue
 			}
-			w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), ff(st.LossMean), ff(st.PPLMean), "ok"})
-			w.Write([]string{s.Label, s.Position, "std", strconv.Itoa(st.Length), ratio(st.Length), ff(st.LossStd), ff(st.PPLStd), "ok"})
+			w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), ff(st.LossMean), ff(st.PPLMean), "ok", protocol})
+			w.Write([]string{s.Label, s.Position, "std", strconv.Itoa(st.Length), ratio(st.Length), ff(st.LossStd), ff(st.PPLStd), "ok", protocol})
 		}
 	}
 	w.Flush()
@@ -209,8 +221,8 @@ func (rep *Report) markdown() []byte {
 	}
 	res0 := rep.Runs[0].Result
 	p("Produced by `%s` on %s with %s (%s/%s, %d CPUs).\n", rep.Command, rep.Generated.Format("2006-01-02"), res0.GoVersion, runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	p("Every run trains a %d-layer, %d-wide, %d-head model (about %d weights) for %d steps of %d sequences at length %d on %s, with seeds %s, and scores the same %d validation tokens at every length.\n\n",
-		first.Model.Layers, first.Model.DModel, first.Model.Heads, res0.Params, first.Train.Steps, first.Train.BatchSize, rep.TrainLen, res0.Corpus, strings.Join(seeds, ", "), first.Eval.Tokens)
+	p("Every run trains a %d-layer, %d-wide, %d-head model (about %d weights) for %d steps of %d sequences at length %d on %s, with seeds %s, and scores the same %d validation tokens at every length, in %s.\n\n",
+		first.Model.Layers, first.Model.DModel, first.Model.Heads, res0.Params, first.Train.Steps, first.Train.BatchSize, rep.TrainLen, res0.Corpus, strings.Join(seeds, ", "), first.Eval.Tokens, first.Eval.Protocol())
 	p("![perplexity against evaluation length](%s)\n\n", PlotPNG)
 
 	p("## Perplexity (mean ± standard deviation over seeds)\n\n| run | position |")
@@ -236,6 +248,8 @@ func (rep *Report) markdown() []byte {
 		}
 	}
 
+	rep.positionsMarkdown(&b)
+	rep.passkeyMarkdown(&b)
 	p("\n## Claims\n\n| # | claim | verdict | checked by CI |\n|---|---|---|---|\n")
 	for i, cl := range rep.Claims {
 		checked := "no"

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -34,11 +36,19 @@ type Result struct {
 	FinalTrainLoss float64 `json:"final_train_loss"`
 	Status         string  `json:"status"` // ok or failed
 	// ConfigHash is the SHA-256 of the resolved config: results of another config are stale.
-	ConfigHash string         `json:"config_sha256"`
-	Error      string         `json:"error,omitempty"`
-	Lengths    []LengthResult `json:"lengths"`
+	ConfigHash string `json:"config_sha256"`
+	Error      string `json:"error,omitempty"`
+	// Protocol says how the validation tokens were cut into windows: non-overlapping, or
+	// sliding with eval.stride.
+	Protocol string         `json:"protocol"`
+	Lengths  []LengthResult `json:"lengths"`
 	// Unscaled holds, for a run with a RoPE scaling, the same weights evaluated without it.
 	Unscaled []LengthResult `json:"unscaled,omitempty"`
+	// Passkey holds passkey retrieval by length and depth, for a run trained with passkeys.
+	Passkey []PasskeyResult `json:"passkey,omitempty"`
+
+	// ByPosition is the loss by position at each length, written to its own files.
+	ByPosition []PositionLoss `json:"-"`
 }
 
 // LengthResult is the score at one evaluation length.
@@ -66,6 +76,16 @@ func (r *Run) writeResults(res *Result, t *trainer) error {
 	dir := r.Dir
 	if err := writeFile(filepath.Join(dir, LogFile), logCSV(t.st.Log)); err != nil {
 		return err
+	}
+	if len(res.ByPosition) > 0 {
+		if err := writePositions(dir, res); err != nil {
+			return err
+		}
+	}
+	if len(res.Passkey) > 0 {
+		if err := writePasskey(dir, res); err != nil {
+			return err
+		}
 	}
 	if len(res.Lengths) > 0 {
 		curves := []curve{curveOf(res.Scheme+parenthesised(res.Scaling), []*Result{res})}
@@ -101,14 +121,14 @@ func logCSV(rows []LogRow) []byte {
 func resultCSV(res *Result) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	head := []string{"length", "ratio", "loss", "perplexity", "tokens", "applicable", "reason"}
+	head := []string{"length", "ratio", "loss", "perplexity", "tokens", "applicable", "reason", "protocol"}
 	if res.Unscaled != nil {
 		head = append(head, "unscaled_loss", "unscaled_perplexity")
 	}
 	w.Write(head)
 	for i, l := range res.Lengths {
 		row := []string{strconv.Itoa(l.Length), ff(float64(l.Length) / float64(res.TrainLen)), fp(l.Loss), fp(l.Perplexity),
-			strconv.Itoa(l.Tokens), strconv.FormatBool(l.Applicable), l.Reason}
+			strconv.Itoa(l.Tokens), strconv.FormatBool(l.Applicable), l.Reason, res.Protocol}
 		if res.Unscaled != nil {
 			row = append(row, fp(res.Unscaled[i].Loss), fp(res.Unscaled[i].Perplexity))
 		}
@@ -128,6 +148,15 @@ func fp(x *float64) string {
 }
 
 func writeFile(path string, b []byte) error { return atomicfile.WriteFile(path, b) }
+
+// readIfExists reads a file; nil and no error when there is none.
+func readIfExists(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
+}
 
 // describeDiff names the config fields that differ between two resolved configs.
 func describeDiff(a, b []byte) string {
@@ -207,6 +236,10 @@ func Summary(r *Result) string {
 			fmt.Fprintf(&b, " %20.3f", *r.Unscaled[i].Perplexity)
 		}
 		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "evaluated in %s\n", r.Protocol)
+	if len(r.Passkey) > 0 {
+		b.WriteString(PasskeyTable(r.Passkey, r.TrainLen))
 	}
 	return b.String()
 }

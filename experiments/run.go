@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -146,7 +145,8 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 	}
 	if !t.resumed {
 		// A fresh start: results of an earlier config must not outlive it here.
-		for _, f := range []string{ResultsJSON, ResultsCSV, PlotPNG, PlotSVG, LogFile, CheckpointFile} {
+		for _, f := range []string{ResultsJSON, ResultsCSV, PlotPNG, PlotSVG, LogFile, CheckpointFile,
+			PositionsCSV, PositionsJSON, PositionsPNG, PositionsSVG, PasskeyCSV, PasskeyJSON, PasskeyPNG, PasskeySVG} {
 			if err := os.Remove(filepath.Join(r.Dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return nil, fmt.Errorf("results folder: %w", err)
 			}
@@ -177,12 +177,20 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	start := time.Now()
-	if res.Lengths, err = EvaluateAll(ctx, t.model, evalScheme, r.corpus, r.Config.Eval, r.Progress); err != nil {
+	if res.Lengths, res.ByPosition, err = EvaluateAll(ctx, t.model, evalScheme, r.corpus, r.Config.Eval, r.Progress); err != nil {
 		return nil, err
+	}
+	for i := range res.ByPosition {
+		res.ByPosition[i].bucket(r.Config.Train.SeqLen)
 	}
 	if r.Config.Position.Scaling != nil {
 		// The same weights without the scaling, so that its effect shows apart from training.
-		if res.Unscaled, err = EvaluateAll(ctx, t.model, trainScheme, r.corpus, r.Config.Eval, r.Progress); err != nil {
+		if res.Unscaled, _, err = EvaluateAll(ctx, t.model, trainScheme, r.corpus, r.Config.Eval, r.Progress); err != nil {
+			return nil, err
+		}
+	}
+	if r.Config.Train.Passkey != nil {
+		if res.Passkey, err = EvaluatePasskey(ctx, t.model, evalScheme, r.corpus, r.Config.Eval, r.Progress); err != nil {
 			return nil, err
 		}
 	}
@@ -200,7 +208,7 @@ func (r *Run) newResult(t *trainer) *Result {
 		Name: c.Name, Scheme: c.Position.Scheme, Scaling: scalingName(c.Position), Seed: c.Seed,
 		TrainLen: c.Train.SeqLen, Corpus: r.corpus.Source, GoVersion: version,
 		UnigramEntropy: r.corpus.UnigramEntropy(), Params: t.model.NumParams(),
-		Steps: t.st.OptStep, TrainSeconds: t.st.Seconds, Status: "ok", ConfigHash: c.Hash(),
+		Steps: t.st.OptStep, TrainSeconds: t.st.Seconds, Status: "ok", ConfigHash: c.Hash(), Protocol: c.Eval.Protocol(),
 	}
 	if n := len(t.st.Log); n > 0 {
 		res.FinalTrainLoss = t.st.Log[n-1].Loss
@@ -213,77 +221,6 @@ func scalingName(p position.Config) string {
 		return ""
 	}
 	return fmt.Sprintf("%s(factor=%s)", p.Scaling.Type, p.Scaling.Factor)
-}
-
-// EvaluateAll scores the model at every evaluation length. A length the scheme cannot handle by
-// design is recorded as not applicable, with the reason.
-func EvaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e Eval, w io.Writer) ([]LengthResult, error) {
-	set, err := data.NewEvalSet(corpus.Valid, e.Tokens)
-	if err != nil {
-		return nil, err
-	}
-	p := newProgress(w, e.Tokens*len(e.Lengths), "eval")
-	defer p.finish()
-	var out []LengthResult
-	for _, n := range e.Lengths {
-		lr, err := Evaluate(ctx, m, s, set, n, e.BatchTokens, p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, lr)
-	}
-	return out, nil
-}
-
-// Evaluate scores the evaluation set in windows of n tokens.
-func Evaluate(ctx context.Context, m *model.Model, s position.Scheme, set *data.EvalSet, n, batchTokens int, p *progress) (LengthResult, error) {
-	res := LengthResult{Length: n}
-	windows := set.Windows(n)
-	batch := evalBatch(windows, batchTokens/n)
-	g, err := m.Graph(s, batch, n, model.Options{})
-	if model.IsNotApplicable(err) {
-		res.Reason = err.Error()
-		if p != nil {
-			p.skip(set.Tokens)
-		}
-		return res, nil
-	}
-	if err != nil {
-		return res, err
-	}
-	defer g.Close()
-	var total float64
-	start := time.Now()
-	for first := 0; first < windows; first += batch {
-		if err := ctx.Err(); err != nil {
-			return res, fmt.Errorf("%w during evaluation", ErrInterrupted)
-		}
-		set.Fill(g.IDs, g.Targets, n, first)
-		loss, err := g.Run()
-		if err != nil {
-			return res, err
-		}
-		total += loss * float64(batch*n)
-		if p != nil {
-			done := (first + batch) * n
-			p.add(batch*n, fmt.Sprintf("len %d loss %.3f %.0f tok/s", n, total/float64(done), float64(done)/time.Since(start).Seconds()))
-		}
-	}
-	loss := total / float64(set.Tokens)
-	ppl := math.Exp(loss)
-	res.Applicable, res.Loss, res.Perplexity, res.Tokens = true, &loss, &ppl, set.Tokens
-	return res, nil
-}
-
-// evalBatch is the largest number of windows at most limit that divides windows, so every batch
-// is full and one graph serves them all.
-func evalBatch(windows, limit int) int {
-	for b := min(limit, windows); b > 1; b-- {
-		if windows%b == 0 {
-			return b
-		}
-	}
-	return 1
 }
 
 // newModel builds a fresh model for a config (vocabulary from the byte tokenizer).

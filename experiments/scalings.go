@@ -36,6 +36,7 @@ type ScalingReport struct {
 	TrainLen   int    `json:"train_len"`
 	Tokens     int    `json:"tokens"`
 	Corpus     string `json:"corpus"`
+	Protocol   string `json:"protocol"`
 	// Partial says how far training went when the checkpoint was saved before it finished.
 	Partial string          `json:"partial,omitempty"`
 	Results []ScalingResult `json:"results"`
@@ -53,7 +54,7 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 	if _, err := data.NewEvalSet(corpus.Valid, e.Tokens); err != nil {
 		return nil, inputError(err)
 	}
-	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, Tokens: e.Tokens, Corpus: corpus.Source, Partial: t.Progress}
+	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, Tokens: e.Tokens, Corpus: corpus.Source, Protocol: e.Protocol(), Partial: t.Progress}
 	for _, sc := range scalings {
 		pc := c.Position
 		pc.Scaling = sc
@@ -68,7 +69,7 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 		if w != nil {
 			fmt.Fprintf(w, "scaling %s\n", name)
 		}
-		lengths, err := EvaluateAll(ctx, t.Model, s, corpus, e, w)
+		lengths, _, err := EvaluateAll(ctx, t.Model, s, corpus, e, w)
 		if err != nil {
 			return nil, err
 		}
@@ -81,12 +82,12 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 func (rep *ScalingReport) Write(dir string) error {
 	var b bytes.Buffer
 	cw := csv.NewWriter(&b)
-	cw.Write([]string{"scaling", "length", "ratio", "loss", "perplexity", "tokens", "applicable", "reason"})
+	cw.Write([]string{"scaling", "length", "ratio", "loss", "perplexity", "tokens", "applicable", "reason", "protocol"})
 	var curves []curve
 	for _, r := range rep.Results {
 		for _, l := range r.Lengths {
 			cw.Write([]string{r.Scaling, strconv.Itoa(l.Length), ff(float64(l.Length) / float64(rep.TrainLen)), fp(l.Loss), fp(l.Perplexity),
-				strconv.Itoa(l.Tokens), strconv.FormatBool(l.Applicable), l.Reason})
+				strconv.Itoa(l.Tokens), strconv.FormatBool(l.Applicable), l.Reason, rep.Protocol})
 		}
 		curves = append(curves, curveOf(r.Scaling, []*Result{{Lengths: r.Lengths}}))
 	}

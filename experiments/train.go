@@ -94,6 +94,9 @@ func (r *Run) trainer() (*trainer, error) {
 		st:      trainState{Phase: phaseTrain},
 	}
 	t.opt.Beta1, t.opt.Beta2 = c.Train.Beta1, c.Train.Beta2
+	if c.Train.Passkey != nil {
+		t.sampler.Passkey = c.Train.Passkey.Fraction
+	}
 	path := filepath.Join(r.Dir, CheckpointFile)
 	if r.SharedTraining != "" {
 		if err := t.share(r.SharedTraining); err != nil {

@@ -1,0 +1,178 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Passkey claims. Their thresholds were fixed before the committed passkey comparison was run,
+// and not tuned to it. The one pilot that learned the task (plain RoPE, seed 1, 90% passkey
+// windows, 8000 steps) retrieved 100% of keys at 1x at every depth and 0% at 2x and 4x; PI,
+// YaRN and ALiBi had no pilot, so their thresholds are set a priori.
+const (
+	// passkeyRetrieves: RoPE must retrieve at least this share of keys at the training length,
+	// as the issue asks of the default model.
+	passkeyRetrieves = 0.9
+	// passkeyCollapsed: accuracy at or below this counts as collapsed (the pilot: 0%).
+	passkeyCollapsed = 0.1
+	// passkeyExtended: a scaled RoPE must retrieve at least this share at the length it extends
+	// to: most keys, while leaving room for the loss a fine-tune of 200 steps may leave.
+	passkeyExtended = 0.5
+	// passkeyFarDepth: ALiBi is judged on needles at most this deep, so at least half the
+	// window back: a needle right before the question is local, which ALiBi never mutes.
+	passkeyFarDepth = 0.5
+)
+
+func init() {
+	claims = append(claims,
+		claim{
+			id:        "passkey_rope",
+			statement: "Plain RoPE retrieves the passkey at the training length and collapses past it",
+			rule:      fmt.Sprintf("plain RoPE's accuracy (mean over depths and seeds) ≥ %g at 1x, and ≤ %g at 4x, 8x and 16x.", passkeyRetrieves, passkeyCollapsed),
+			check:     checkPasskeyRoPE,
+			relevant:  hasPasskey,
+		},
+		claim{
+			id:        "passkey_scaling_extends",
+			statement: "Position interpolation with its fine-tune, and YaRN with its fine-tune, retrieve at the length they extend to (the PI and YaRN papers)",
+			rule:      fmt.Sprintf("for each RoPE run with a linear or YaRN scaling and a fine-tune, accuracy (mean over depths and seeds) ≥ %g at the fine-tuning length.", passkeyExtended),
+			check:     checkPasskeyExtends,
+			relevant:  hasPasskey,
+		},
+		claim{
+			id:        "passkey_alibi_local",
+			statement: "ALiBi's flat perplexity does not come with retrieval at 8x to 16x",
+			rule:      fmt.Sprintf("ALiBi's accuracy on needles at depths up to %g%% (half the window or more back), mean over those depths and seeds, ≤ %g at 8x and 16x; its perplexity there is shown beside.", 100*passkeyFarDepth, passkeyCollapsed),
+			check:     checkPasskeyALiBi,
+			relevant:  hasPasskey,
+		},
+	)
+}
+
+// hasPasskey reports whether some run of the comparison was trained with passkeys.
+func hasPasskey(rep *Report) bool {
+	for _, r := range rep.Runs {
+		if r.Config.Train.Passkey != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// passkeyAt is a label's passkey accuracy at mult times the training length, averaged over the
+// depths up to maxDepth for each seed, then over seeds; ok is false without passkey results.
+func (rep *Report) passkeyAt(label string, mult int, maxDepth float64) (mean float64, perSeed []string, ok bool) {
+	n := mult * rep.TrainLen
+	var accs []float64
+	for _, r := range rep.Runs {
+		if r.Label != label || r.Result.Status != "ok" {
+			continue
+		}
+		var sum float64
+		k := 0
+		for _, c := range r.Result.Passkey {
+			if c.Length == n && c.Applicable && c.Depth <= maxDepth {
+				sum += c.Accuracy
+				k++
+			}
+		}
+		if k > 0 {
+			accs = append(accs, sum/float64(k))
+			perSeed = append(perSeed, fmt.Sprintf("seed %d %s", r.Seed, percent(sum/float64(k))))
+		}
+	}
+	if len(accs) == 0 {
+		return math.NaN(), nil, false
+	}
+	mean, _ = meanStd(accs)
+	return mean, perSeed, true
+}
+
+func checkPasskeyRoPE(rep *Report) (Verdict, string) {
+	ss := rep.seriesWhere(func(c Config) bool {
+		return c.Position.Scheme == "rope" && c.Position.Scaling == nil && c.Train.Finetune == nil && c.Train.Passkey != nil
+	})
+	if len(ss) == 0 {
+		return NotApplicable, "The comparison has no plain RoPE run trained with passkeys."
+	}
+	verdict := Reproduced
+	var ev []string
+	for _, s := range ss {
+		for _, m := range []int{1, 4, 8, 16} {
+			acc, seeds, ok := rep.passkeyAt(s.Label, m, 1)
+			if !ok {
+				return NotApplicable, fmt.Sprintf("%s has no passkey result at %dx.", s.Label, m)
+			}
+			ev = append(ev, fmt.Sprintf("%s at %dx: %s (%s)", s.Label, m, percent(acc), strings.Join(seeds, ", ")))
+			if (m == 1 && acc < passkeyRetrieves) || (m > 1 && acc > passkeyCollapsed) {
+				verdict = NotReproduced
+			}
+		}
+	}
+	return verdict, strings.Join(ev, "; ") + "."
+}
+
+func checkPasskeyExtends(rep *Report) (Verdict, string) {
+	ss := rep.seriesWhere(func(c Config) bool {
+		sc := c.Position.Scaling
+		return c.Position.Scheme == "rope" && sc != nil && (sc.Type == "linear" || sc.Type == "yarn") && c.Train.Finetune != nil && c.Train.Passkey != nil
+	})
+	if len(ss) == 0 {
+		return NotApplicable, "The comparison has no fine-tuned PI or YaRN run trained with passkeys."
+	}
+	verdict := Reproduced
+	var ev []string
+	for _, s := range ss {
+		var ft int
+		for _, r := range rep.Runs {
+			if r.Label == s.Label {
+				ft = r.Config.Train.Finetune.SeqLen
+				break
+			}
+		}
+		if ft%rep.TrainLen != 0 {
+			return NotApplicable, fmt.Sprintf("%s fine-tunes at %d, not a multiple of the training length.", s.Label, ft)
+		}
+		acc, seeds, ok := rep.passkeyAt(s.Label, ft/rep.TrainLen, 1)
+		if !ok {
+			return NotApplicable, fmt.Sprintf("%s has no passkey result at its fine-tuning length %d.", s.Label, ft)
+		}
+		ev = append(ev, fmt.Sprintf("%s at %d (%dx): %s (%s)", s.Label, ft, ft/rep.TrainLen, percent(acc), strings.Join(seeds, ", ")))
+		if acc < passkeyExtended {
+			verdict = NotReproduced
+		}
+	}
+	return verdict, strings.Join(ev, "; ") + "."
+}
+
+func checkPasskeyALiBi(rep *Report) (Verdict, string) {
+	ss := rep.seriesWhere(func(c Config) bool { return c.Position.Scheme == "alibi" && c.Train.Passkey != nil })
+	if len(ss) == 0 {
+		return NotApplicable, "The comparison has no ALiBi run trained with passkeys."
+	}
+	verdict := Reproduced
+	var ev []string
+	for _, s := range ss {
+		one, _, ok := rep.passkeyAt(s.Label, 1, 1)
+		if !ok {
+			return NotApplicable, fmt.Sprintf("%s has no passkey result at 1x.", s.Label)
+		}
+		ev = append(ev, fmt.Sprintf("%s at 1x: %s over all depths", s.Label, percent(one)))
+		for _, m := range []int{8, 16} {
+			acc, seeds, ok := rep.passkeyAt(s.Label, m, passkeyFarDepth)
+			if !ok {
+				return NotApplicable, fmt.Sprintf("%s has no passkey result at %dx.", s.Label, m)
+			}
+			ppl := "n/a"
+			if st, ok := rep.at(s, m); ok {
+				ppl = fmtStat(st)
+			}
+			ev = append(ev, fmt.Sprintf("at %dx: %s on far needles (%s), perplexity %s", m, percent(acc), strings.Join(seeds, ", "), ppl))
+			if acc > passkeyCollapsed {
+				verdict = NotReproduced
+			}
+		}
+	}
+	return verdict, strings.Join(ev, "; ") + "."
+}

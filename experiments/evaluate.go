@@ -1,0 +1,189 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"sync"
+	"time"
+
+	"gorgonia.org/tensor"
+
+	"extrapolate/data"
+	"extrapolate/model"
+	"extrapolate/position"
+)
+
+// Protocol names the way an evaluation cut the validation tokens into windows of length n.
+func (e Eval) Protocol() string {
+	if e.Stride == nil {
+		return "non-overlapping windows"
+	}
+	return fmt.Sprintf("sliding windows, stride %d", *e.Stride)
+}
+
+// strideFor is the distance between the starts of consecutive windows of length n.
+func (e Eval) strideFor(n int) int {
+	if e.Stride == nil {
+		return n
+	}
+	return *e.Stride
+}
+
+// EvaluateAll scores the model at every evaluation length, and the mean loss at each position of
+// the windows. A length the scheme cannot handle by design is recorded as not applicable, with
+// the reason.
+func EvaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e Eval, w io.Writer) ([]LengthResult, []PositionLoss, error) {
+	set, err := data.NewEvalSet(corpus.Valid, e.Tokens)
+	if err != nil {
+		return nil, nil, err
+	}
+	plans := make([][]data.Window, len(e.Lengths))
+	work := 0
+	for i, n := range e.Lengths {
+		if plans[i], err = set.Plan(n, e.strideFor(n)); err != nil {
+			return nil, nil, err
+		}
+		work += len(plans[i]) * n
+	}
+	p := newProgress(w, work, "eval")
+	defer p.finish()
+	var out []LengthResult
+	var byPos []PositionLoss
+	for i, n := range e.Lengths {
+		lr, pl, err := Evaluate(ctx, m, s, set, n, plans[i], e.BatchTokens, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		out, byPos = append(out, lr), append(byPos, pl)
+	}
+	return out, byPos, nil
+}
+
+// Evaluate scores the evaluation set in the windows ws of n tokens, each scoring its last
+// Score targets.
+func Evaluate(ctx context.Context, m *model.Model, s position.Scheme, set *data.EvalSet, n int, ws []data.Window, batchTokens int, p *progress) (LengthResult, PositionLoss, error) {
+	res := LengthResult{Length: n}
+	pl := PositionLoss{Length: n}
+	work := len(ws) * n
+	whole := true // every window scores all its targets: non-overlapping windows
+	for _, w := range ws {
+		whole = whole && w.Score == n
+	}
+	// Non-overlapping windows come in batches that divide them, so that the loss is the
+	// graph's own mean and the perplexities are those of the protocol before strides existed,
+	// bit for bit. Sliding windows fill the last batch up with copies of the last window, whose
+	// targets are not scored again.
+	batch := min(max(1, batchTokens/n), len(ws))
+	if whole {
+		batch = evalBatch(len(ws), batchTokens/n)
+	}
+	g, err := m.Graph(s, batch, n, model.Options{})
+	if model.IsNotApplicable(err) {
+		res.Reason, pl.Reason = err.Error(), err.Error()
+		if p != nil {
+			p.skip(work)
+		}
+		return res, pl, nil
+	}
+	if err != nil {
+		return res, pl, err
+	}
+	defer g.Close()
+	acc := positionAcc{sum: make([]float64, n), count: make([]int, n)}
+	rowLoss := make([]float64, batch*n)
+	fill := make([]data.Window, batch)
+	var total float64
+	scored := 0
+	start := time.Now()
+	for first := 0; first < len(ws); first += batch {
+		if err := ctx.Err(); err != nil {
+			return res, pl, fmt.Errorf("%w during evaluation", ErrInterrupted)
+		}
+		k := copy(fill, ws[first:min(first+batch, len(ws))])
+		for i := k; i < batch; i++ {
+			fill[i] = ws[len(ws)-1]
+		}
+		set.FillWindows(g.IDs, g.Targets, n, fill)
+		loss, err := g.Run()
+		if err != nil {
+			return res, pl, err
+		}
+		tokenLosses(g.Logits(), g.Targets, rowLoss)
+		var sum float64
+		for b, w := range fill[:k] {
+			for t := n - w.Score; t < n; t++ {
+				acc.add(t, rowLoss[b*n+t])
+				sum += rowLoss[b*n+t]
+			}
+			scored += w.Score
+		}
+		if whole {
+			total += loss * float64(batch*n)
+		} else {
+			total += sum
+		}
+		if p != nil {
+			p.add(batch*n, fmt.Sprintf("len %d loss %.3f %.0f tok/s", n, total/float64(scored), float64((first+batch)*n)/time.Since(start).Seconds()))
+		}
+	}
+	if scored != set.Tokens {
+		return res, pl, fmt.Errorf("evaluation at length %d scored %d tokens, want %d", n, scored, set.Tokens)
+	}
+	loss := total / float64(set.Tokens)
+	ppl := math.Exp(loss)
+	res.Applicable, res.Loss, res.Perplexity, res.Tokens = true, &loss, &ppl, set.Tokens
+	pl.Applicable, pl.sum, pl.count = true, acc.sum, acc.count
+	return res, pl, nil
+}
+
+// evalBatch is the largest number of windows at most limit that divides windows, so every batch
+// is full and one graph serves them all.
+func evalBatch(windows, limit int) int {
+	for b := min(limit, windows); b > 1; b-- {
+		if windows%b == 0 {
+			return b
+		}
+	}
+	return 1
+}
+
+// tokenLosses writes each row's loss, -log softmax(logits[r])[targets[r]], into out, in float64:
+// the terms of the graph's mean loss, which a sliding window scores only some of and loss by
+// position keeps apart.
+func tokenLosses(logits *tensor.Dense, targets []int, out []float64) {
+	switch x := logits.Data().(type) {
+	case []float32:
+		rowLosses(x, targets, out)
+	case []float64:
+		rowLosses(x, targets, out)
+	}
+}
+
+func rowLosses[F float32 | float64](logits []F, targets []int, out []float64) {
+	v := len(logits) / len(targets)
+	// Two halves on two goroutines: the rows are independent, so the result does not depend on
+	// the split.
+	var wg sync.WaitGroup
+	half := len(targets) / 2
+	for _, part := range [][2]int{{0, half}, {half, len(targets)}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := part[0]; r < part[1]; r++ {
+				row := logits[r*v : (r+1)*v]
+				mx := float64(row[0])
+				for _, x := range row[1:] {
+					mx = math.Max(mx, float64(x))
+				}
+				var sum float64
+				for _, x := range row {
+					sum += math.Exp(float64(x) - mx)
+				}
+				out[r] = mx + math.Log(sum) - float64(row[targets[r]])
+			}
+		}()
+	}
+	wg.Wait()
+}

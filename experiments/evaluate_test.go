@@ -1,0 +1,281 @@
+package experiments
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"extrapolate/data"
+	"extrapolate/model"
+)
+
+// tinyModel is an untrained model of a tiny config and its corpus: evaluation does not need a
+// trained model to be checked.
+func tinyModel(t *testing.T, scheme string) (Config, *model.Model, *data.Corpus) {
+	t.Helper()
+	c := tinyConfig(t, scheme)
+	_, s, err := c.Schemes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := c.newModel(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus, err := data.Load(c.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, m, corpus
+}
+
+// TestStrideEqualLengthIsNonOverlapping checks that eval.stride equal to the length gives
+// exactly the numbers of non-overlapping windows, and that the loss by position comes from the
+// same pass: its token-weighted mean is the length's loss.
+func TestStrideEqualLengthIsNonOverlapping(t *testing.T) {
+	c, m, corpus := tinyModel(t, "rope")
+	_, s, _ := c.Schemes()
+	ctx := context.Background()
+	plain, byPos, err := EvaluateAll(ctx, m, s, corpus, c.Eval, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range c.Eval.Lengths {
+		e := c.Eval
+		e.Lengths, e.Stride = []int{n}, &n
+		strided, sbyPos, err := EvaluateAll(ctx, m, s, corpus, e, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *strided[0].Loss != *plain[i].Loss || strided[0].Tokens != plain[i].Tokens {
+			t.Fatalf("length %d: stride %d gives loss %v over %d tokens, non-overlapping windows %v over %d",
+				n, n, *strided[0].Loss, strided[0].Tokens, *plain[i].Loss, plain[i].Tokens)
+		}
+		for p := range sbyPos[0].sum {
+			if sbyPos[0].sum[p] != byPos[i].sum[p] || sbyPos[0].count[p] != byPos[i].count[p] {
+				t.Fatalf("length %d: loss at position %d differs", n, p)
+			}
+		}
+		var sum float64
+		tokens := 0
+		for p := range byPos[i].sum {
+			sum += byPos[i].sum[p]
+			tokens += byPos[i].count[p]
+		}
+		if tokens != c.Eval.Tokens {
+			t.Fatalf("length %d: loss by position counts %d tokens, want %d", n, tokens, c.Eval.Tokens)
+		}
+		// The graph's mean is rounded to float32 once per batch: agreement to float32 precision.
+		if got, want := sum/float64(tokens), *plain[i].Loss; math.Abs(got-want) > 1e-6*want {
+			t.Fatalf("length %d: loss by position averages %.9f, the length's loss is %.9f", n, got, want)
+		}
+	}
+}
+
+// TestSlidingWindowsFromDefinition recomputes a sliding-window evaluation target by target from
+// the protocol's definition, each window on its own: a target i < n is predicted from the first
+// window; a later one from the window that ends at the first of n+stride, n+2·stride, ... (or at
+// the end of the set) past it.
+func TestSlidingWindowsFromDefinition(t *testing.T) {
+	c, m, corpus := tinyModel(t, "alibi")
+	_, s, _ := c.Schemes()
+	const n, stride, tokens = 32, 12, 200
+	e := Eval{Lengths: []int{n}, Tokens: tokens, BatchTokens: 4 * n, Stride: new(int)}
+	*e.Stride = stride
+	got, byPos, err := EvaluateAll(context.Background(), m, s, corpus, e, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := m.Graph(s, 1, n, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	losses := make([]float64, n)
+	var total float64
+	count := make([]int, n)
+	for i := 0; i < tokens; i++ {
+		end := n
+		for end < i+1 {
+			end += stride
+		}
+		end = min(end, tokens)
+		start := end - n
+		for k := 0; k < n; k++ {
+			g.IDs[k], g.Targets[k] = int(corpus.Valid[start+k]), int(corpus.Valid[start+k+1])
+		}
+		if _, err := g.Run(); err != nil {
+			t.Fatal(err)
+		}
+		tokenLosses(g.Logits(), g.Targets, losses)
+		total += losses[i-start]
+		count[i-start]++
+	}
+	want := total / tokens
+	if got[0].Tokens != tokens || math.Abs(*got[0].Loss-want) > 1e-12 {
+		t.Fatalf("stride %d: loss %.15f over %d tokens, the definition gives %.15f over %d", stride, *got[0].Loss, got[0].Tokens, want, tokens)
+	}
+	for p := range count {
+		if byPos[0].count[p] != count[p] {
+			t.Fatalf("position %d scored %d times, the definition says %d", p, byPos[0].count[p], count[p])
+		}
+	}
+}
+
+// TestTokenLossesMatchGraph checks the per-token losses against the graph's own mean.
+func TestTokenLossesMatchGraph(t *testing.T) {
+	c, m, corpus := tinyModel(t, "rope")
+	_, s, _ := c.Schemes()
+	g, err := m.Graph(s, 4, 16, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for i := range g.IDs {
+		g.IDs[i], g.Targets[i] = int(corpus.Valid[i]), int(corpus.Valid[i+1])
+	}
+	loss, err := g.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]float64, len(g.IDs))
+	tokenLosses(g.Logits(), g.Targets, out)
+	var sum float64
+	for _, l := range out {
+		if !(l > 0) {
+			t.Fatalf("token loss %v", l)
+		}
+		sum += l
+	}
+	if mean := sum / float64(len(out)); math.Abs(mean-loss) > 1e-6*loss {
+		t.Fatalf("per-token losses average %.9f, the graph's loss is %.9f", mean, loss)
+	}
+}
+
+func TestPositionBuckets(t *testing.T) {
+	const n, trainLen = 1024, 64
+	pl := PositionLoss{Length: n, Applicable: true, sum: make([]float64, n), count: make([]int, n)}
+	for p := range n {
+		pl.count[p] = 1 + p%3
+		pl.sum[p] = float64(p * pl.count[p]) // loss p at position p
+	}
+	pl.bucket(trainLen)
+	next, tokens := 0, 0
+	perOctave := map[int]int{}
+	for _, b := range pl.Positions {
+		if b.From != next || b.To < b.From {
+			t.Fatalf("bucket %+v does not start at %d", b, next)
+		}
+		if b.From < exactSpan*trainLen && b.To != b.From {
+			t.Fatalf("bucket %+v groups positions below %d", b, exactSpan*trainLen)
+		}
+		if b.From >= exactSpan*trainLen {
+			perOctave[int(math.Log2(float64(b.From)))]++
+		}
+		var sum float64
+		k := 0
+		for p := b.From; p <= b.To; p++ {
+			sum += float64(p * pl.count[p])
+			k += pl.count[p]
+		}
+		if b.Tokens != k || math.Abs(b.Loss-sum/float64(k)) > 1e-9 {
+			t.Fatalf("bucket %+v, want %d tokens and loss %g", b, k, sum/float64(k))
+		}
+		next, tokens = b.To+1, tokens+b.Tokens
+	}
+	if next != n {
+		t.Fatalf("buckets end at %d, want %d", next, n)
+	}
+	for o, k := range perOctave {
+		if k > bucketsPerOctave+1 || k < bucketsPerOctave-1 {
+			t.Errorf("%d buckets between %d and %d, want about %d", k, 1<<o, 2<<o, bucketsPerOctave)
+		}
+	}
+}
+
+// TestDigitsRight checks where the passkey answer is read: the five last positions of a window,
+// each predicting the next digit.
+func TestDigitsRight(t *testing.T) {
+	const n, v = 8, 256
+	doc := []byte("ab?12345") // targets of the window: doc shifted by one, then '6'
+	targets := make([]int, 2*n)
+	for i := range n {
+		targets[i] = int(doc[(i+1)%n])
+		targets[n+i] = targets[i]
+	}
+	targets[n-1], targets[2*n-1] = '6', '6'
+	logitsFor := func(pred func(r int) int) *tensor.Dense {
+		x := make([]float32, 2*n*v)
+		for r := range 2 * n {
+			x[r*v+pred(r)] = 1
+		}
+		return tensor.New(tensor.WithShape(2*n, v), tensor.WithBacking(x))
+	}
+	right := logitsFor(func(r int) int { return targets[r] })
+	if digitsRight(right, targets, 0, n) != 5 || digitsRight(right, targets, 1, n) != 5 {
+		t.Fatal("the right digits are not counted")
+	}
+	// Wrong before the answer: does not matter.
+	early := logitsFor(func(r int) int {
+		if r%n < n-5 {
+			return 'z'
+		}
+		return targets[r]
+	})
+	if digitsRight(early, targets, 1, n) != 5 {
+		t.Fatal("a wrong token before the answer made the answer wrong")
+	}
+	for _, c := range []struct {
+		name  string
+		pred  func(int) int
+		right int
+	}{
+		{"one digit off", func(r int) int { return map[bool]int{true: '0', false: targets[r]}[r == n-3] }, 4},
+		{"the last digit off", func(r int) int { return map[bool]int{true: 'x', false: targets[r]}[r == n-1] }, 4},
+		{"shifted by one", func(r int) int { return targets[max(r-1, 0)] }, 0},
+		{"the input, not the next token", func(r int) int { return int(doc[r%n]) }, 0},
+	} {
+		if got := digitsRight(logitsFor(c.pred), targets, 0, n); got != c.right {
+			t.Errorf("%s: %d digits right, want %d", c.name, got, c.right)
+		}
+	}
+}
+
+func TestStrideAndPasskeyConfigErrors(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(path, []byte("name: x\n"), 0o644)
+	for _, c := range []struct{ set, field string }{
+		{"eval.stride=0", "eval.stride"},
+		{"eval.stride=-8", "eval.stride"},
+		{"eval.stride=65", "eval.stride"},
+		{"eval.stride=x", "eval.stride"},
+		{"train.passkey.fraction=-0.1", "train.passkey.fraction"},
+		{"train.passkey.fraction=1", "train.passkey.fraction"},
+		{"train.passkey.fraction=.nan", "train.passkey.fraction"},
+		{"train.passkey.bogus=1", "train.passkey.bogus"},
+	} {
+		_, err := Load(path, []string{c.set})
+		if err == nil || !strings.Contains(err.Error(), c.field) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("-set %s: %v, want one line naming %s", c.set, err, c.field)
+		}
+	}
+	for _, set := range []string{"eval.stride=64", "eval.stride=1", "train.passkey.fraction=0", "train.passkey.fraction=0.5"} {
+		if _, err := Load(path, []string{set}); err != nil {
+			t.Errorf("-set %s: %v", set, err)
+		}
+	}
+	// A config without the new fields marshals as before they existed: its hash, which marks
+	// committed results as current, is unchanged.
+	c, err := Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := string(c.Marshal()); strings.Contains(b, "stride") || strings.Contains(b, "passkey") {
+		t.Fatalf("the resolved config mentions fields it does not set:\n%s", b)
+	}
+}

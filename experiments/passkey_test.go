@@ -1,0 +1,168 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"extrapolate/position"
+)
+
+// TestPasskeyComparisonWritesResults runs a tiny comparison with passkeys end to end: every run
+// writes its loss by position and passkey grid, and the comparison its tables, plots and report
+// sections. A learned table is not applicable past its length, for passkeys as for perplexity.
+func TestPasskeyComparisonWritesResults(t *testing.T) {
+	dir := t.TempDir()
+	cfg := `name: base
+data: {corpus: text, path: ` + corpusFile(t) + `}
+model: {d_model: 16, layers: 1, heads: 2}
+position: {scheme: rope}
+train: {seq_len: 48, batch_size: 4, steps: 10, passkey: {fraction: 0.5}}
+eval: {lengths: [48, 96], tokens: 480, batch_tokens: 480, stride: 24}
+`
+	os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(cfg), 0o644)
+	comp := `comparison: pk
+seeds: [1]
+runs:
+  - {config: base, label: rope}
+  - {config: base, label: learned, set: {position.scheme: learned}}
+`
+	path := filepath.Join(dir, "pk.yaml")
+	os.WriteFile(path, []byte(comp), 0o644)
+	c, err := LoadComparison(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results")
+	rep, err := (&Runner{Comparison: c, Dir: out, Command: "test"}).Execute(context.Background())
+	if err != nil || rep == nil {
+		t.Fatalf("%v, report %v", err, rep)
+	}
+	for _, run := range []string{"rope-s1", "learned-s1"} {
+		for _, f := range []string{PositionsCSV, PositionsJSON, PasskeyCSV, PasskeyJSON, PasskeyPNG} {
+			if _, err := os.Stat(filepath.Join(out, RunsDir, run, f)); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	var pk passkeyFile
+	b, _ := os.ReadFile(filepath.Join(out, RunsDir, "learned-s1", PasskeyJSON))
+	if err := json.Unmarshal(b, &pk); err != nil {
+		t.Fatal(err)
+	}
+	if len(pk.Cells) != 2*len(passkeyDepths) {
+		t.Fatalf("%d passkey cells, want %d", len(pk.Cells), 2*len(passkeyDepths))
+	}
+	for _, cell := range pk.Cells {
+		if cell.Docs != passkeyDocs || cell.Applicable != (cell.Length == 48) || cell.Correct > cell.Docs {
+			t.Fatalf("learned, cell %+v", cell)
+		}
+	}
+	for _, f := range []string{PositionsCSV, PositionsJSON, PositionsPNG, PasskeyCSV, PasskeyJSON, PasskeyPlotPNG, "passkey_rope.png", "passkey_learned.png"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(out, ReportFile))
+	for _, want := range []string{"## Loss by position", "## Passkey retrieval", "sliding windows, stride 24", "chance: 0.001%"} {
+		if !bytes.Contains(md, []byte(want)) {
+			t.Errorf("REPORT.md lacks %q", want)
+		}
+	}
+	pcsv, _ := os.ReadFile(filepath.Join(out, RunsDir, "rope-s1", ResultsCSV))
+	if !strings.Contains(string(pcsv), "sliding windows, stride 24") {
+		t.Errorf("ppl_vs_len.csv does not name its protocol:\n%s", pcsv)
+	}
+}
+
+// syntheticPasskey builds a report of runs with passkey accuracies per label and seed, given at
+// 1x, 4x, 8x and 16x of 64 for every depth, except that far (depth ≤ 50%) needles get far.
+func syntheticPasskey(acc map[string][][4]float64, far map[string][4]float64) *Report {
+	lengths := []int{64, 256, 512, 1024}
+	cfgs := map[string]func(c *Config){
+		"rope": func(c *Config) {},
+		"pi": func(c *Config) {
+			c.Position.Scaling = &position.Scaling{Type: "linear"}
+			c.Train.Finetune = &Finetune{SeqLen: 256}
+		},
+		"yarnft": func(c *Config) {
+			c.Position.Scaling = &position.Scaling{Type: "yarn"}
+			c.Train.Finetune = &Finetune{SeqLen: 256}
+		},
+		"alibi": func(c *Config) { c.Position.Scheme = "alibi" },
+	}
+	rep := &Report{Comparison: &Comparison{Name: "syn", Seeds: []uint64{1, 2}}}
+	for _, label := range []string{"rope", "pi", "yarnft", "alibi"} {
+		for s, row := range acc[label] {
+			c := Default()
+			c.Eval.Lengths = lengths
+			c.Train.Passkey = &Passkey{Fraction: 0.2}
+			cfgs[label](&c)
+			res := &Result{Status: "ok", TrainLen: 64}
+			for i, n := range lengths {
+				p := 7.0
+				res.Lengths = append(res.Lengths, LengthResult{Length: n, Applicable: true, Perplexity: &p, Loss: &p})
+				for _, d := range passkeyDepths {
+					a := row[i]
+					if f, ok := far[label]; ok && d <= passkeyFarDepth {
+						a = f[i]
+					}
+					res.Passkey = append(res.Passkey, PasskeyResult{Length: n, Depth: d, Applicable: true, Docs: 32, Accuracy: a})
+				}
+			}
+			rep.Runs = append(rep.Runs, RunResult{Label: label, Seed: uint64(s + 1), Config: c, Result: res})
+		}
+	}
+	rep.aggregate()
+	rep.judge()
+	return rep
+}
+
+func TestPasskeyClaims(t *testing.T) {
+	ids := []string{"passkey_rope", "passkey_scaling_extends", "passkey_alibi_local"}
+	good := syntheticPasskey(map[string][][4]float64{
+		"rope":   {{0.97, 0.05, 0, 0}, {0.91, 0.1, 0.02, 0}},
+		"pi":     {{0.9, 0.8, 0.1, 0}, {0.9, 0.6, 0.1, 0}},
+		"yarnft": {{0.9, 0.7, 0.3, 0.1}, {0.9, 0.5, 0.3, 0.1}},
+		// ALiBi finds near needles at every length, far ones only at 1x.
+		"alibi": {{0.95, 0.9, 0.9, 0.9}, {0.95, 0.9, 0.9, 0.9}},
+	}, map[string][4]float64{"alibi": {0.95, 0.2, 0.05, 0}})
+	v := verdicts(good)
+	for _, id := range ids {
+		if v[id] != Reproduced {
+			t.Errorf("%s: %s, want reproduced", id, v[id])
+		}
+	}
+	bad := syntheticPasskey(map[string][][4]float64{
+		// RoPE retrieves only 85% at 1x on average.
+		"rope": {{0.8, 0.05, 0, 0}, {0.9, 0.1, 0, 0}},
+		// PI's mean at 4x is 0.45: below half.
+		"pi":     {{0.9, 0.5, 0.1, 0}, {0.9, 0.4, 0.1, 0}},
+		"yarnft": {{0.9, 0.7, 0.3, 0.1}, {0.9, 0.5, 0.3, 0.1}},
+		"alibi":  {{0.95, 0.9, 0.9, 0.9}, {0.95, 0.9, 0.9, 0.9}},
+	}, map[string][4]float64{"alibi": {0.95, 0.5, 0.12, 0.1}})
+	v = verdicts(bad)
+	for _, id := range ids {
+		if v[id] != NotReproduced {
+			t.Errorf("%s: %s, want not reproduced", id, v[id])
+		}
+	}
+	// Without passkey runs the claims are left out of the report, unless the comparison lists
+	// them: then they do not apply, and a comparison that checks them fails.
+	rep := synthetic(map[string][][]float64{"rope": {{6, 7, 13, 19, 25}}, "alibi": {{7, 7, 7, 7, 7}}}, synthConfigs)
+	v = verdicts(rep)
+	for _, id := range ids {
+		if _, ok := v[id]; ok {
+			t.Errorf("no passkeys: %s judged (%s), want it left out", id, v[id])
+		}
+	}
+	rep.Comparison.Claims = []string{"passkey_rope"}
+	rep.judge()
+	if v := verdicts(rep); v["passkey_rope"] != NotApplicable || len(rep.Failed()) != 1 {
+		t.Errorf("no passkeys, passkey_rope listed: %s, failed %v; want not applicable and failed", v["passkey_rope"], rep.Failed())
+	}
+}

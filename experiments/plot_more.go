@@ -1,0 +1,222 @@
+package experiments
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette/moreland"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// positionCurve is one line of a loss-by-position plot.
+type positionCurve struct {
+	Label     string
+	Positions []PositionBucket
+}
+
+// line is one line of a plot: points and a legend label.
+type line struct {
+	Label string
+	XYs   plotter.XYs
+}
+
+// writePositionPlot draws loss against position in the window (log axis: the number of tokens
+// seen, position+1, at the middle of each bucket), the training length marked.
+func writePositionPlot(png, svg, title string, trainLen int, curves []positionCurve) error {
+	var lines []line
+	for _, c := range curves {
+		l := line{Label: c.Label}
+		for _, p := range c.Positions {
+			l.XYs = append(l.XYs, plotter.XY{X: float64(p.From+p.To)/2 + 1, Y: p.Loss})
+		}
+		lines = append(lines, l)
+	}
+	return writeLines(png, svg, title, "tokens seen (position in the window + 1, log scale)", "loss (nats per token)", trainLen, false, lines)
+}
+
+// writeAccuracyPlot draws passkey accuracy against evaluation length.
+func writeAccuracyPlot(png, svg, title string, trainLen int, lines []line) error {
+	return writeLines(png, svg, title, "evaluation length (tokens, log scale)", "passkey accuracy (mean over depths)", trainLen, true, lines)
+}
+
+// writeLines draws lines against a logarithmic x axis, with the training length marked; with
+// unit, the y axis runs from 0 to 1. With nothing to draw it writes no plot.
+func writeLines(png, svg, title, xLabel, yLabel string, trainLen int, unit bool, lines []line) (err error) {
+	empty := true
+	for _, l := range lines {
+		empty = empty && len(l.XYs) == 0
+	}
+	if empty {
+		return nil
+	}
+	// gonum/plot panics on some degenerate inputs; a plot must never cost a run its results.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("drawing %s: %v", png, r)
+		}
+	}()
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = pow2Ticks{}
+	p.Add(plotter.NewGrid())
+	legend := plot.NewLegend()
+	legend.Top, legend.Left = true, true
+	lo, hi := math.Inf(1), math.Inf(-1)
+	minX, maxX := float64(trainLen), float64(trainLen)
+	for i, l := range lines {
+		if len(l.XYs) == 0 {
+			continue
+		}
+		for _, xy := range l.XYs {
+			lo, hi = math.Min(lo, xy.Y), math.Max(hi, xy.Y)
+			minX, maxX = math.Min(minX, xy.X), math.Max(maxX, xy.X)
+		}
+		ln, err := plotter.NewLine(l.XYs)
+		if err != nil {
+			return err
+		}
+		ln.Color = palette[i%len(palette)]
+		ln.Width = vg.Points(1.5)
+		ln.Dashes = plotutil.Dashes(i / len(palette))
+		p.Add(ln)
+		legend.Add(l.Label, ln)
+	}
+	if unit {
+		lo, hi = 0, 1
+	}
+	pad := math.Max((hi-lo)*0.05, 1e-3)
+	p.Y.Min, p.Y.Max = lo-pad, hi+pad
+	p.X.Min, p.X.Max = minX/1.2, maxX*1.2
+	vline, err := plotter.NewLine(plotter.XYs{{X: float64(trainLen), Y: p.Y.Min}, {X: float64(trainLen), Y: p.Y.Max}})
+	if err != nil {
+		return err
+	}
+	vline.Color = color.Gray{Y: 90}
+	vline.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(vline)
+	legend.Add(fmt.Sprintf("training length %d", trainLen), vline)
+	return savePlot(png, svg, p, &legend)
+}
+
+// savePlot writes a plot as PNG and SVG, the legend in a column of its own right of the plot.
+func savePlot(png, svg string, p *plot.Plot, legend *plot.Legend) error {
+	const width, height, side = 11.5 * vg.Inch, 5.5 * vg.Inch, 3 * vg.Inch
+	for _, format := range []struct{ path, ext string }{{png, "png"}, {svg, "svg"}} {
+		var c vg.CanvasWriterTo
+		if format.ext == "png" {
+			c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(110))}
+		} else {
+			c = vgsvg.New(width, height)
+		}
+		dc := draw.New(c)
+		if legend != nil {
+			p.Draw(draw.Crop(dc, 0, -side, 0, 0))
+			legend.Draw(draw.Crop(dc, width-side+0.15*vg.Inch, 0, 0, -0.4*vg.Inch))
+		} else {
+			p.Draw(dc)
+		}
+		var b bytes.Buffer
+		if _, err := c.WriteTo(&b); err != nil {
+			return err
+		}
+		if err := writeFile(format.path, b.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// heatGrid adapts a grid to gonum's heat map: columns are lengths, rows depths; not applicable
+// is NaN.
+type heatGrid struct{ g grid }
+
+func (h heatGrid) Dims() (c, r int) { return len(h.g.lengths), len(h.g.depths) }
+func (h heatGrid) X(c int) float64  { return float64(c) }
+func (h heatGrid) Y(r int) float64  { return float64(r) }
+func (h heatGrid) Z(c, r int) float64 {
+	if v := h.g.acc[c][r]; v >= 0 {
+		return v
+	}
+	return math.NaN()
+}
+
+// indexTicks labels the cells of a heat map's axis.
+type indexTicks []string
+
+func (t indexTicks) Ticks(min, max float64) []plot.Tick {
+	var out []plot.Tick
+	for i, s := range t {
+		out = append(out, plot.Tick{Value: float64(i), Label: s})
+	}
+	return out
+}
+
+// writeHeatMap draws passkey accuracy by length (x) and depth (y), each cell's colour and
+// number its accuracy; grey where not applicable.
+func writeHeatMap(png, svg, title string, trainLen int, g grid) (err error) {
+	if len(g.lengths) == 0 {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("drawing %s: %v", png, r)
+		}
+	}()
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text, p.Y.Label.Text = "evaluation length", "needle depth (0%: start of the filler, 100%: just before the question)"
+	cm := moreland.ExtendedBlackBody()
+	cm.SetMin(0)
+	cm.SetMax(1)
+	h := plotter.NewHeatMap(heatGrid{g}, cm.Palette(256))
+	h.Min, h.Max = 0, 1
+	h.NaN = color.Gray{Y: 200}
+	p.Add(h)
+	var xt, yt indexTicks
+	for _, n := range g.lengths {
+		xt = append(xt, fmt.Sprintf("%d (%gx)", n, float64(n)/float64(trainLen)))
+	}
+	for _, d := range g.depths {
+		yt = append(yt, fmt.Sprintf("%g%%", 100*d))
+	}
+	p.X.Tick.Marker, p.Y.Tick.Marker = xt, yt
+	var cells plotter.XYLabels
+	for i := range g.lengths {
+		for j := range g.depths {
+			label := "n/a"
+			if v := g.acc[i][j]; v >= 0 {
+				label = strconv.Itoa(int(math.Round(100*v))) + "%"
+			}
+			cells.XYs = append(cells.XYs, plotter.XY{X: float64(i), Y: float64(j)})
+			cells.Labels = append(cells.Labels, label)
+		}
+	}
+	labels, err := plotter.NewLabels(cells)
+	if err != nil {
+		return err
+	}
+	for k := range labels.TextStyle {
+		i, j := k/len(g.depths), k%len(g.depths)
+		labels.TextStyle[k].XAlign, labels.TextStyle[k].YAlign = text.XCenter, text.YCenter
+		// Dark cells (low accuracy) get white numbers.
+		if v := g.acc[i][j]; v >= 0 && v < 0.45 {
+			labels.TextStyle[k].Color = color.White
+		}
+	}
+	p.Add(labels)
+	p.X.Min, p.X.Max = -0.5, float64(len(g.lengths))-0.5
+	p.Y.Min, p.Y.Max = -0.5, float64(len(g.depths))-0.5
+	return savePlot(png, svg, p, nil)
+}

@@ -1,0 +1,141 @@
+package experiments
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"strconv"
+)
+
+// Files of loss by position, in a run folder and in a comparison folder.
+const (
+	PositionsCSV  = "loss_by_position.csv"
+	PositionsJSON = "loss_by_position.json"
+	PositionsPNG  = "loss_by_position.png"
+	PositionsSVG  = "loss_by_position.svg"
+)
+
+// PositionLoss is the mean loss at each position of the windows of one evaluation length: where
+// in a window a scheme starts to fail, which one perplexity per length cannot show.
+type PositionLoss struct {
+	Length     int    `json:"length"`
+	Applicable bool   `json:"applicable"`
+	Reason     string `json:"reason,omitempty"`
+	// Positions are exact up to exactSpan times the training length, then log-spaced buckets.
+	Positions []PositionBucket `json:"positions"`
+
+	sum   []float64 // per position: the sum of the scored targets' losses
+	count []int     // and how many were scored
+}
+
+// PositionBucket is the mean loss of the targets scored at positions From to To (inclusive; 0
+// is a window's first token, predicted from no context).
+type PositionBucket struct {
+	From   int     `json:"from"`
+	To     int     `json:"to"`
+	Tokens int     `json:"tokens"`
+	Loss   float64 `json:"loss"`
+}
+
+// positionAcc sums losses by position in the window.
+type positionAcc struct {
+	sum   []float64
+	count []int
+}
+
+func (a *positionAcc) add(t int, loss float64) {
+	a.sum[t] += loss
+	a.count[t]++
+}
+
+// Past exactSpan training lengths, positions are grouped in bucketsPerOctave log-spaced buckets
+// per doubling: the detail that matters is around the training length, and a plot of a thousand
+// noisy points per curve would hide it.
+const (
+	exactSpan        = 2
+	bucketsPerOctave = 8
+)
+
+// bucket fills Positions from the per-position sums, for a model trained at trainLen.
+func (pl *PositionLoss) bucket(trainLen int) {
+	pl.Positions = nil
+	exact := exactSpan * trainLen
+	for from := 0; from < len(pl.sum); {
+		to := from
+		if from >= exact {
+			k := math.Round(bucketsPerOctave * math.Log2(float64(from)/float64(exact)))
+			next := int(math.Round(float64(exact) * math.Exp2((k+1)/bucketsPerOctave)))
+			to = min(max(next, from+1), len(pl.sum)) - 1
+		}
+		b := PositionBucket{From: from, To: to}
+		var sum float64
+		for t := from; t <= to; t++ {
+			sum += pl.sum[t]
+			b.Tokens += pl.count[t]
+		}
+		if b.Tokens > 0 {
+			b.Loss = sum / float64(b.Tokens)
+			pl.Positions = append(pl.Positions, b)
+		}
+		from = to + 1
+	}
+}
+
+// positionsFile is a run's loss_by_position.json.
+type positionsFile struct {
+	Name     string         `json:"name"`
+	Scheme   string         `json:"scheme"`
+	Scaling  string         `json:"scaling,omitempty"`
+	Seed     uint64         `json:"seed"`
+	TrainLen int            `json:"train_len"`
+	Protocol string         `json:"protocol"`
+	Lengths  []PositionLoss `json:"lengths"`
+}
+
+// writePositions writes a run's loss by position as CSV, JSON and a plot with a curve per
+// evaluation length.
+func writePositions(dir string, res *Result) error {
+	f := positionsFile{Name: res.Name, Scheme: res.Scheme, Scaling: res.Scaling, Seed: res.Seed, TrainLen: res.TrainLen,
+		Protocol: res.Protocol, Lengths: res.ByPosition}
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write([]string{"length", "from", "to", "tokens", "loss", "protocol"})
+	var curves []positionCurve
+	for _, pl := range res.ByPosition {
+		for _, p := range pl.Positions {
+			w.Write([]string{strconv.Itoa(pl.Length), strconv.Itoa(p.From), strconv.Itoa(p.To), strconv.Itoa(p.Tokens), ff(p.Loss), res.Protocol})
+		}
+		if pl.Applicable {
+			curves = append(curves, positionCurve{Label: "length " + strconv.Itoa(pl.Length), Positions: pl.Positions})
+		}
+	}
+	w.Flush()
+	if err := writeFile(filepath.Join(dir, PositionsCSV), b.Bytes()); err != nil {
+		return err
+	}
+	j, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, PositionsJSON), append(j, '\n')); err != nil {
+		return err
+	}
+	title := res.Name + ": loss by position, " + res.Protocol
+	return writePositionPlot(filepath.Join(dir, PositionsPNG), filepath.Join(dir, PositionsSVG), title, res.TrainLen, curves)
+}
+
+// readPositions reads a run folder's loss by position; nil when it has none (a run written
+// before loss by position existed).
+func readPositions(dir string) ([]PositionLoss, error) {
+	b, err := readIfExists(filepath.Join(dir, PositionsJSON))
+	if b == nil || err != nil {
+		return nil, err
+	}
+	var f positionsFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, err
+	}
+	return f.Lengths, nil
+}

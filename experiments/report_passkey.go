@@ -1,0 +1,202 @@
+package experiments
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"extrapolate/data"
+)
+
+// SeriesPasskey is one label's passkey retrieval, over its seeds.
+type SeriesPasskey struct {
+	Label    string `json:"label"`
+	Position string `json:"position"`
+	// Cells are every seed's cells; ByLength the accuracy at each length, averaged over depths
+	// for each seed and then over seeds.
+	Cells    []PasskeyResult `json:"-"`
+	ByLength []Stat          `json:"by_length"` // PPLMean and PPLStd hold the accuracy
+}
+
+// passkeyFileName is a label's heat map in a comparison folder.
+func passkeyFileName(label, ext string) string { return "passkey_" + label + "." + ext }
+
+// PasskeyPlotPNG and PasskeyPlotSVG are a comparison's accuracy against length.
+const (
+	PasskeyPlotPNG = "passkey_vs_len.png"
+	PasskeyPlotSVG = "passkey_vs_len.svg"
+)
+
+// passkey gathers passkey retrieval by label, for labels whose runs have it.
+func (rep *Report) passkey() []SeriesPasskey {
+	var out []SeriesPasskey
+	for _, s := range rep.Series {
+		sp := SeriesPasskey{Label: s.Label, Position: s.Position}
+		perSeed := map[int][]float64{} // length → each seed's mean over depths
+		for _, r := range rep.Runs {
+			if r.Label != s.Label || r.Result.Status != "ok" || len(r.Result.Passkey) == 0 {
+				continue
+			}
+			sp.Cells = append(sp.Cells, r.Result.Passkey...)
+			g := passkeyGrid(r.Result.Passkey)
+			for i, n := range g.lengths {
+				if m := rowMean(g.acc[i]); m >= 0 {
+					perSeed[n] = append(perSeed[n], m)
+				}
+			}
+		}
+		if len(sp.Cells) == 0 {
+			continue
+		}
+		for _, n := range rep.Lengths {
+			st := Stat{Length: n, Seeds: len(perSeed[n])}
+			if st.Seeds == 0 {
+				st.NotApplicable = "not applicable"
+			} else {
+				st.PPLMean, st.PPLStd = meanStd(perSeed[n])
+			}
+			sp.ByLength = append(sp.ByLength, st)
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// rowMean is the mean of the applicable (non-negative) values, or -1 when there are none.
+func rowMean(x []float64) float64 {
+	var sum float64
+	n := 0
+	for _, v := range x {
+		if v >= 0 {
+			sum += v
+			n++
+		}
+	}
+	if n == 0 {
+		return -1
+	}
+	return sum / float64(n)
+}
+
+// writePasskey writes the comparison's passkey retrieval: every run's cells and each label's
+// means as CSV and JSON, a heat map per label and accuracy against length.
+func (rep *Report) writePasskey(dir string) error {
+	sps := rep.passkey()
+	if len(sps) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write([]string{"label", "position", "seed", "length", "ratio", "depth", "docs", "correct", "accuracy", "applicable", "chance"})
+	for _, r := range rep.Runs {
+		if r.Result.Status != "ok" {
+			continue
+		}
+		for _, c := range r.Result.Passkey {
+			w.Write([]string{r.Label, positionOf(r.Config), strconv.FormatUint(r.Seed, 10), strconv.Itoa(c.Length), ff(float64(c.Length) / float64(rep.TrainLen)),
+				ff(c.Depth), strconv.Itoa(c.Docs), strconv.Itoa(c.Correct), ff(c.Accuracy), strconv.FormatBool(c.Applicable), ff(data.PasskeyChance)})
+		}
+	}
+	var lines []line
+	for _, sp := range sps {
+		l := line{Label: sp.Label}
+		for _, st := range sp.ByLength {
+			if st.Seeds == 0 {
+				continue
+			}
+			w.Write([]string{sp.Label, sp.Position, "mean", strconv.Itoa(st.Length), ff(float64(st.Length) / float64(rep.TrainLen)), "all", "", "", ff(st.PPLMean), "true", ff(data.PasskeyChance)})
+			w.Write([]string{sp.Label, sp.Position, "std", strconv.Itoa(st.Length), ff(float64(st.Length) / float64(rep.TrainLen)), "all", "", "", ff(st.PPLStd), "true", ff(data.PasskeyChance)})
+			l.XYs = append(l.XYs, struct{ X, Y float64 }{float64(st.Length), st.PPLMean})
+		}
+		lines = append(lines, l)
+		title := fmt.Sprintf("%s: passkey retrieval, mean over seeds (chance %s)", sp.Label, percent(data.PasskeyChance))
+		if err := writeHeatMap(filepath.Join(dir, passkeyFileName(sp.Label, "png")), filepath.Join(dir, passkeyFileName(sp.Label, "svg")), title, rep.TrainLen, passkeyGrid(sp.Cells)); err != nil {
+			return err
+		}
+	}
+	w.Flush()
+	if err := writeFile(filepath.Join(dir, PasskeyCSV), b.Bytes()); err != nil {
+		return err
+	}
+	j, err := json.MarshalIndent(struct {
+		TrainLen int             `json:"train_len"`
+		Chance   float64         `json:"chance"`
+		Series   []SeriesPasskey `json:"series"`
+	}{rep.TrainLen, data.PasskeyChance, sps}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, PasskeyJSON), append(j, '\n')); err != nil {
+		return err
+	}
+	title := fmt.Sprintf("%s: passkey accuracy, mean over depths and %d seeds", rep.Comparison.Name, len(rep.Comparison.Seeds))
+	return writeAccuracyPlot(filepath.Join(dir, PasskeyPlotPNG), filepath.Join(dir, PasskeyPlotSVG), title, rep.TrainLen, lines)
+}
+
+// passkeyMarkdown is the report's passkey section, when the runs have passkey results.
+func (rep *Report) passkeyMarkdown(b *bytes.Buffer) {
+	sps := rep.passkey()
+	if len(sps) == 0 {
+		return
+	}
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p("\n## Passkey retrieval\n\n![passkey accuracy against length](%s)\n\n", PasskeyPlotPNG)
+	p("A document is validation text with `key NNNNN.` at a depth of the filler and `key?` at the end; an answer counts when the model's greedy continuation is all five digits of the key (chance: %s). Keys are held out from training; %d documents per length and depth, depths %s.\n\n",
+		percent(data.PasskeyChance), passkeyDocs, depthList())
+	p("| accuracy, mean ± std over seeds | position |")
+	for _, n := range rep.Lengths {
+		p(" %d (%gx) |", n, float64(n)/float64(rep.TrainLen))
+	}
+	p("\n|---|---|%s\n", strings.Repeat("---:|", len(rep.Lengths)))
+	for _, sp := range sps {
+		p("| %s | %s |", sp.Label, sp.Position)
+		for _, st := range sp.ByLength {
+			if st.Seeds == 0 {
+				p(" n/a |")
+				continue
+			}
+			p(" %s ± %s |", percent(st.PPLMean), percent(st.PPLStd))
+		}
+		p("\n")
+	}
+	p("\nShare of single digits right (each given the true digits before it; chance 10%%), mean over depths and seeds:\n\n| digits right | position |")
+	for _, n := range rep.Lengths {
+		p(" %d (%gx) |", n, float64(n)/float64(rep.TrainLen))
+	}
+	p("\n|---|---|%s\n", strings.Repeat("---:|", len(rep.Lengths)))
+	for _, sp := range sps {
+		p("| %s | %s |", sp.Label, sp.Position)
+		for _, n := range rep.Lengths {
+			var sum float64
+			k := 0
+			for _, c := range sp.Cells {
+				if c.Length == n && c.Applicable {
+					sum += c.Digits
+					k++
+				}
+			}
+			if k == 0 {
+				p(" n/a |")
+				continue
+			}
+			p(" %s |", percent(sum/float64(k)))
+		}
+		p("\n")
+	}
+	p("\nBy depth (rows) and length (columns), mean over seeds:\n")
+	for _, sp := range sps {
+		p("\n**%s** ([heat map](%s))\n\n```\n%s```\n", sp.Label, passkeyFileName(sp.Label, "png"), PasskeyTable(sp.Cells, rep.TrainLen))
+	}
+}
+
+func depthList() string {
+	var s []string
+	for _, d := range passkeyDepths {
+		s = append(s, fmt.Sprintf("%g%%", 100*d))
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,154 @@
+package experiments
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+)
+
+// SeriesPositions is one label's loss by position at one length, mean and standard deviation
+// over its seeds.
+type SeriesPositions struct {
+	Label     string           `json:"label"`
+	Position  string           `json:"position"`
+	Length    int              `json:"length"`
+	Seeds     int              `json:"seeds"`
+	Positions []PositionBucket `json:"positions"` // Loss is the mean over seeds
+	Std       []float64        `json:"loss_std"`  // by bucket
+}
+
+// positions averages the runs' loss by position over seeds, by label and length; runs written
+// before loss by position existed have none and are left out.
+func (rep *Report) positions() ([]SeriesPositions, error) {
+	var out []SeriesPositions
+	for _, s := range rep.Series {
+		byLen := map[int][][]PositionBucket{}
+		for _, r := range rep.Runs {
+			if r.Label != s.Label || r.Result.Status != "ok" || r.Dir == "" {
+				continue
+			}
+			pls, err := readPositions(r.Dir)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", r.Dir, err)
+			}
+			for _, pl := range pls {
+				if pl.Applicable {
+					byLen[pl.Length] = append(byLen[pl.Length], pl.Positions)
+				}
+			}
+		}
+		for _, n := range rep.Lengths {
+			runs := byLen[n]
+			if len(runs) == 0 {
+				continue
+			}
+			sp := SeriesPositions{Label: s.Label, Position: s.Position, Length: n, Seeds: len(runs)}
+			for k, b := range runs[0] {
+				var losses []float64
+				tokens := 0
+				for _, r := range runs {
+					// Every seed scores the same tokens in the same buckets; a run that does not
+					// (another protocol) is a mistake, not something to average over.
+					if len(r) != len(runs[0]) || r[k].From != b.From || r[k].To != b.To {
+						return nil, fmt.Errorf("%s at length %d: seeds have different position buckets", s.Label, n)
+					}
+					losses = append(losses, r[k].Loss)
+					tokens += r[k].Tokens
+				}
+				m, sd := meanStd(losses)
+				sp.Positions = append(sp.Positions, PositionBucket{From: b.From, To: b.To, Tokens: tokens, Loss: m})
+				sp.Std = append(sp.Std, sd)
+			}
+			out = append(out, sp)
+		}
+	}
+	return out, nil
+}
+
+// writePositions writes the comparison's loss by position (every label and length, mean ± std
+// over seeds) and its plot: a line per label, at the longest length the label was scored at.
+func (rep *Report) writePositions(dir string) error {
+	sps, err := rep.positions()
+	if err != nil || len(sps) == 0 {
+		return err
+	}
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write([]string{"label", "position", "length", "from", "to", "seeds", "tokens", "loss_mean", "loss_std", "protocol"})
+	protocol := rep.Runs[0].Config.Eval.Protocol()
+	for _, sp := range sps {
+		for k, p := range sp.Positions {
+			w.Write([]string{sp.Label, sp.Position, strconv.Itoa(sp.Length), strconv.Itoa(p.From), strconv.Itoa(p.To),
+				strconv.Itoa(sp.Seeds), strconv.Itoa(p.Tokens), ff(p.Loss), ff(sp.Std[k]), protocol})
+		}
+	}
+	w.Flush()
+	if err := writeFile(filepath.Join(dir, PositionsCSV), b.Bytes()); err != nil {
+		return err
+	}
+	j, err := json.MarshalIndent(struct {
+		TrainLen int               `json:"train_len"`
+		Protocol string            `json:"protocol"`
+		Series   []SeriesPositions `json:"series"`
+	}{rep.TrainLen, protocol, sps}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, PositionsJSON), append(j, '\n')); err != nil {
+		return err
+	}
+	var curves []positionCurve
+	for _, sp := range longestPerLabel(sps) {
+		curves = append(curves, positionCurve{Label: fmt.Sprintf("%s (length %d)", sp.Label, sp.Length), Positions: sp.Positions})
+	}
+	title := fmt.Sprintf("%s: loss by position, mean over %d seeds, %s", rep.Comparison.Name, len(rep.Comparison.Seeds), protocol)
+	return writePositionPlot(filepath.Join(dir, PositionsPNG), filepath.Join(dir, PositionsSVG), title, rep.TrainLen, curves)
+}
+
+// longestPerLabel keeps each label's longest length, in label order.
+func longestPerLabel(sps []SeriesPositions) []SeriesPositions {
+	var out []SeriesPositions
+	for _, sp := range sps {
+		if k := len(out) - 1; k >= 0 && out[k].Label == sp.Label {
+			out[k] = sp // lengths come in increasing order
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// positionsMarkdown is the report's loss-by-position section, when the runs have it.
+func (rep *Report) positionsMarkdown(b *bytes.Buffer) {
+	sps, err := rep.positions()
+	if err != nil || len(sps) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n## Loss by position\n\n![loss by position in the window](%s)\n\n", PositionsPNG)
+	fmt.Fprintf(b, "Mean loss of the tokens at each position of the window, at each run's longest evaluation length (mean over seeds; exact positions up to %d, then %d log-spaced buckets per doubling). ", exactSpan*rep.TrainLen, bucketsPerOctave)
+	fmt.Fprintf(b, "Where a curve turns up past the training length (%d) is where the scheme breaks. Every length and bucket, with the standard deviation over seeds, is in `%s`.\n\n", rep.TrainLen, PositionsCSV)
+	fmt.Fprintf(b, "| run | length | loss at 1..%d | at %d..%d | at %d..%d |\n|---|---:|---:|---:|---:|\n", rep.TrainLen, rep.TrainLen+1, 4*rep.TrainLen, 4*rep.TrainLen+1, 16*rep.TrainLen)
+	for _, sp := range longestPerLabel(sps) {
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s |\n", sp.Label, sp.Length,
+			rangeLoss(sp.Positions, 0, rep.TrainLen-1), rangeLoss(sp.Positions, rep.TrainLen, 4*rep.TrainLen-1), rangeLoss(sp.Positions, 4*rep.TrainLen, 16*rep.TrainLen-1))
+	}
+}
+
+// rangeLoss is the token-weighted mean loss of the buckets inside positions from..to, or "–".
+func rangeLoss(ps []PositionBucket, from, to int) string {
+	var sum float64
+	tokens := 0
+	for _, p := range ps {
+		if p.From >= from && p.To <= to {
+			sum += p.Loss * float64(p.Tokens)
+			tokens += p.Tokens
+		}
+	}
+	if tokens == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.3f", sum/float64(tokens))
+}
