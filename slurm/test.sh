@@ -156,16 +156,31 @@ runs:
   - {config: $root/configs/alibi.yaml}
 EOF
 
-start=$SECONDS
-sub=$(slurm/submit.sh "$tmp/tiny.yaml" 3 "$tmp/out")
-echo "$sub"
-array=$(sed -n 's/^shards: job \([0-9]*\),.*/\1/p' <<<"$sub")
-report=$(sed -n 's/^report: job \([0-9]*\),.*/\1/p' <<<"$sub")
-[ -n "$array" ] && [ -n "$report" ] || fail "submit.sh printed no job ids"
-
+# submit OUT SHARDS: submits the comparison, setting array and report to the two jobs' ids.
+submit() {
+	local sub
+	sub=$(slurm/submit.sh "$tmp/tiny.yaml" "$2" "$1")
+	echo "$sub"
+	array=$(sed -n 's/^shards: job \([0-9]*\),.*/\1/p' <<<"$sub")
+	report=$(sed -n 's/^report: job \([0-9]*\),.*/\1/p' <<<"$sub")
+	[ -n "$array" ] && [ -n "$report" ] || fail "submit.sh printed no job ids"
+}
 # A job's state, as scontrol keeps it for MinJobAge after it ends: COMPLETED, FAILED, ...
 state() { scontrol -o show job "$1" | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | sort -u | paste -sd,; }
 report_ended() { case $(state "$report") in COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY) true ;; *) false ;; esac; }
+
+# Failing shards: 4 shards of 3 runs, which every task refuses at once. The merge job must not
+# run, and nothing be reported.
+submit "$tmp/bad" 4
+until_ok 120 "the merge job $report to be cancelled (array $array: $(state "$array"))" report_ended
+[ "$(state "$array")" = FAILED ] || fail "4 shards of 3 runs ended $(state "$array"), want FAILED"
+[ "$(state "$report")" = CANCELLED ] || fail "the merge job after failed shards ended $(state "$report"), want CANCELLED"
+grep -q -- '-shard: 3/4, but the comparison has 3 runs' "$tmp"/bad/slurm/shard-*_3.out ||
+	fail "the fourth task's log does not give train's -shard error"
+[ ! -e "$tmp/bad/REPORT.md" ] || fail "failed shards wrote a report"
+
+start=$SECONDS
+submit "$tmp/out" 3
 until_ok 300 "the merge job $report (array $array: $(state "$array"))" report_ended
 [ "$(state "$array")" = COMPLETED ] || fail "shards ended $(state "$array"), want COMPLETED"
 [ "$(state "$report")" = COMPLETED ] || fail "merge job ended $(state "$report"), want COMPLETED"
