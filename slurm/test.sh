@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Tests slurm/submit.sh on a real single-node Slurm cluster started here from Debian's slurm-wlm
-# and munge (as root): a tiny comparison of 3 runs goes in as an array of 3 shards and a merge
-# job, and the merged results must equal those of one process running the same comparison — the
-# runs are deterministic, so every perplexity and every claim's verdict and numbers must be the
-# same. Every daemon it starts is stopped on exit. Waits are bounded: it fails, saying what it
-# waited for, rather than hang. About a minute on 2 cores.
+# and munge (as root). A tiny comparison of 3 runs goes in twice: as 4 shards, which every task
+# refuses, so the merge job must be cancelled; then as an array of 3 shards and a merge job, whose
+# results must equal those of one process running the same comparison — the runs are
+# deterministic, so every perplexity and every claim's verdict and numbers must be the same.
+# Every daemon it starts is stopped on exit. Waits are bounded: it fails, saying what it waited
+# for, rather than hang. About 35 s on 2 cores.
 #
 #	bash slurm/test.sh
 set -euo pipefail
@@ -18,7 +19,7 @@ fail() {
 for c in munged slurmctld slurmd sbatch squeue scontrol jq go ss pgrep; do
 	command -v "$c" >/dev/null || fail "$c not found (apt-get install slurm-wlm munge jq)"
 done
-[ "$(id -u)" -eq 0 ] || fail "slurmd runs jobs only as root here; run as root"
+[ "$(id -u)" -eq 0 ] || fail "run as root: the test starts slurmd, which runs the jobs, as root"
 
 # munged wants every folder on its socket's path searchable by all, and its key private.
 tmp=$(mktemp -d /tmp/slurm-test.XXXXXX)
