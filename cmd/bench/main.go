@@ -39,26 +39,27 @@ var configs = map[string]struct{ vocab, dModel, layers, heads, seqLen, batch int
 
 // Result is what one measurement found.
 type Result struct {
-	Impl         string  `json:"impl"`
-	BLAS         string  `json:"blas"`
-	Go           string  `json:"go"`
-	Config       string  `json:"config"`
-	Mode         string  `json:"mode"` // train or eval
-	Scheme       string  `json:"scheme"`
-	Batch        int     `json:"batch"`
-	SeqLen       int     `json:"seq_len"`
-	Params       int     `json:"params"`
-	Steps        int     `json:"timed_steps"`
-	BuildMS      float64 `json:"build_ms"`
-	LossFirst    float64 `json:"loss_first"`
-	LossLast     float64 `json:"loss_last"`
-	StepMSMedian float64 `json:"step_ms_median"`
-	StepMSMin    float64 `json:"step_ms_min"`
-	TokensPerS   float64 `json:"tokens_per_s"`
-	GFLOPS       float64 `json:"gflops_per_s"`
-	AllocsStep   float64 `json:"allocs_per_step"`
-	BytesStep    float64 `json:"alloc_bytes_per_step"`
-	PeakRSSMB    float64 `json:"peak_rss_MB"`
+	Impl         string   `json:"impl"`
+	BLAS         string   `json:"blas"`
+	BLASLibs     []string `json:"blas_libs,omitempty"` // mapped BLAS libraries: OpenBLAS's with -tags openblas
+	Go           string   `json:"go"`
+	Config       string   `json:"config"`
+	Mode         string   `json:"mode"` // train or eval
+	Scheme       string   `json:"scheme"`
+	Batch        int      `json:"batch"`
+	SeqLen       int      `json:"seq_len"`
+	Params       int      `json:"params"`
+	Steps        int      `json:"timed_steps"`
+	BuildMS      float64  `json:"build_ms"`
+	LossFirst    float64  `json:"loss_first"`
+	LossLast     float64  `json:"loss_last"`
+	StepMSMedian float64  `json:"step_ms_median"`
+	StepMSMin    float64  `json:"step_ms_min"`
+	TokensPerS   float64  `json:"tokens_per_s"`
+	GFLOPS       float64  `json:"gflops_per_s"`
+	AllocsStep   float64  `json:"allocs_per_step"`
+	BytesStep    float64  `json:"alloc_bytes_per_step"`
+	PeakRSSMB    float64  `json:"peak_rss_MB"`
 	// EvalSeconds65536 is, in eval mode, the time to score 65,536 tokens.
 	EvalSeconds65536 float64 `json:"eval_seconds_per_65536_tokens,omitempty"`
 }
@@ -260,6 +261,7 @@ func measure(name string, c struct{ vocab, dModel, layers, heads, seqLen, batch 
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 		res.PeakRSSMB = float64(ru.Maxrss) / 1024
 	}
+	res.BLASLibs = selfBLAS()
 	return res, nil
 }
 
@@ -273,7 +275,8 @@ func flopsPerStep(v, d, l, t, b int) float64 {
 }
 
 // compareTorch runs this command and torch_ref.py in turn, rounds times, each in a fresh
-// process, and prints both sides' medians and the ratio of tokens/s.
+// process, and prints both sides' medians, the BLAS each ran on, and the ratio of tokens/s. It
+// stops after PyTorch's first round when that ran on the reference BLAS.
 func compareTorch(cfg string, rounds, steps int, python, script string) int {
 	self, err := os.Executable()
 	if err != nil {
@@ -285,6 +288,7 @@ func compareTorch(cfg string, rounds, steps int, python, script string) int {
 		return 2
 	}
 	var ours, theirs []map[string]any
+	var torchKind string
 	for r := 0; r < rounds; r++ {
 		for _, side := range []string{"go", "torch"} {
 			var cmd *exec.Cmd
@@ -308,6 +312,10 @@ func compareTorch(cfg string, rounds, steps int, python, script string) int {
 				ours = append(ours, m)
 			} else {
 				theirs = append(theirs, m)
+				if torchKind, err = torchBLAS(stringsOf(m["blas_libs"]), str(m["blas_build"])); err != nil {
+					fmt.Fprintln(os.Stderr, "bench:", err)
+					return 1
+				}
 			}
 			fmt.Fprintf(os.Stderr, "round %d %s: %.0f tokens/s, %.1f ms/step, peak %.0f MB\n", r+1, side, m["tokens_per_s"], m["step_ms_median"], m["peak_rss_MB"])
 		}
@@ -325,8 +333,13 @@ func compareTorch(cfg string, rounds, steps int, python, script string) int {
 		slices.Sort(x)
 		return x[len(x)/2]
 	}
+	if torchKind == "unknown" {
+		fmt.Fprintf(os.Stderr, "bench: %s reported no BLAS library or build: the ratio may be against a slow BLAS\n", script)
+	}
 	summary := map[string]any{
-		"config": cfg, "rounds": rounds, "blas": nn.BLAS,
+		"config": cfg, "rounds": rounds,
+		"go_blas": nn.BLAS, "go_blas_libs": ours[0]["blas_libs"],
+		"torch_blas": torchKind, "torch_blas_libs": theirs[0]["blas_libs"], "torch_blas_build": theirs[0]["blas_build"],
 		"go_tokens_per_s": med(ours, "tokens_per_s"), "torch_tokens_per_s": med(theirs, "tokens_per_s"),
 		"go_step_ms": med(ours, "step_ms_median"), "torch_step_ms": med(theirs, "step_ms_median"),
 		"go_peak_rss_MB": med(ours, "peak_rss_MB"), "torch_peak_rss_MB": med(theirs, "peak_rss_MB"),
@@ -337,4 +350,22 @@ func compareTorch(cfg string, rounds, steps int, python, script string) int {
 	b, _ := json.Marshal(summary)
 	fmt.Println(string(b))
 	return 0
+}
+
+// stringsOf returns the strings of a decoded JSON array, or nil for anything else.
+func stringsOf(v any) []string {
+	a, _ := v.([]any)
+	var out []string
+	for _, x := range a {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// str returns a decoded JSON string, or "" for anything else.
+func str(v any) string {
+	s, _ := v.(string)
+	return s
 }
