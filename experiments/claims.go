@@ -411,19 +411,6 @@ func relativeError(rot *position.Rotation, d, n int) float64 {
 	for i := range q {
 		q[i], k[i] = rng.NormFloat64(), rng.NormFloat64()
 	}
-	at := func(x []float64, t int) []float64 {
-		y := append([]float64(nil), x...)
-		p := len(rot.InvFreq)
-		for i := 0; i < p; i++ {
-			a, b := i, i+p
-			if rot.Interleaved {
-				a, b = 2*i, 2*i+1
-			}
-			c, s := rot.Cos[t*p+i], rot.Sin[t*p+i]
-			y[a], y[b] = x[a]*c-x[b]*s, x[b]*c+x[a]*s
-		}
-		return y
-	}
 	dot := func(a, b []float64) float64 {
 		s := 0.0
 		for i := range a {
@@ -434,9 +421,9 @@ func relativeError(rot *position.Rotation, d, n int) float64 {
 	worst := 0.0
 	step := max(1, n/64)
 	for dist := 0; dist < n; dist += step {
-		ref := dot(at(q, dist), at(k, 0))
+		ref := dot(rot.Apply(q, dist), rot.ApplyKey(k, 0))
 		for i := dist; i < n; i += step {
-			worst = math.Max(worst, math.Abs(dot(at(q, i), at(k, i-dist))-ref))
+			worst = math.Max(worst, math.Abs(dot(rot.Apply(q, i), rot.ApplyKey(k, i-dist))-ref))
 		}
 	}
 	return worst

@@ -31,10 +31,10 @@ func (e Eval) strideFor(n int) int {
 	return *e.Stride
 }
 
-// EvaluateAll scores the model at every evaluation length, and the mean loss at each position of
+// evaluateAll scores the model at every evaluation length, and the mean loss at each position of
 // the windows. A length the scheme cannot handle by design is recorded as not applicable, with
 // the reason.
-func EvaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e Eval, w io.Writer) ([]LengthResult, []PositionLoss, error) {
+func evaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e Eval, w io.Writer) ([]LengthResult, []PositionLoss, error) {
 	set, err := data.NewEvalSet(corpus.Valid, e.Tokens)
 	if err != nil {
 		return nil, nil, err
@@ -52,7 +52,7 @@ func EvaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus 
 	var out []LengthResult
 	var byPos []PositionLoss
 	for i, n := range e.Lengths {
-		lr, pl, err := Evaluate(ctx, m, s, set, n, plans[i], e.BatchTokens, p)
+		lr, pl, err := evaluate(ctx, m, s, set, n, plans[i], e.BatchTokens, p)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -61,9 +61,9 @@ func EvaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus 
 	return out, byPos, nil
 }
 
-// Evaluate scores the evaluation set in the windows ws of n tokens, each scoring its last
+// evaluate scores the evaluation set in the windows ws of n tokens, each scoring its last
 // Score targets.
-func Evaluate(ctx context.Context, m *model.Model, s position.Scheme, set *data.EvalSet, n int, ws []data.Window, batchTokens int, p *progress) (LengthResult, PositionLoss, error) {
+func evaluate(ctx context.Context, m *model.Model, s position.Scheme, set *data.EvalSet, n int, ws []data.Window, batchTokens int, p *progress) (LengthResult, PositionLoss, error) {
 	res := LengthResult{Length: n}
 	pl := PositionLoss{Length: n}
 	work := len(ws) * n

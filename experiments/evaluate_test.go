@@ -41,14 +41,14 @@ func TestStrideEqualLengthIsNonOverlapping(t *testing.T) {
 	c, m, corpus := tinyModel(t, "rope")
 	_, s, _ := c.Schemes()
 	ctx := context.Background()
-	plain, byPos, err := EvaluateAll(ctx, m, s, corpus, c.Eval, nil)
+	plain, byPos, err := evaluateAll(ctx, m, s, corpus, c.Eval, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, n := range c.Eval.Lengths {
 		e := c.Eval
 		e.Lengths, e.Stride = []int{n}, &n
-		strided, sbyPos, err := EvaluateAll(ctx, m, s, corpus, e, nil)
+		strided, sbyPos, err := evaluateAll(ctx, m, s, corpus, e, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +87,7 @@ func TestSlidingWindowsFromDefinition(t *testing.T) {
 	const n, stride, tokens = 32, 12, 200
 	e := Eval{Lengths: []int{n}, Tokens: tokens, BatchTokens: 4 * n, Stride: new(int)}
 	*e.Stride = stride
-	got, byPos, err := EvaluateAll(context.Background(), m, s, corpus, e, nil)
+	got, byPos, err := evaluateAll(context.Background(), m, s, corpus, e, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,11 +27,11 @@ type MemoryEstimate struct {
 // graph before building the next.
 func (e MemoryEstimate) Total() int64 { return e.State + max(e.Train, e.Eval) }
 
-// EstimateMemory estimates the memory a run of c needs. It follows how model/nn sizes its
+// estimateMemory estimates the memory a run of c needs. It follows how model/nn sizes its
 // buffers (every op keeps its output and, when training, its input gradient; attention keeps
 // its probabilities for the backward pass) and rounds up, so that it errs towards refusing only
 // what cannot fit, never towards letting a run die of out-of-memory. Float32 throughout.
-func EstimateMemory(c Config) MemoryEstimate {
+func estimateMemory(c Config) MemoryEstimate {
 	const f32 = 4
 	d, l, h, v := int64(c.Model.DModel), int64(c.Model.Layers), int64(c.Model.Heads), int64(data.Vocab)
 	params := 2*v*d + v + l*(12*d*d+13*d) + 2*d
@@ -70,7 +70,7 @@ func EstimateMemory(c Config) MemoryEstimate {
 // checkMemory refuses a config whose estimate exceeds the memory available, naming the field
 // behind the largest part.
 func (c Config) checkMemory() error {
-	e := EstimateMemory(c)
+	e := estimateMemory(c)
 	avail, source := availableMemory()
 	// The per-field limits of Check keep every product far below overflow.
 	if uint64(e.Total()) <= avail {

@@ -19,7 +19,7 @@ func TestMemoryEstimate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e := EstimateMemory(c); e.Total() > 2<<30 {
+		if e := estimateMemory(c); e.Total() > 2<<30 {
 			t.Errorf("%s: estimate %s, want well below 2 GiB", path, bytesString(e.Total()))
 		}
 	}

@@ -50,12 +50,12 @@ type PasskeyResult struct {
 	Digits float64 `json:"digits"`
 }
 
-// EvaluatePasskey tests retrieval at every evaluation length and depth, on documents of held-out
+// evaluatePasskey tests retrieval at every evaluation length and depth, on documents of held-out
 // keys and validation filler. The answer is read greedily: the model's most likely token at each
 // of the five digit positions, given the question and the digits before. With the true digits as
 // input (one forward pass), all five are right exactly when greedy decoding would write the key,
 // since a causal model's prediction at a position depends only on the tokens before it.
-func EvaluatePasskey(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e Eval, w io.Writer) ([]PasskeyResult, error) {
+func evaluatePasskey(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e Eval, w io.Writer) ([]PasskeyResult, error) {
 	work := 0
 	for _, n := range e.Lengths {
 		work += n * len(passkeyDepths) * passkeyDocs
@@ -203,8 +203,8 @@ func percent(x float64) string {
 	return strconv.FormatFloat(100*x, 'g', 3, 64) + "%"
 }
 
-// PasskeyTable is a run's retrieval as text: a row per depth, a column per length.
-func PasskeyTable(cells []PasskeyResult, trainLen int) string {
+// passkeyTable is a run's retrieval as text: a row per depth, a column per length.
+func passkeyTable(cells []PasskeyResult, trainLen int) string {
 	g := passkeyGrid(cells)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-14s", "passkey depth")

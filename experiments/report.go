@@ -309,3 +309,28 @@ func (rep *Report) Summary() string {
 	}
 	return b.String()
 }
+
+// Failed lists the claims the comparison checks that were not reproduced.
+func (rep *Report) Failed() []ClaimResult {
+	var out []ClaimResult
+	for _, id := range rep.Comparison.Claims {
+		for _, c := range rep.Claims {
+			if c.ID == id && c.Verdict != Reproduced {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// positionOf names a run's position scheme with its scaling and attention temperature.
+func positionOf(c Config) string {
+	s := c.Position.Scheme
+	if c.Position.Scaling != nil {
+		s += " " + scalingName(c.Position)
+	}
+	if c.Attention.Scale != "" {
+		s += " + " + c.Attention.Scale
+	}
+	return s
+}

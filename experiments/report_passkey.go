@@ -189,7 +189,7 @@ func (rep *Report) passkeyMarkdown(b *bytes.Buffer) {
 	}
 	p("\nBy depth (rows) and length (columns), mean over seeds:\n")
 	for _, sp := range sps {
-		p("\n**%s** ([heat map](%s))\n\n```\n%s```\n", sp.Label, passkeyFileName(sp.Label, "png"), PasskeyTable(sp.Cells, rep.TrainLen))
+		p("\n**%s** ([heat map](%s))\n\n```\n%s```\n", sp.Label, passkeyFileName(sp.Label, "png"), passkeyTable(sp.Cells, rep.TrainLen))
 	}
 }
 

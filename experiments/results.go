@@ -239,7 +239,7 @@ func Summary(r *Result) string {
 	}
 	fmt.Fprintf(&b, "evaluated in %s\n", r.Protocol)
 	if len(r.Passkey) > 0 {
-		b.WriteString(PasskeyTable(r.Passkey, r.TrainLen))
+		b.WriteString(passkeyTable(r.Passkey, r.TrainLen))
 	}
 	return b.String()
 }

@@ -177,7 +177,7 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	start := time.Now()
-	if res.Lengths, res.ByPosition, err = EvaluateAll(ctx, t.model, evalScheme, r.corpus, r.Config.Eval, r.Progress); err != nil {
+	if res.Lengths, res.ByPosition, err = evaluateAll(ctx, t.model, evalScheme, r.corpus, r.Config.Eval, r.Progress); err != nil {
 		return nil, err
 	}
 	for i := range res.ByPosition {
@@ -185,12 +185,12 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 	}
 	if r.Config.Position.Scaling != nil {
 		// The same weights without the scaling, so that its effect shows apart from training.
-		if res.Unscaled, _, err = EvaluateAll(ctx, t.model, trainScheme, r.corpus, r.Config.Eval, r.Progress); err != nil {
+		if res.Unscaled, _, err = evaluateAll(ctx, t.model, trainScheme, r.corpus, r.Config.Eval, r.Progress); err != nil {
 			return nil, err
 		}
 	}
 	if r.Config.Train.Passkey != nil {
-		if res.Passkey, err = EvaluatePasskey(ctx, t.model, evalScheme, r.corpus, r.Config.Eval, r.Progress); err != nil {
+		if res.Passkey, err = evaluatePasskey(ctx, t.model, evalScheme, r.corpus, r.Config.Eval, r.Progress); err != nil {
 			return nil, err
 		}
 	}

@@ -69,7 +69,7 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 		if w != nil {
 			fmt.Fprintf(w, "scaling %s\n", name)
 		}
-		lengths, _, err := EvaluateAll(ctx, t.Model, s, corpus, e, w)
+		lengths, _, err := evaluateAll(ctx, t.Model, s, corpus, e, w)
 		if err != nil {
 			return nil, err
 		}

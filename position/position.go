@@ -114,6 +114,34 @@ func NewRotation(invFreq []float64, interleaved bool, factor float64, n int) *Ro
 	return r
 }
 
+// Apply returns the query x of a head, rotated as at position t: pairs (i, i+p) of its first 2p
+// dimensions (or (2i, 2i+1) when Interleaved), for p = len(InvFreq).
+func (r *Rotation) Apply(x []float64, t int) []float64 {
+	return rotate(x, r.Cos, r.Sin, len(r.InvFreq), r.Interleaved, t)
+}
+
+// ApplyKey is Apply for a key, which KeyCos and KeySin rotate when they are set.
+func (r *Rotation) ApplyKey(x []float64, t int) []float64 {
+	if r.KeyCos == nil {
+		return r.Apply(x, t)
+	}
+	return rotate(x, r.KeyCos, r.KeySin, len(r.InvFreq), r.Interleaved, t)
+}
+
+func rotate(x, cos, sin []float64, p int, interleaved bool, t int) []float64 {
+	y := append([]float64(nil), x...)
+	for i := 0; i < p; i++ {
+		a, b := i, i+p
+		if interleaved {
+			a, b = 2*i, 2*i+1
+		}
+		c, s := cos[t*p+i], sin[t*p+i]
+		y[a] = x[a]*c - x[b]*s
+		y[b] = x[b]*c + x[a]*s
+	}
+	return y
+}
+
 // Bias is what a scheme adds to the attention scores of each head for n positions: the score of
 // query i for key j ≤ i gets Values[h·Len+(i−j)] in head h when the bias depends on the distance
 // only, and Values[(h·Len+i)·Len+j] when it depends on the query's position too (PerQuery).

@@ -142,22 +142,6 @@ func TestAutoFactorFollowsLength(t *testing.T) {
 	near(t, "yarn auto attention at 8x", []float64{att}, []float64{0.1*math.Log(8) + 1})
 }
 
-// rotate applies a rotation to a head vector at position t, written out from the definition
-// rather than through the attention op.
-func rotate(r *Rotation, x []float64, t int) []float64 {
-	y := append([]float64(nil), x...)
-	p := len(r.InvFreq)
-	for i := 0; i < p; i++ {
-		a, b := i, i+p // rotate-half within the rotated part
-		if r.Interleaved {
-			a, b = 2*i, 2*i+1
-		}
-		c, s := r.Cos[t*p+i], r.Sin[t*p+i]
-		y[a] = x[a]*c - x[b]*s
-		y[b] = x[b]*c + x[a]*s
-	}
-	return y
-}
 
 func dot(a, b []float64) float64 {
 	s := 0.0
@@ -189,7 +173,7 @@ func TestRoPERelative(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		score := func(i, j int) float64 { return dot(rotate(r, q, i), rotate(r, k, j)) }
+		score := func(i, j int) float64 { return dot(r.Apply(q, i), r.Apply(k, j)) }
 		if a, b := score(5, 2), score(13, 10); math.Abs(a-b) > 1e-12 {
 			t.Errorf("%s: score at (5,2) %.15g, at (13,10) %.15g", name, a, b)
 		}
@@ -212,7 +196,7 @@ func TestAttentionFactorScalesScores(t *testing.T) {
 	s, _ := New(Spec{DModel: 8, Heads: 1, TrainLen: 16, Config: Config{Scheme: "rope", Scaling: &Scaling{Type: "yarn", Factor: factor(4)}}})
 	r, _ := s.(Rotator).Rotation(4)
 	x := []float64{1, 0, 0, 0, 0, 0, 0, 0}
-	y := rotate(r, x, 0) // position 0: no turn, only the factor
+	y := r.Apply(x, 0) // position 0: no turn, only the factor
 	want := 0.1*math.Log(4) + 1
 	if got := dot(y, y); math.Abs(got-want*want) > 1e-12 {
 		t.Fatalf("|R x|² = %g, want the factor squared %g", got, want*want)

@@ -33,8 +33,7 @@ func TestXPosRelativeAndDecaying(t *testing.T) {
 	}
 	r, _ := s.(Rotator).Rotation(64)
 	q, k := []float64{0.3, -1.2, 0.7, 0.2, -0.5, 0.9, 1.1, -0.4}, []float64{1.0, 0.4, -0.6, 0.8, 0.3, -0.7, 0.2, 0.5}
-	keys := &Rotation{InvFreq: r.InvFreq, Cos: r.KeyCos, Sin: r.KeySin}
-	score := func(i, j int) float64 { return dot(rotate(r, q, i), rotate(keys, k, j)) }
+	score := func(i, j int) float64 { return dot(r.Apply(q, i), r.ApplyKey(k, j)) }
 	for dist := 0; dist < 20; dist++ {
 		ref := score(dist, 0)
 		for i := dist; i < 64; i += 5 {
@@ -48,7 +47,7 @@ func TestXPosRelativeAndDecaying(t *testing.T) {
 	e := []float64{0, 0, 0, 1, 0, 0, 0, 0}
 	prev := math.Inf(1)
 	for dist := 0; dist < 64; dist += 8 {
-		got := dot(rotate(r, e, dist), rotate(keys, e, 0))
+		got := dot(r.Apply(e, dist), r.ApplyKey(e, 0))
 		z := (6.0/8 + 0.4) / 1.4
 		if want := math.Pow(z, float64(dist)/8) * math.Cos(0.001*float64(dist)); math.Abs(got-want) > 1e-12 {
 			t.Fatalf("distance %d: %.15g, want %.15g", dist, got, want)

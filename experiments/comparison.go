@@ -1,0 +1,211 @@
+package experiments
+
+import (
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"extrapolate/internal/strictyaml"
+)
+
+// Comparison is a comparison config: several runs, each over several seeds, trained at the same
+// length on the same data and scored on the same validation tokens, and the claims to check.
+type Comparison struct {
+	// Name names the comparison and its results folder.
+	Name  string   `yaml:"comparison"`
+	Seeds []uint64 `yaml:"seeds"`
+	// Set overrides fields of every run, as dotted keys, like train's -set.
+	Set  map[string]yaml.Node `yaml:"set,omitempty"`
+	Runs []RunSpec            `yaml:"runs"`
+	// Claims lists the claims this comparison checks: CI fails when one is not reproduced.
+	// The report gives a verdict on every claim whatever this lists.
+	Claims []string `yaml:"claims,omitempty"`
+
+	globalSets []string // Set as key=value
+	cliSets    []string // the command line's -set, applied last
+	dir        string   // the folder of the comparison file, where bare run names are looked up
+}
+
+// RunSpec is one entry of a comparison: a config from configs/ with optional overrides.
+type RunSpec struct {
+	Config string               `yaml:"config"`
+	Label  string               `yaml:"label,omitempty"`
+	Set    map[string]yaml.Node `yaml:"set,omitempty"`
+}
+
+// Planned is one (run, seed) of a comparison, resolved.
+type Planned struct {
+	Label  string
+	Seed   uint64
+	Config Config
+	Dir    string
+}
+
+// Files of a comparison folder, beside runs/.
+const (
+	ReportFile = "REPORT.md"
+	RunsDir    = "runs"
+)
+
+// isComparison tells a comparison config from a run config by its shape.
+func isComparison(root *yaml.Node) bool {
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "comparison" || root.Content[i].Value == "runs" {
+			return true
+		}
+	}
+	return false
+}
+
+// IsComparison reports whether the config file at path is a comparison.
+func IsComparison(path string) (bool, error) {
+	root, err := readYAML(path)
+	if err != nil {
+		return false, err
+	}
+	return isComparison(root), nil
+}
+
+// LoadComparison reads a comparison config and resolves every run's config: the run's config
+// file, then the comparison's set, the run's own set, and sets (from the command line) last.
+func LoadComparison(path string, sets []string) (*Comparison, error) {
+	root, err := readYAML(path)
+	if err != nil {
+		return nil, err
+	}
+	var c Comparison
+	if err := strictyaml.Decode(path, root, &c); err != nil {
+		return nil, err
+	}
+	if c.Name == "" {
+		base := filepath.Base(path)
+		c.Name = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	if !nameRE.MatchString(c.Name) {
+		return nil, fmt.Errorf("%s: comparison: %q, want letters, digits, '.', '_' or '-'", path, c.Name)
+	}
+	if len(c.Seeds) == 0 {
+		return nil, fmt.Errorf("%s: seeds: want at least one seed", path)
+	}
+	if len(c.Runs) == 0 {
+		return nil, fmt.Errorf("%s: runs: want at least one run", path)
+	}
+	for _, cl := range c.Claims {
+		if _, ok := claimByID(cl); !ok {
+			return nil, fmt.Errorf("%s: claims: unknown claim %q (known: %s)", path, cl, strings.Join(claimIDs(), ", "))
+		}
+	}
+	global, err := setList(c.Set)
+	if err != nil {
+		return nil, fmt.Errorf("%s: set: %w", path, err)
+	}
+	for _, s := range sets {
+		if key, _, _ := strings.Cut(s, "="); key == "seed" || key == "name" {
+			return nil, fmt.Errorf("-set %s: a comparison sets each run's %s itself (seeds:, labels)", key, key)
+		}
+	}
+	c.globalSets, c.cliSets = global, sets
+	c.dir = filepath.Dir(path)
+	seenSeed := map[uint64]bool{}
+	for _, s := range c.Seeds {
+		if seenSeed[s] {
+			return nil, fmt.Errorf("%s: seeds: %d given twice", path, s)
+		}
+		seenSeed[s] = true
+	}
+	if _, err := c.Plan(""); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &c, nil
+}
+
+// setList turns a set mapping into key=value overrides, in key order.
+func setList(m map[string]yaml.Node) ([]string, error) {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		v := m[k]
+		b, err := yaml.Marshal(&v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", k, err)
+		}
+		out = append(out, k+"="+strings.TrimSpace(string(b)))
+	}
+	return out, nil
+}
+
+// Plan resolves every (run, seed) of the comparison, in a fixed order, with their folders under
+// dir. Every run must train at the same length on the same data and be scored on the same tokens.
+func (c *Comparison) Plan(dir string) ([]Planned, error) {
+	var out []Planned
+	var first *Config
+	labels := map[string]bool{}
+	for i, spec := range c.Runs {
+		if spec.Config == "" {
+			return nil, fmt.Errorf("runs[%d].config: missing", i)
+		}
+		sets, err := setList(spec.Set)
+		if err != nil {
+			return nil, fmt.Errorf("runs[%d].set: %w", i, err)
+		}
+		path := spec.Config
+		if isBareName(path) {
+			path = filepath.Join(c.dir, strings.TrimSuffix(path, ".yaml")+".yaml")
+		}
+		// The comparison's set, then the run's own, then the command line's.
+		all := append(append(append([]string{}, c.globalSets...), sets...), c.cliSets...)
+		base, err := Load(path, all)
+		if err != nil {
+			return nil, fmt.Errorf("runs[%d]: %w", i, err)
+		}
+		label := spec.Label
+		if label == "" {
+			label = base.Name
+		}
+		if !nameRE.MatchString(label) {
+			return nil, fmt.Errorf("runs[%d].label: %q, want letters, digits, '.', '_' or '-'", i, label)
+		}
+		if labels[label] {
+			return nil, fmt.Errorf("runs[%d].label: %q is used twice; give one a label", i, label)
+		}
+		labels[label] = true
+		if first == nil {
+			first = &base
+		} else if err := sameProtocol(*first, base); err != nil {
+			return nil, fmt.Errorf("runs[%d] (%s): %w", i, label, err)
+		}
+		for _, seed := range c.Seeds {
+			rc := base
+			rc.Seed = seed
+			rc.Name = fmt.Sprintf("%s-s%d", label, seed)
+			out = append(out, Planned{Label: label, Seed: seed, Config: rc, Dir: filepath.Join(dir, RunsDir, rc.Name)})
+		}
+	}
+	return out, nil
+}
+
+// sameProtocol checks that two runs train at the same length on the same data and are scored on
+// the same validation tokens at the same lengths.
+func sameProtocol(a, b Config) error {
+	switch {
+	case a.Train.SeqLen != b.Train.SeqLen:
+		return fmt.Errorf("train.seq_len %d differs from the first run's %d", b.Train.SeqLen, a.Train.SeqLen)
+	case a.Data != b.Data:
+		return fmt.Errorf("data %+v differs from the first run's %+v", b.Data, a.Data)
+	case a.Eval.Tokens != b.Eval.Tokens:
+		return fmt.Errorf("eval.tokens %d differs from the first run's %d", b.Eval.Tokens, a.Eval.Tokens)
+	case !reflect.DeepEqual(a.Eval.Lengths, b.Eval.Lengths):
+		return fmt.Errorf("eval.lengths %v differ from the first run's %v", b.Eval.Lengths, a.Eval.Lengths)
+	case a.Eval.Protocol() != b.Eval.Protocol():
+		return fmt.Errorf("eval.stride: %s differs from the first run's %s", b.Eval.Protocol(), a.Eval.Protocol())
+	}
+	return nil
+}

@@ -1,0 +1,185 @@
+package experiments
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Runner runs a comparison into Dir.
+type Runner struct {
+	Comparison *Comparison
+	Dir        string
+	Shard      Shard
+	Overwrite  bool
+	Progress   io.Writer
+	// Command is the command line, recorded in the report.
+	Command string
+}
+
+// Execute runs the shard's runs that are not done yet, then, when every run of the comparison
+// has results, writes the report. It returns the report, or nil when runs are still missing.
+func (r *Runner) Execute(ctx context.Context) (*Report, error) {
+	plan, err := r.Comparison.Plan(r.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(r.Dir, RunsDir), 0o755); err != nil {
+		return nil, fmt.Errorf("results folder: %w", err)
+	}
+	for k, p := range plan {
+		if !r.Shard.Selects(k) {
+			continue
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w before %s", ErrInterrupted, p.Config.Name)
+		}
+		if done(p) && !r.Overwrite {
+			r.say("%s: done, skipped\n", p.Config.Name)
+			continue
+		}
+		r.say("run %d/%d: %s\n", k+1, len(plan), p.Config.Name)
+		// Another config's run in the folder is replaced; the same config's resumes.
+		run := &Run{Config: p.Config, Dir: p.Dir, Overwrite: r.Overwrite || !sameConfigIn(p), Progress: r.Progress,
+			SharedTraining: sharedTraining(plan, k)}
+		res, err := run.Execute(ctx)
+		switch {
+		case errors.Is(err, ErrDiverged):
+			r.say("%s: failed: %v\n", p.Config.Name, err)
+		case err != nil:
+			return nil, fmt.Errorf("%s: %w", p.Config.Name, err)
+		default:
+			r.say("%s", Summary(res))
+		}
+	}
+	return r.WriteReport()
+}
+
+func (r *Runner) say(format string, args ...any) {
+	if r.Progress != nil {
+		fmt.Fprintf(r.Progress, format, args...)
+	}
+}
+
+// done reports whether a planned run has results of its exact config.
+func done(p Planned) bool {
+	res, err := readResult(p)
+	return err == nil && res != nil
+}
+
+// readResult reads a planned run's results: nil when it has none of its exact config.
+func readResult(p Planned) (*Result, error) {
+	path := filepath.Join(p.Dir, ResultsJSON)
+	b, err := os.ReadFile(path)
+	if err != nil || !sameConfigIn(p) {
+		return nil, nil
+	}
+	var res Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if res.ConfigHash != p.Config.Hash() {
+		return nil, nil
+	}
+	for _, l := range res.Lengths {
+		if l.Applicable && (l.Loss == nil || l.Perplexity == nil) {
+			return nil, fmt.Errorf("%s: length %d is applicable but has no loss or perplexity", path, l.Length)
+		}
+	}
+	return &res, nil
+}
+
+func sameConfigIn(p Planned) bool {
+	b, err := os.ReadFile(filepath.Join(p.Dir, ConfigFile))
+	return err == nil && string(b) == string(p.Config.Marshal())
+}
+
+// sharedTraining finds an earlier planned run whose training is the same as the k-th's: RoPE
+// scalings apply only when evaluating, so rope and rope with a scaling, without fine-tuning,
+// train the same weights from the same seed. It returns that run's checkpoint, when finished.
+func sharedTraining(plan []Planned, k int) string {
+	key := trainingKey(plan[k].Config)
+	if key == "" {
+		return ""
+	}
+	for _, p := range plan[:k] {
+		if trainingKey(p.Config) != key {
+			continue
+		}
+		path := filepath.Join(p.Dir, CheckpointFile)
+		if tr, err := LoadCheckpoint(path); err == nil && tr.Finished && trainingKey(tr.Config) == key {
+			return path
+		}
+	}
+	return ""
+}
+
+// trainingKey is the part of a config that decides the trained weights: everything but the
+// name, the evaluation and the RoPE scaling. A run that fine-tunes has none: its scaling
+// shapes its weights.
+func trainingKey(c Config) string {
+	if c.Train.Finetune != nil {
+		return ""
+	}
+	c = c.mainPhase()
+	c.Name = ""
+	c.Eval = Eval{}
+	return string(c.Marshal())
+}
+
+// MissingRuns lists the planned runs without results of their exact config, of total runs.
+func (r *Runner) MissingRuns() (missing []string, total int, err error) {
+	plan, err := r.Comparison.Plan(r.Dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, p := range plan {
+		res, err := readResult(p)
+		if err != nil {
+			return nil, 0, err
+		}
+		if res == nil {
+			missing = append(missing, p.Config.Name)
+		}
+	}
+	return missing, len(plan), nil
+}
+
+// WriteReport gathers the results of every run into the comparison's tables, plot and
+// REPORT.md. With runs missing (shards still running) it writes nothing and returns nil.
+func (r *Runner) WriteReport() (*Report, error) {
+	plan, err := r.Comparison.Plan(r.Dir)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Comparison: r.Comparison, Command: r.Command, Generated: time.Now().UTC()}
+	var missing []string
+	for _, p := range plan {
+		res, err := readResult(p)
+		if err != nil {
+			return nil, err
+		}
+		if res == nil {
+			missing = append(missing, p.Config.Name)
+			continue
+		}
+		rep.Runs = append(rep.Runs, RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Result: res, Dir: p.Dir})
+	}
+	if len(missing) > 0 {
+		r.say("%d of %d runs have results; missing: %s. Run the report again when every shard has finished.\n",
+			len(plan)-len(missing), len(plan), strings.Join(missing, ", "))
+		return nil, nil
+	}
+	rep.aggregate()
+	rep.judge()
+	if err := rep.write(r.Dir); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
