@@ -142,7 +142,6 @@ func TestAutoFactorFollowsLength(t *testing.T) {
 	near(t, "yarn auto attention at 8x", []float64{att}, []float64{0.1*math.Log(8) + 1})
 }
 
-
 func dot(a, b []float64) float64 {
 	s := 0.0
 	for i := range a {
