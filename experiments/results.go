@@ -118,17 +118,25 @@ func logCSV(rows []LogRow) []byte {
 	return b.Bytes()
 }
 
+// lengthColumns and lengthRow are the columns of one length's result, as a run's ppl_vs_len.csv
+// and cmd/eval's ppl_by_scaling.csv write them.
+var lengthColumns = []string{"length", "ratio", "loss", "perplexity", "tokens", "applicable", "reason", "protocol"}
+
+func lengthRow(l LengthResult, trainLen int, protocol string) []string {
+	return []string{strconv.Itoa(l.Length), ff(float64(l.Length) / float64(trainLen)), fp(l.Loss), fp(l.Perplexity),
+		strconv.Itoa(l.Tokens), strconv.FormatBool(l.Applicable), l.Reason, protocol}
+}
+
 func resultCSV(res *Result) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	head := []string{"length", "ratio", "loss", "perplexity", "tokens", "applicable", "reason", "protocol"}
+	head := lengthColumns
 	if res.Unscaled != nil {
-		head = append(head, "unscaled_loss", "unscaled_perplexity")
+		head = append(head[:len(head):len(head)], "unscaled_loss", "unscaled_perplexity")
 	}
 	w.Write(head)
 	for i, l := range res.Lengths {
-		row := []string{strconv.Itoa(l.Length), ff(float64(l.Length) / float64(res.TrainLen)), fp(l.Loss), fp(l.Perplexity),
-			strconv.Itoa(l.Tokens), strconv.FormatBool(l.Applicable), l.Reason, res.Protocol}
+		row := lengthRow(l, res.TrainLen, res.Protocol)
 		if res.Unscaled != nil {
 			row = append(row, fp(res.Unscaled[i].Loss), fp(res.Unscaled[i].Perplexity))
 		}

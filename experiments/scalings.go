@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 
 	"extrapolate/data"
 	"extrapolate/position"
@@ -82,12 +81,11 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 func (rep *ScalingReport) Write(dir string) error {
 	var b bytes.Buffer
 	cw := csv.NewWriter(&b)
-	cw.Write([]string{"scaling", "length", "ratio", "loss", "perplexity", "tokens", "applicable", "reason", "protocol"})
+	cw.Write(append([]string{"scaling"}, lengthColumns...))
 	var curves []curve
 	for _, r := range rep.Results {
 		for _, l := range r.Lengths {
-			cw.Write([]string{r.Scaling, strconv.Itoa(l.Length), ff(float64(l.Length) / float64(rep.TrainLen)), fp(l.Loss), fp(l.Perplexity),
-				strconv.Itoa(l.Tokens), strconv.FormatBool(l.Applicable), l.Reason, rep.Protocol})
+			cw.Write(append([]string{r.Scaling}, lengthRow(l, rep.TrainLen, rep.Protocol)...))
 		}
 		curves = append(curves, curveOf(r.Scaling, []*Result{{Lengths: r.Lengths}}))
 	}
