@@ -10,7 +10,7 @@ import (
 	"extrapolate/position"
 )
 
-// Shapes of the speed comparison with PyTorch's reference script (shared/bench/torch_ref.py):
+// Shapes of the speed comparison with PyTorch's reference script (bench/torch_ref.py):
 // config A and config B, with its 96-token vocabulary and learned positions.
 var benchConfigs = []struct {
 	name          string
