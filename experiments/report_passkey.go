@@ -161,7 +161,7 @@ func (rep *Report) passkeyMarkdown(b *bytes.Buffer) {
 	}
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("\n## Passkey retrieval\n\n![passkey accuracy against length](%s)\n\n", PasskeyPlotPNG)
-	p("A document is validation text with `key NNNNN.` at a depth of the filler and `key?` at the end; an answer counts when the model's greedy continuation is all five digits of the key (chance: %s). Keys are held out from training; %d documents per length and depth, depths %s.\n\n",
+	p("A document is validation text with the needle `key@NNNNN.` after a fraction (the depth) of the filler and the question `key@` at the end; an answer counts when the model's greedy continuation is all five digits of the key (chance: %s). Keys are held out from training; %d documents per length and depth, depths %s.\n\n",
 		percent(data.PasskeyChance), passkeyDocs, depthList())
 	p("| accuracy, mean ± std over seeds | position |")
 	for _, n := range rep.Lengths {
