@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,6 +132,21 @@ func TestPasskeyClaims(t *testing.T) {
 		// ALiBi finds near needles at every length, far ones only at 1x.
 		"alibi": {{0.95, 0.9, 0.9, 0.9}, {0.95, 0.9, 0.9, 0.9}},
 	}, map[string][4]float64{"alibi": {0.95, 0.2, 0.05, 0}})
+	// The comparison's table: each seed's mean over depths, then mean and std over seeds.
+	for _, sp := range good.passkey() {
+		if sp.Label == "alibi" {
+			st := sp.ByLength[1] // 256: near needles 0.9, far ones 0.2, three of five depths far
+			want := (2*0.9 + 3*0.2) / 5
+			if st.Length != 256 || st.Seeds != 2 || math.Abs(st.Mean-want) > 1e-12 || st.Std != 0 {
+				t.Fatalf("alibi at 256: %+v, want mean %g over 2 seeds, std 0", st, want)
+			}
+		}
+		if sp.Label == "rope" {
+			if st := sp.ByLength[0]; math.Abs(st.Mean-0.94) > 1e-12 || math.Abs(st.Std-0.06/math.Sqrt2) > 1e-12 {
+				t.Fatalf("rope at 64: %+v, want mean 0.94, std %g", st, 0.06/math.Sqrt2)
+			}
+		}
+	}
 	v := verdicts(good)
 	for _, id := range ids {
 		if v[id] != Reproduced {

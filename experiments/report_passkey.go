@@ -16,10 +16,20 @@ import (
 type SeriesPasskey struct {
 	Label    string `json:"label"`
 	Position string `json:"position"`
-	// Cells are every seed's cells; ByLength the accuracy at each length, averaged over depths
-	// for each seed and then over seeds.
+	// Cells are every seed's cells; ByLength the accuracy at each length.
 	Cells    []PasskeyResult `json:"-"`
-	ByLength []Stat          `json:"by_length"` // PPLMean and PPLStd hold the accuracy
+	ByLength []AccuracyStat  `json:"by_length"`
+}
+
+// AccuracyStat is passkey retrieval at one length over seeds: each seed's mean over depths, then
+// the mean and standard deviation of those over seeds.
+type AccuracyStat struct {
+	Length int     `json:"length"`
+	Seeds  int     `json:"seeds"` // 0: not applicable
+	Mean   float64 `json:"accuracy_mean"`
+	Std    float64 `json:"accuracy_std"`
+	// Digits is the mean share of single digits right.
+	Digits float64 `json:"digits_mean"`
 }
 
 // passkeyFileName is a label's heat map in a comparison folder.
@@ -37,6 +47,7 @@ func (rep *Report) passkey() []SeriesPasskey {
 	for _, s := range rep.Series {
 		sp := SeriesPasskey{Label: s.Label, Position: s.Position}
 		perSeed := map[int][]float64{} // length → each seed's mean over depths
+		digits := map[int][]float64{}
 		for _, r := range rep.Runs {
 			if r.Label != s.Label || r.Result.Status != "ok" || len(r.Result.Passkey) == 0 {
 				continue
@@ -48,16 +59,20 @@ func (rep *Report) passkey() []SeriesPasskey {
 					perSeed[n] = append(perSeed[n], m)
 				}
 			}
+			for _, c := range r.Result.Passkey {
+				if c.Applicable {
+					digits[c.Length] = append(digits[c.Length], c.Digits)
+				}
+			}
 		}
 		if len(sp.Cells) == 0 {
 			continue
 		}
 		for _, n := range rep.Lengths {
-			st := Stat{Length: n, Seeds: len(perSeed[n])}
-			if st.Seeds == 0 {
-				st.NotApplicable = "not applicable"
-			} else {
-				st.PPLMean, st.PPLStd = meanStd(perSeed[n])
+			st := AccuracyStat{Length: n, Seeds: len(perSeed[n])}
+			if st.Seeds > 0 {
+				st.Mean, st.Std = meanStd(perSeed[n])
+				st.Digits, _ = meanStd(digits[n])
 			}
 			sp.ByLength = append(sp.ByLength, st)
 		}
@@ -91,14 +106,14 @@ func (rep *Report) writePasskey(dir string) error {
 	}
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	w.Write([]string{"label", "position", "seed", "length", "ratio", "depth", "docs", "correct", "accuracy", "applicable", "chance"})
+	w.Write([]string{"label", "position", "seed", "length", "ratio", "depth", "docs", "correct", "accuracy", "digits_right", "applicable", "chance"})
 	for _, r := range rep.Runs {
 		if r.Result.Status != "ok" {
 			continue
 		}
 		for _, c := range r.Result.Passkey {
 			w.Write([]string{r.Label, positionOf(r.Config), strconv.FormatUint(r.Seed, 10), strconv.Itoa(c.Length), ff(float64(c.Length) / float64(rep.TrainLen)),
-				ff(c.Depth), strconv.Itoa(c.Docs), strconv.Itoa(c.Correct), ff(c.Accuracy), strconv.FormatBool(c.Applicable), ff(data.PasskeyChance)})
+				ff(c.Depth), strconv.Itoa(c.Docs), strconv.Itoa(c.Correct), ff(c.Accuracy), ff(c.Digits), strconv.FormatBool(c.Applicable), ff(data.PasskeyChance)})
 		}
 	}
 	var lines []line
@@ -108,9 +123,10 @@ func (rep *Report) writePasskey(dir string) error {
 			if st.Seeds == 0 {
 				continue
 			}
-			w.Write([]string{sp.Label, sp.Position, "mean", strconv.Itoa(st.Length), ff(float64(st.Length) / float64(rep.TrainLen)), "all", "", "", ff(st.PPLMean), "true", ff(data.PasskeyChance)})
-			w.Write([]string{sp.Label, sp.Position, "std", strconv.Itoa(st.Length), ff(float64(st.Length) / float64(rep.TrainLen)), "all", "", "", ff(st.PPLStd), "true", ff(data.PasskeyChance)})
-			l.XYs = append(l.XYs, struct{ X, Y float64 }{float64(st.Length), st.PPLMean})
+			ratio := ff(float64(st.Length) / float64(rep.TrainLen))
+			w.Write([]string{sp.Label, sp.Position, "mean", strconv.Itoa(st.Length), ratio, "all", "", "", ff(st.Mean), ff(st.Digits), "true", ff(data.PasskeyChance)})
+			w.Write([]string{sp.Label, sp.Position, "std", strconv.Itoa(st.Length), ratio, "all", "", "", ff(st.Std), "", "true", ff(data.PasskeyChance)})
+			l.XYs = append(l.XYs, struct{ X, Y float64 }{float64(st.Length), st.Mean})
 		}
 		lines = append(lines, l)
 		title := fmt.Sprintf("%s: passkey retrieval, mean over seeds (chance %s)", sp.Label, percent(data.PasskeyChance))
@@ -145,7 +161,7 @@ func (rep *Report) passkeyMarkdown(b *bytes.Buffer) {
 	}
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("\n## Passkey retrieval\n\n![passkey accuracy against length](%s)\n\n", PasskeyPlotPNG)
-	p("A document is validation text with `key NNNNN.` at a depth of the filler and `key?` at the end; an answer counts when the model's greedy continuation is all five digits of the key (chance: %s). Keys are held out from training; %d documents per length and depth, depths %s.\n\n",
+	p("A document is validation text with the needle `key@NNNNN.` after a fraction (the depth) of the filler and the question `key@` at the end; an answer counts when the model's greedy continuation is all five digits of the key (chance: %s). Keys are held out from training; %d documents per length and depth, depths %s.\n\n",
 		percent(data.PasskeyChance), passkeyDocs, depthList())
 	p("| accuracy, mean ± std over seeds | position |")
 	for _, n := range rep.Lengths {
@@ -159,7 +175,7 @@ func (rep *Report) passkeyMarkdown(b *bytes.Buffer) {
 				p(" n/a |")
 				continue
 			}
-			p(" %s ± %s |", percent(st.PPLMean), percent(st.PPLStd))
+			p(" %s ± %s |", percent(st.Mean), percent(st.Std))
 		}
 		p("\n")
 	}
@@ -170,20 +186,12 @@ func (rep *Report) passkeyMarkdown(b *bytes.Buffer) {
 	p("\n|---|---|%s\n", strings.Repeat("---:|", len(rep.Lengths)))
 	for _, sp := range sps {
 		p("| %s | %s |", sp.Label, sp.Position)
-		for _, n := range rep.Lengths {
-			var sum float64
-			k := 0
-			for _, c := range sp.Cells {
-				if c.Length == n && c.Applicable {
-					sum += c.Digits
-					k++
-				}
-			}
-			if k == 0 {
+		for _, st := range sp.ByLength {
+			if st.Seeds == 0 {
 				p(" n/a |")
 				continue
 			}
-			p(" %s |", percent(sum/float64(k)))
+			p(" %s |", percent(st.Digits))
 		}
 		p("\n")
 	}
