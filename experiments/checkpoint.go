@@ -2,9 +2,12 @@ package experiments
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"gorgonia.org/tensor"
 
+	"extrapolate/checkpoint"
+	"extrapolate/data"
 	"extrapolate/internal/strictyaml"
 	"extrapolate/model"
 )
@@ -76,4 +79,140 @@ func (m Meta) config(path string) (Config, error) {
 		return Config{}, err
 	}
 	return decodeRun(where, root, nil)
+}
+
+// Meta is the header of a checkpoint this program writes.
+type Meta struct {
+	Program string `json:"program"`
+	// Config is the run's resolved config, as YAML.
+	Config    string     `json:"config"`
+	Tokenizer Tokenizer  `json:"tokenizer"`
+	State     trainState `json:"state"`
+}
+
+// Tokenizer describes the tokenizer a checkpoint was trained with.
+type Tokenizer struct {
+	Kind  string `json:"kind"`
+	Vocab int    `json:"vocab"`
+}
+
+const programName = "extrapolate"
+
+var byteTokenizer = Tokenizer{Kind: "byte", Vocab: data.Vocab}
+
+// restore loads a checkpoint of the same config into the trainer.
+func (t *trainer) restore(path string) error {
+	meta, byName, err := readCheckpoint(path)
+	if err != nil {
+		return fmt.Errorf("resuming: %w (use -overwrite to start afresh)", err)
+	}
+	want := string(t.run.Config.Marshal())
+	if meta.Config != want {
+		return fmt.Errorf("resuming: %s was written by a different config (%s); use -overwrite to start afresh", path, describeDiff([]byte(meta.Config), []byte(want)))
+	}
+	return t.adopt(meta, byName, path)
+}
+
+// share takes the weights, optimizer state and log of a finished run whose training is the
+// same as this one's.
+func (t *trainer) share(path string) error {
+	meta, byName, err := readCheckpoint(path)
+	if err != nil {
+		return err
+	}
+	other, err := meta.config(path)
+	if err != nil {
+		return err
+	}
+	if meta.State.Phase != phaseDone || trainingKey(other) != trainingKey(t.run.Config) {
+		return fmt.Errorf("%s: not a finished run with the same training as %s", path, t.run.Config.Name)
+	}
+	return t.adopt(meta, byName, path)
+}
+
+// readCheckpoint reads a checkpoint of this program: its header and its tensors by name.
+func readCheckpoint(path string) (Meta, map[string]*tensor.Dense, error) {
+	var meta Meta
+	ts, err := checkpoint.Read(path, &meta)
+	if err != nil {
+		return meta, nil, err
+	}
+	if err := checkMeta(meta, path); err != nil {
+		return meta, nil, err
+	}
+	byName := map[string]*tensor.Dense{}
+	for _, x := range ts {
+		byName[x.Name] = x.Value
+	}
+	return meta, byName, nil
+}
+
+// adopt copies a checkpoint's weights, optimizer moments and training state into the trainer.
+func (t *trainer) adopt(meta Meta, byName map[string]*tensor.Dense, path string) error {
+	if err := loadParams(t.model, byName, path); err != nil {
+		return err
+	}
+	for i, p := range t.model.Params {
+		m, v := byName["adam.m."+p.Name], byName["adam.v."+p.Name]
+		if m == nil || v == nil || !m.Shape().Eq(p.Value.Shape()) || !v.Shape().Eq(p.Value.Shape()) || m.Dtype() != p.Value.Dtype() || v.Dtype() != p.Value.Dtype() {
+			return fmt.Errorf("%s: optimizer state for %s is missing or misshapen", path, p.Name)
+		}
+		copy(t.opt.M[i].Raw, m.Raw)
+		copy(t.opt.V[i].Raw, v.Raw)
+	}
+	t.st = meta.State
+	t.opt.Step = meta.State.OptStep
+	t.sampler.Rng.State = meta.State.Sampler
+	return nil
+}
+
+func checkMeta(meta Meta, path string) error {
+	switch meta.State.Phase {
+	case phaseTrain, phaseFinetune, phaseDone:
+	default:
+		return fmt.Errorf("%s: unknown training phase %q", path, meta.State.Phase)
+	}
+	if meta.State.Step < 0 || meta.State.OptStep < 0 {
+		return fmt.Errorf("%s: negative step in the training state", path)
+	}
+	if meta.Program != programName {
+		return fmt.Errorf("%s: not a checkpoint of this program (program %q)", path, meta.Program)
+	}
+	if meta.Tokenizer != byteTokenizer {
+		return fmt.Errorf("%s: tokenizer %s with %d tokens, this program uses %s with %d", path, meta.Tokenizer.Kind, meta.Tokenizer.Vocab, byteTokenizer.Kind, byteTokenizer.Vocab)
+	}
+	return nil
+}
+
+// loadParams copies checkpoint tensors into the model's weights, saying exactly what differs
+// when the names, shapes or dtypes do not match.
+func loadParams(m *model.Model, byName map[string]*tensor.Dense, path string) error {
+	for _, p := range m.Params {
+		x, ok := byName[p.Name]
+		if !ok {
+			return fmt.Errorf("%s: the checkpoint has no weight %s that the config's model needs", path, p.Name)
+		}
+		if !x.Shape().Eq(p.Value.Shape()) {
+			return fmt.Errorf("%s: weight %s has shape %v in the checkpoint, the config's model needs %v", path, p.Name, x.Shape(), p.Value.Shape())
+		}
+		if x.Dtype() != p.Value.Dtype() {
+			return fmt.Errorf("%s: weight %s is %v in the checkpoint, the model is %v", path, p.Name, x.Dtype(), p.Value.Dtype())
+		}
+		copy(p.Value.Raw, x.Raw)
+	}
+	return nil
+}
+
+func (t *trainer) save() error {
+	var ts []checkpoint.Tensor
+	for _, p := range t.model.Params {
+		ts = append(ts, checkpoint.Tensor{Name: p.Name, Value: p.Value})
+	}
+	for i, p := range t.model.Params {
+		ts = append(ts, checkpoint.Tensor{Name: "adam.m." + p.Name, Value: t.opt.M[i]}, checkpoint.Tensor{Name: "adam.v." + p.Name, Value: t.opt.V[i]})
+	}
+	t.st.OptStep = t.opt.Step
+	t.st.Sampler = t.sampler.Rng.State
+	meta := Meta{Program: programName, Config: string(t.run.Config.Marshal()), Tokenizer: byteTokenizer, State: t.st}
+	return checkpoint.Write(filepath.Join(t.run.Dir, CheckpointFile), meta, ts)
 }
