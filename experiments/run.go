@@ -52,6 +52,9 @@ type Run struct {
 	SharedTraining string
 
 	corpus *data.Corpus
+	// The schemes of the main training phase and of evaluation (and fine-tuning), built once
+	// by Prepare.
+	trainScheme, evalScheme position.Scheme
 	// afterStep, when set, is called after every training step: tests use it to interrupt a run
 	// at a chosen step.
 	afterStep func(phase string, step int)
@@ -61,6 +64,10 @@ type Run struct {
 // corpus and the lengths, and the results folder.
 func (r *Run) Prepare() error {
 	c := r.Config
+	var err error
+	if r.trainScheme, r.evalScheme, err = c.Schemes(); err != nil {
+		return err
+	}
 	if r.corpus == nil {
 		corpus, err := data.Load(c.Data)
 		if err != nil {
@@ -172,10 +179,7 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	res := r.newResult(t)
-	trainScheme, evalScheme, err := r.Config.Schemes()
-	if err != nil {
-		return nil, err
-	}
+	trainScheme, evalScheme := r.trainScheme, r.evalScheme
 	start := time.Now()
 	if res.Lengths, res.ByPosition, err = evaluateAll(ctx, t.model, evalScheme, r.corpus, r.Config.Eval, r.Progress); err != nil {
 		return nil, err

@@ -59,11 +59,7 @@ type trainer struct {
 // trainer builds the model and optimizer, fresh or from the run folder's checkpoint.
 func (r *Run) trainer() (*trainer, error) {
 	c := r.Config
-	trainScheme, _, err := c.Schemes()
-	if err != nil {
-		return nil, err
-	}
-	m, err := c.newModel(trainScheme)
+	m, err := c.newModel(r.trainScheme)
 	if err != nil {
 		return nil, err
 	}
@@ -112,10 +108,7 @@ func (c Config) schedule() model.Schedule {
 // train runs the phases left to run, saving checkpoints on the way and at the end.
 func (t *trainer) train(ctx context.Context) error {
 	c := t.run.Config
-	trainScheme, evalScheme, err := c.Schemes()
-	if err != nil {
-		return err
-	}
+	trainScheme, evalScheme := t.run.trainScheme, t.run.evalScheme
 	total := c.Train.Steps
 	if f := c.Train.Finetune; f != nil {
 		total += f.Steps
