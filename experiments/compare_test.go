@@ -239,7 +239,7 @@ claims: [rope_relative]
 	if !strings.Contains(log.String(), "trains the same weights as") {
 		t.Fatalf("the yarn runs did not share the rope runs' training:\n%s", log.String())
 	}
-	first, _ := os.ReadFile(filepath.Join(out, ResultsCSV))
+	first, _ := os.ReadFile(filepath.Join(out, ComparisonCSV))
 	// A re-run of everything skips every run and reports the same numbers.
 	log.Reset()
 	r.Shard = Shard{}
@@ -249,7 +249,7 @@ claims: [rope_relative]
 	if n := strings.Count(log.String(), "done, skipped"); n != 6 {
 		t.Fatalf("%d runs skipped, want 6:\n%s", n, log.String())
 	}
-	again, _ := os.ReadFile(filepath.Join(out, ResultsCSV))
+	again, _ := os.ReadFile(filepath.Join(out, ComparisonCSV))
 	if string(first) != string(again) {
 		t.Fatal("the re-run changed the results")
 	}

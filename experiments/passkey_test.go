@@ -63,7 +63,7 @@ runs:
 			t.Fatalf("learned, cell %+v", cell)
 		}
 	}
-	for _, f := range []string{PositionsCSV, PositionsJSON, PositionsPNG, PasskeyCSV, PasskeyJSON, PasskeyPlotPNG, "passkey_rope.png", "passkey_learned.png"} {
+	for _, f := range []string{ComparisonPositionsCSV, ComparisonPositionsJSON, ComparisonPositionsPNG, ComparisonPasskeyCSV, ComparisonPasskeyJSON, PasskeyPlotPNG, "passkey_rope.png", "passkey_learned.png"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}

@@ -136,14 +136,14 @@ func stats(runs []*Result, lengths []int) []Stat {
 
 // write saves the comparison's CSV, JSON, plot and REPORT.md.
 func (rep *Report) write(dir string) error {
-	if err := writeFile(filepath.Join(dir, ResultsCSV), rep.csv()); err != nil {
+	if err := writeFile(filepath.Join(dir, ComparisonCSV), rep.csv()); err != nil {
 		return err
 	}
 	j, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(dir, ResultsJSON), append(j, '\n')); err != nil {
+	if err := writeFile(filepath.Join(dir, ComparisonJSON), append(j, '\n')); err != nil {
 		return err
 	}
 	var curves []curve
@@ -157,7 +157,7 @@ func (rep *Report) write(dir string) error {
 		curves = append(curves, curveOf(s.Label, runs))
 	}
 	title := fmt.Sprintf("%s: trained at %d tokens, mean ± std over %d seeds", rep.Comparison.Name, rep.TrainLen, len(rep.Comparison.Seeds))
-	if err := writePlot(dir, title, rep.TrainLen, curves); err != nil {
+	if err := writePlotAs(dir, ComparisonPNG, ComparisonSVG, title, rep.TrainLen, curves); err != nil {
 		return err
 	}
 	if err := rep.writePositions(dir); err != nil {
@@ -223,7 +223,7 @@ func (rep *Report) markdown() []byte {
 	p("Produced by `%s` on %s with %s (%s/%s, %d CPUs).\n", rep.Command, rep.Generated.Format("2006-01-02"), res0.GoVersion, runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
 	p("Every run trains a %d-layer, %d-wide, %d-head model (about %d weights) for %d steps of %d sequences at length %d on %s, with seeds %s, and scores the same %d validation tokens at every length, in %s.\n\n",
 		first.Model.Layers, first.Model.DModel, first.Model.Heads, res0.Params, first.Train.Steps, first.Train.BatchSize, rep.TrainLen, res0.Corpus, strings.Join(seeds, ", "), first.Eval.Tokens, first.Eval.Protocol())
-	p("![perplexity against evaluation length](%s)\n\n", PlotPNG)
+	p("![perplexity against evaluation length](%s)\n\n", ComparisonPNG)
 
 	p("## Perplexity (mean ± standard deviation over seeds)\n\n| run | position |")
 	for _, n := range rep.Lengths {

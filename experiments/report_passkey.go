@@ -135,7 +135,7 @@ func (rep *Report) writePasskey(dir string) error {
 		}
 	}
 	w.Flush()
-	if err := writeFile(filepath.Join(dir, PasskeyCSV), b.Bytes()); err != nil {
+	if err := writeFile(filepath.Join(dir, ComparisonPasskeyCSV), b.Bytes()); err != nil {
 		return err
 	}
 	j, err := json.MarshalIndent(struct {
@@ -146,7 +146,7 @@ func (rep *Report) writePasskey(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(dir, PasskeyJSON), append(j, '\n')); err != nil {
+	if err := writeFile(filepath.Join(dir, ComparisonPasskeyJSON), append(j, '\n')); err != nil {
 		return err
 	}
 	title := fmt.Sprintf("%s: passkey accuracy, mean over depths and %d seeds", rep.Comparison.Name, len(rep.Comparison.Seeds))

@@ -86,7 +86,7 @@ func (rep *Report) writePositions(dir string) error {
 		}
 	}
 	w.Flush()
-	if err := writeFile(filepath.Join(dir, PositionsCSV), b.Bytes()); err != nil {
+	if err := writeFile(filepath.Join(dir, ComparisonPositionsCSV), b.Bytes()); err != nil {
 		return err
 	}
 	j, err := json.MarshalIndent(struct {
@@ -97,7 +97,7 @@ func (rep *Report) writePositions(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(dir, PositionsJSON), append(j, '\n')); err != nil {
+	if err := writeFile(filepath.Join(dir, ComparisonPositionsJSON), append(j, '\n')); err != nil {
 		return err
 	}
 	var curves []positionCurve
@@ -105,7 +105,7 @@ func (rep *Report) writePositions(dir string) error {
 		curves = append(curves, positionCurve{Label: fmt.Sprintf("%s (length %d)", sp.Label, sp.Length), Positions: sp.Positions})
 	}
 	title := fmt.Sprintf("%s: loss by position, mean over %d seeds, %s", rep.Comparison.Name, len(rep.Comparison.Seeds), protocol)
-	return writePositionPlot(filepath.Join(dir, PositionsPNG), filepath.Join(dir, PositionsSVG), title, rep.TrainLen, curves)
+	return writePositionPlot(filepath.Join(dir, ComparisonPositionsPNG), filepath.Join(dir, ComparisonPositionsSVG), title, rep.TrainLen, curves)
 }
 
 // longestPerLabel keeps each label's longest length, in label order.
@@ -127,9 +127,9 @@ func (rep *Report) positionsMarkdown(b *bytes.Buffer) {
 	if err != nil || len(sps) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n## Loss by position\n\n![loss by position in the window](%s)\n\n", PositionsPNG)
+	fmt.Fprintf(b, "\n## Loss by position\n\n![loss by position in the window](%s)\n\n", ComparisonPositionsPNG)
 	fmt.Fprintf(b, "Mean loss of the tokens at each position of the window, at each run's longest evaluation length (mean over seeds; exact positions up to %d, then %d log-spaced buckets per doubling). ", exactSpan*rep.TrainLen, bucketsPerOctave)
-	fmt.Fprintf(b, "Where a curve turns up past the training length (%d) is where the scheme breaks. Every length and bucket, with the standard deviation over seeds, is in `%s`.\n\n", rep.TrainLen, PositionsCSV)
+	fmt.Fprintf(b, "Where a curve turns up past the training length (%d) is where the scheme breaks. Every length and bucket, with the standard deviation over seeds, is in `%s`.\n\n", rep.TrainLen, ComparisonPositionsCSV)
 	fmt.Fprintf(b, "| run | length | loss at 1..%d | at %d..%d | at %d..%d |\n|---|---:|---:|---:|---:|\n", rep.TrainLen, rep.TrainLen+1, 4*rep.TrainLen, 4*rep.TrainLen+1, 16*rep.TrainLen)
 	for _, sp := range longestPerLabel(sps) {
 		fmt.Fprintf(b, "| %s | %d | %s | %s | %s |\n", sp.Label, sp.Length,

@@ -196,14 +196,14 @@ nice -n 10 "$tmp/out/slurm/train" -config "$tmp/tiny.yaml" -out "$tmp/single" -q
 # The numbers of every run and the claims, without what differs between two honest runs (when
 # and how it was run, how long it took).
 numbers() {
-	jq -S 'del(.command, .generated) | .runs |= map(.result |= del(.train_seconds, .eval_seconds))' "$1/ppl_vs_len.json"
+	jq -S 'del(.command, .generated) | .runs |= map(.result |= del(.train_seconds, .eval_seconds))' "$1/ppl_by_run.json"
 }
 numbers "$tmp/out" >"$tmp/slurm.json"
 numbers "$tmp/single" >"$tmp/single.json"
 [ "$(jq '.runs | length' "$tmp/slurm.json")" -eq 3 ] || fail "the merged results hold $(jq '.runs | length' "$tmp/slurm.json") runs, want 3"
 jq -e '[.runs[].result.lengths[] | select(.applicable) | .perplexity] | length > 0 and all(. > 1)' "$tmp/slurm.json" >/dev/null ||
 	fail "the merged results hold no perplexities"
-diff -u "$tmp/single.json" "$tmp/slurm.json" >&2 || fail "ppl_vs_len.json of the Slurm run differs from one process's (above)"
+diff -u "$tmp/single.json" "$tmp/slurm.json" >&2 || fail "ppl_by_run.json of the Slurm run differs from one process's (above)"
 claims() { sed -n '/^## Claims/,/^## Runs/p' "$1/REPORT.md"; }
 grep -q '^| 1 | .*reproduced' <(claims "$tmp/out") || fail "the Slurm run's REPORT.md has no claims table"
 diff -u <(claims "$tmp/single") <(claims "$tmp/out") >&2 || fail "REPORT.md's claims differ from one process's (above)"
