@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -13,9 +12,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // curve is one line of a perplexity-versus-length plot: the mean over seeds at each length, and
@@ -127,12 +123,7 @@ func writePlotAs(dir, png, svg, title string, trainLen int, curves []curve) (err
 	if empty {
 		return nil
 	}
-	// gonum/plot panics on some degenerate inputs; a plot must never cost a run its results.
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("drawing %s: %v", png, r)
-		}
-	}()
+	defer recoverDrawing(png, &err)
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "evaluation length (tokens, log scale)"
@@ -190,36 +181,32 @@ func writePlotAs(dir, png, svg, title string, trainLen int, curves []curve) (err
 	if !math.IsInf(lo, 0) {
 		lo = math.Max(lo, 1e-3)
 		p.Y.Min, p.Y.Max = lo*0.9, hi*1.1
-		vline, err := plotter.NewLine(plotter.XYs{{X: float64(trainLen), Y: lo * 0.9}, {X: float64(trainLen), Y: hi * 1.1}})
-		if err != nil {
+		if err := markTrainLen(p, &legend, trainLen); err != nil {
 			return err
 		}
-		vline.Color = color.Gray{Y: 90}
-		vline.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		p.Add(vline)
-		legend.Add(fmt.Sprintf("training length %d", trainLen), vline)
 		p.X.Min, p.X.Max = minX/1.2, maxX*1.2
 	}
-	// The legend goes in a column of its own, right of the plot, so it never hides a curve.
-	const width, height, side = 11.5 * vg.Inch, 5.5 * vg.Inch, 3 * vg.Inch
-	for _, format := range []struct{ name, ext string }{{png, "png"}, {svg, "svg"}} {
-		var c vg.CanvasWriterTo
-		if format.ext == "png" {
-			c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(110))}
-		} else {
-			c = vgsvg.New(width, height)
-		}
-		dc := draw.New(c)
-		p.Draw(draw.Crop(dc, 0, -side, 0, 0))
-		legend.Draw(draw.Crop(dc, width-side+0.15*vg.Inch, 0, 0, -0.4*vg.Inch))
-		var b bytes.Buffer
-		if _, err := c.WriteTo(&b); err != nil {
-			return err
-		}
-		if err := writeFile(filepath.Join(dir, format.name), b.Bytes()); err != nil {
-			return err
-		}
+	return savePlot(filepath.Join(dir, png), filepath.Join(dir, svg), p, &legend)
+}
+
+// recoverDrawing turns a panic of gonum/plot, which some degenerate inputs cause, into *err:
+// a plot must never cost a run its results. Deferred by every plot writer.
+func recoverDrawing(png string, err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("drawing %s: %v", png, r)
 	}
+}
+
+// markTrainLen draws the training length as a dashed vertical line across the y axis's range.
+func markTrainLen(p *plot.Plot, legend *plot.Legend, trainLen int) error {
+	vline, err := plotter.NewLine(plotter.XYs{{X: float64(trainLen), Y: p.Y.Min}, {X: float64(trainLen), Y: p.Y.Max}})
+	if err != nil {
+		return err
+	}
+	vline.Color = color.Gray{Y: 90}
+	vline.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(vline)
+	legend.Add(fmt.Sprintf("training length %d", trainLen), vline)
 	return nil
 }
 

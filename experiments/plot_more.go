@@ -59,12 +59,7 @@ func writeLines(png, svg, title, xLabel, yLabel string, trainLen int, unit bool,
 	if empty {
 		return nil
 	}
-	// gonum/plot panics on some degenerate inputs; a plot must never cost a run its results.
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("drawing %s: %v", png, r)
-		}
-	}()
+	defer recoverDrawing(png, &err)
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
@@ -99,14 +94,9 @@ func writeLines(png, svg, title, xLabel, yLabel string, trainLen int, unit bool,
 	pad := math.Max((hi-lo)*0.05, 1e-3)
 	p.Y.Min, p.Y.Max = lo-pad, hi+pad
 	p.X.Min, p.X.Max = minX/1.2, maxX*1.2
-	vline, err := plotter.NewLine(plotter.XYs{{X: float64(trainLen), Y: p.Y.Min}, {X: float64(trainLen), Y: p.Y.Max}})
-	if err != nil {
+	if err := markTrainLen(p, &legend, trainLen); err != nil {
 		return err
 	}
-	vline.Color = color.Gray{Y: 90}
-	vline.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	p.Add(vline)
-	legend.Add(fmt.Sprintf("training length %d", trainLen), vline)
 	return savePlot(png, svg, p, &legend)
 }
 
@@ -169,11 +159,7 @@ func writeHeatMap(png, svg, title string, trainLen int, g grid) (err error) {
 	if len(g.lengths) == 0 {
 		return nil
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("drawing %s: %v", png, r)
-		}
-	}()
+	defer recoverDrawing(png, &err)
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text, p.Y.Label.Text = "evaluation length", "needle depth (0%: start of the filler, 100%: just before the question)"
