@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -187,11 +186,7 @@ func writePasskey(dir string, res *Result) error {
 		return err
 	}
 	f := passkeyFile{Name: res.Name, Scheme: res.Scheme, Scaling: res.Scaling, Seed: res.Seed, TrainLen: res.TrainLen, Chance: data.PasskeyChance, Cells: res.Passkey}
-	j, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := writeFile(filepath.Join(dir, PasskeyJSON), append(j, '\n')); err != nil {
+	if err := writeJSON(filepath.Join(dir, PasskeyJSON), f); err != nil {
 		return err
 	}
 	title := fmt.Sprintf("%s: passkey retrieval (chance %s)", res.Name, percent(data.PasskeyChance))

@@ -115,11 +115,7 @@ func writePositions(dir string, res *Result) error {
 	if err := writeFile(filepath.Join(dir, PositionsCSV), b.Bytes()); err != nil {
 		return err
 	}
-	j, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := writeFile(filepath.Join(dir, PositionsJSON), append(j, '\n')); err != nil {
+	if err := writeJSON(filepath.Join(dir, PositionsJSON), f); err != nil {
 		return err
 	}
 	title := res.Name + ": loss by position, " + res.Protocol

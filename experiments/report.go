@@ -3,7 +3,6 @@ package experiments
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -139,11 +138,7 @@ func (rep *Report) write(dir string) error {
 	if err := writeFile(filepath.Join(dir, ComparisonCSV), rep.csv()); err != nil {
 		return err
 	}
-	j, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := writeFile(filepath.Join(dir, ComparisonJSON), append(j, '\n')); err != nil {
+	if err := writeJSON(filepath.Join(dir, ComparisonJSON), rep); err != nil {
 		return err
 	}
 	var curves []curve

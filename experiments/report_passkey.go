@@ -3,7 +3,6 @@ package experiments
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -138,15 +137,11 @@ func (rep *Report) writePasskey(dir string) error {
 	if err := writeFile(filepath.Join(dir, ComparisonPasskeyCSV), b.Bytes()); err != nil {
 		return err
 	}
-	j, err := json.MarshalIndent(struct {
+	if err := writeJSON(filepath.Join(dir, ComparisonPasskeyJSON), struct {
 		TrainLen int             `json:"train_len"`
 		Chance   float64         `json:"chance"`
 		Series   []SeriesPasskey `json:"series"`
-	}{rep.TrainLen, data.PasskeyChance, sps}, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := writeFile(filepath.Join(dir, ComparisonPasskeyJSON), append(j, '\n')); err != nil {
+	}{rep.TrainLen, data.PasskeyChance, sps}); err != nil {
 		return err
 	}
 	title := fmt.Sprintf("%s: passkey accuracy, mean over depths and %d seeds", rep.Comparison.Name, len(rep.Comparison.Seeds))

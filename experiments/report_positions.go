@@ -3,7 +3,6 @@ package experiments
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -89,15 +88,11 @@ func (rep *Report) writePositions(dir string) error {
 	if err := writeFile(filepath.Join(dir, ComparisonPositionsCSV), b.Bytes()); err != nil {
 		return err
 	}
-	j, err := json.MarshalIndent(struct {
+	if err := writeJSON(filepath.Join(dir, ComparisonPositionsJSON), struct {
 		TrainLen int               `json:"train_len"`
 		Protocol string            `json:"protocol"`
 		Series   []SeriesPositions `json:"series"`
-	}{rep.TrainLen, protocol, sps}, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := writeFile(filepath.Join(dir, ComparisonPositionsJSON), append(j, '\n')); err != nil {
+	}{rep.TrainLen, protocol, sps}); err != nil {
 		return err
 	}
 	var curves []positionCurve

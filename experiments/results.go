@@ -99,12 +99,8 @@ func (r *Run) writeResults(res *Result, t *trainer) error {
 			return err
 		}
 	}
-	b, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return err
-	}
 	// The JSON goes last: its presence marks the run as finished.
-	return writeFile(filepath.Join(dir, ResultsJSON), append(b, '\n'))
+	return writeJSON(filepath.Join(dir, ResultsJSON), res)
 }
 
 func logCSV(rows []LogRow) []byte {
@@ -156,6 +152,15 @@ func fp(x *float64) string {
 }
 
 func writeFile(path string, b []byte) error { return atomicfile.WriteFile(path, b) }
+
+// writeJSON writes v as indented JSON and a newline, as every results file is.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFile(path, append(b, '\n'))
+}
 
 // readIfExists reads a file; nil and no error when there is none.
 func readIfExists(path string) ([]byte, error) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -96,11 +95,7 @@ func (rep *ScalingReport) Write(dir string) error {
 	if err := writePlotAs(dir, ScalingsPNG, ScalingsSVG, rep.Name+": one checkpoint under each RoPE scaling", rep.TrainLen, curves); err != nil {
 		return err
 	}
-	j, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeFile(filepath.Join(dir, ScalingsJSON), append(j, '\n'))
+	return writeJSON(filepath.Join(dir, ScalingsJSON), rep)
 }
 
 // Table renders the report as a text table: a row per scaling, a column per length.
