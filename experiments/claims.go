@@ -170,36 +170,6 @@ func (rep *Report) judge() {
 	}
 }
 
-// seriesWhere returns the series whose runs satisfy match.
-func (rep *Report) seriesWhere(match func(Config) bool) []*Series {
-	var out []*Series
-	for _, s := range rep.Series {
-		for _, r := range rep.Runs {
-			if r.Label == s.Label {
-				if match(r.Config) {
-					out = append(out, s)
-				}
-				break
-			}
-		}
-	}
-	return out
-}
-
-// perSeed returns each ok seed's perplexity at length n for a label.
-func (rep *Report) perSeed(label string, n int) map[uint64]float64 {
-	out := map[uint64]float64{}
-	for _, r := range rep.Runs {
-		if r.Label != label || r.Result.Status != "ok" {
-			continue
-		}
-		if l, ok := r.Result.At(n); ok && l.Applicable && l.Perplexity != nil {
-			out[r.Seed] = *l.Perplexity
-		}
-	}
-	return out
-}
-
 func fmtStat(st Stat) string {
 	if st.Seeds == 0 {
 		return "n/a"
@@ -251,12 +221,6 @@ func orDash(s []string) string {
 		return "none"
 	}
 	return strings.Join(s, ", ")
-}
-
-// at returns a series' statistic at mult times the training length, if some seed scored it.
-func (rep *Report) at(s *Series, mult int) (Stat, bool) {
-	st, ok := s.At(mult * rep.TrainLen)
-	return st, ok && st.Seeds > 0
 }
 
 func checkSinusoidal(rep *Report) (Verdict, string) {
@@ -433,21 +397,6 @@ func sortedEvidence(ev []string) string {
 	head, rest := ev[0], ev[1:]
 	sort.Strings(rest)
 	return strings.Join(append([]string{head}, rest...), "; ") + "."
-}
-
-// plainSeries is the first series of the scheme with no scaling, no fine-tuning and no
-// attention temperature.
-func (rep *Report) plainSeries(scheme string) *Series {
-	return rep.firstSeries(func(c Config) bool {
-		return c.Position.Scheme == scheme && c.Position.Scaling == nil && c.Train.Finetune == nil && c.Attention.Scale == ""
-	})
-}
-
-func (rep *Report) firstSeries(match func(Config) bool) *Series {
-	if ss := rep.seriesWhere(match); len(ss) > 0 {
-		return ss[0]
-	}
-	return nil
 }
 
 // compareAt judges whether scheme's mean perplexity at each multiple is at most limit times
