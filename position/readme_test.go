@@ -32,12 +32,3 @@ func scalingRow(name string) string {
 	}
 	return fmt.Sprintf("| `%s` | %s | %s |", name, strings.Join(fields, ", "), t.Doc)
 }
-
-func TestPrintScalingRows(t *testing.T) {
-	if os.Getenv("PRINT_SCALING_ROWS") == "" {
-		t.Skip("set PRINT_SCALING_ROWS=1 to print the README's rows")
-	}
-	for _, name := range ScalingTypes() {
-		fmt.Println(scalingRow(name))
-	}
-}
