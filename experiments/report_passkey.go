@@ -158,38 +158,28 @@ func (rep *Report) passkeyMarkdown(b *bytes.Buffer) {
 	p("\n## Passkey retrieval\n\n![passkey accuracy against length](%s)\n\n", PasskeyPlotPNG)
 	p("A document is validation text with the needle `key@NNNNN.` after a fraction (the depth) of the filler and the question `key@` at the end; an answer counts when the model's greedy continuation is all five digits of the key (chance: %s). Keys are held out from training; %d documents per length and depth, depths %s.\n\n",
 		percent(data.PasskeyChance), passkeyDocs, depthList())
-	p("| accuracy, mean ± std over seeds | position |")
-	for _, n := range rep.Lengths {
-		p(" %d (%gx) |", n, float64(n)/float64(rep.TrainLen))
-	}
-	p("\n|---|---|%s\n", strings.Repeat("---:|", len(rep.Lengths)))
-	for _, sp := range sps {
-		p("| %s | %s |", sp.Label, sp.Position)
-		for _, st := range sp.ByLength {
-			if st.Seeds == 0 {
-				p(" n/a |")
-				continue
-			}
-			p(" %s ± %s |", percent(st.Mean), percent(st.Std))
+	// table writes a row per label and a column per length, each cell from its statistic.
+	table := func(head string, cell func(AccuracyStat) string) {
+		p("| %s | position |", head)
+		for _, n := range rep.Lengths {
+			p(" %d (%gx) |", n, float64(n)/float64(rep.TrainLen))
 		}
-		p("\n")
-	}
-	p("\nShare of single digits right (each given the true digits before it; chance 10%%), mean over depths and seeds:\n\n| digits right | position |")
-	for _, n := range rep.Lengths {
-		p(" %d (%gx) |", n, float64(n)/float64(rep.TrainLen))
-	}
-	p("\n|---|---|%s\n", strings.Repeat("---:|", len(rep.Lengths)))
-	for _, sp := range sps {
-		p("| %s | %s |", sp.Label, sp.Position)
-		for _, st := range sp.ByLength {
-			if st.Seeds == 0 {
-				p(" n/a |")
-				continue
+		p("\n|---|---|%s\n", strings.Repeat("---:|", len(rep.Lengths)))
+		for _, sp := range sps {
+			p("| %s | %s |", sp.Label, sp.Position)
+			for _, st := range sp.ByLength {
+				if st.Seeds == 0 {
+					p(" n/a |")
+					continue
+				}
+				p(" %s |", cell(st))
 			}
-			p(" %s |", percent(st.Digits))
+			p("\n")
 		}
-		p("\n")
 	}
+	table("accuracy, mean ± std over seeds", func(st AccuracyStat) string { return percent(st.Mean) + " ± " + percent(st.Std) })
+	p("\nShare of single digits right (each given the true digits before it; chance 10%%), mean over depths and seeds:\n\n")
+	table("digits right", func(st AccuracyStat) string { return percent(st.Digits) })
 	p("\nBy depth (rows) and length (columns), mean over seeds:\n")
 	for _, sp := range sps {
 		p("\n**%s** ([heat map](%s))\n\n```\n%s```\n", sp.Label, passkeyFileName(sp.Label, "png"), passkeyTable(sp.Cells, rep.TrainLen))
