@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sync"
 	"time"
 
 	"gorgonia.org/tensor"
 
 	"extrapolate/data"
+	"extrapolate/internal/par"
 	"extrapolate/model"
 	"extrapolate/position"
 )
@@ -163,27 +163,19 @@ func tokenLosses(logits *tensor.Dense, targets []int, out []float64) {
 
 func rowLosses[F float32 | float64](logits []F, targets []int, out []float64) {
 	v := len(logits) / len(targets)
-	// Two halves on two goroutines: the rows are independent, so the result does not depend on
-	// the split.
-	var wg sync.WaitGroup
-	half := len(targets) / 2
-	for _, part := range [][2]int{{0, half}, {half, len(targets)}} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := part[0]; r < part[1]; r++ {
-				row := logits[r*v : (r+1)*v]
-				mx := float64(row[0])
-				for _, x := range row[1:] {
-					mx = math.Max(mx, float64(x))
-				}
-				var sum float64
-				for _, x := range row {
-					sum += math.Exp(float64(x) - mx)
-				}
-				out[r] = mx + math.Log(sum) - float64(row[targets[r]])
+	// The rows are independent, so the result does not depend on the split.
+	par.For(len(targets), 30*v, func(_, lo, hi int) {
+		for r := lo; r < hi; r++ {
+			row := logits[r*v : (r+1)*v]
+			mx := float64(row[0])
+			for _, x := range row[1:] {
+				mx = math.Max(mx, float64(x))
 			}
-		}()
-	}
-	wg.Wait()
+			var sum float64
+			for _, x := range row {
+				sum += math.Exp(float64(x) - mx)
+			}
+			out[r] = mx + math.Log(sum) - float64(row[targets[r]])
+		}
+	})
 }

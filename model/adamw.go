@@ -1,11 +1,13 @@
 package model
 
 import (
-	"extrapolate/model/nn"
 	"fmt"
 	"math"
 
 	"gorgonia.org/tensor"
+
+	"extrapolate/internal/par"
+	"extrapolate/model/nn"
 )
 
 // Schedule is the learning rate over training: a linear warmup to LR over Warmup steps, then a
@@ -38,6 +40,8 @@ type AdamW struct {
 	Step int
 	// M and V are the first and second moments, one per parameter, in its dtype.
 	M, V []*tensor.Dense
+
+	sq []float64 // each gradient's sum of squares, for the norm
 }
 
 // NewAdamW returns an optimizer for the model's parameters with zero moments.
@@ -60,9 +64,19 @@ var ErrNotFinite = fmt.Errorf("gradient is not finite")
 
 // Update applies one step to the parameters given their gradients.
 func (o *AdamW) Update(params []*Param, grads []*tensor.Dense) (UpdateStats, error) {
+	// Each gradient's sum of squares is taken on its own, then added in order: the norm does
+	// not depend on how the gradients are split between workers.
+	if len(o.sq) != len(grads) {
+		o.sq = make([]float64, len(grads))
+	}
+	par.For(len(grads), 1<<14, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o.sq[i] = sumSquares(grads[i])
+		}
+	})
 	var sq float64
-	for _, g := range grads {
-		sq += sumSquares(g)
+	for _, s := range o.sq {
+		sq += s
 	}
 	norm := math.Sqrt(sq)
 	if math.IsNaN(norm) || math.IsInf(norm, 0) {
@@ -98,13 +112,16 @@ type adamStep struct{ lr, clip, b1, b2, eps, c1, c2 float64 }
 
 func adam[F ~float32 | ~float64](h adamStep, wd float64, w, g, m, v []F) {
 	decay := 1 - h.lr*wd
-	for i := range w {
-		gi := float64(g[i]) * h.clip
-		mi := h.b1*float64(m[i]) + (1-h.b1)*gi
-		vi := h.b2*float64(v[i]) + (1-h.b2)*gi*gi
-		m[i], v[i] = F(mi), F(vi)
-		w[i] = F(float64(w[i])*decay - h.lr*(mi/h.c1)/(math.Sqrt(vi/h.c2)+h.eps))
-	}
+	// Each element is updated on its own, so splitting them between workers changes nothing.
+	par.For(len(w), 30, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			gi := float64(g[i]) * h.clip
+			mi := h.b1*float64(m[i]) + (1-h.b1)*gi
+			vi := h.b2*float64(v[i]) + (1-h.b2)*gi*gi
+			m[i], v[i] = F(mi), F(vi)
+			w[i] = F(float64(w[i])*decay - h.lr*(mi/h.c1)/(math.Sqrt(vi/h.c2)+h.eps))
+		}
+	})
 }
 
 func sumSquares(t *tensor.Dense) float64 {

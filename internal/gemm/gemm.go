@@ -6,11 +6,12 @@
 package gemm
 
 import (
-	"runtime"
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	gonum "gonum.org/v1/gonum/blas/gonum"
+
+	"extrapolate/internal/par"
 )
 
 // kc is the depth of a block: a packed B block of kc×n stays in cache.
@@ -38,10 +39,6 @@ var kern = func() microKernel {
 
 // maxTile bounds mr·nr, for the edge tile on the stack.
 const maxTile = 12 * 32
-
-// numWorkers bounds the goroutines of one product: one per CPU at start. Each result element
-// is computed by one goroutine in a fixed order, so the split does not change any value.
-var numWorkers = max(1, runtime.GOMAXPROCS(0))
 
 // Available reports whether the assembly kernel runs on this CPU.
 func Available() bool { return haveKernel }
@@ -89,69 +86,91 @@ func sgemm(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []fl
 		return
 	}
 	kr := kern
-	mr, nr := kr.mr, kr.nr
-	mp, np := (m+mr-1)/mr, (n+nr-1)/nr
-	workers := 1
-	if flops := m * n * k; flops >= 1<<18 {
-		workers = min(numWorkers, max(mp, np))
+	mp, np := (m+kr.mr-1)/kr.mr, (n+kr.nr-1)/kr.nr
+	wm, wn := 1, 1
+	if m*n*k >= minSplit {
+		wm, wn = grid(par.Available(), mp, np)
 	}
-	bufs := getBuffers(min(k, kc), np*nr, mr)
+	bufs := getBuffers(wm*wn, min(k, kc)*(np+wn-1)/wn*kr.nr, np*kr.nr, kr.mr)
 	defer putBuffers(bufs)
-	for p0 := 0; p0 < k; p0 += kc {
-		kb := min(kc, k-p0)
-		bt := beta
-		if p0 > 0 {
-			bt = 1
-		}
-		packB(bufs.b, nr, tb, b, ldb, p0, kb, n)
-		var pbias []float32 // the bias padded to whole panels, added in the first block only
-		if bias != nil && p0 == 0 {
-			pbias = bufs.bias[:np*nr]
-			copy(pbias, bias)
-			clear(pbias[n:])
-		}
-		// Split the larger dimension's panels between the workers; each task is a struct in
-		// the buffers, so that starting the goroutines allocates nothing.
-		for w := 0; w < workers; w++ {
-			m0, m1, n0, n1 := 0, mp, 0, np
-			if mp >= np {
-				m0, m1 = w*mp/workers, (w+1)*mp/workers
-			} else {
-				n0, n1 = w*np/workers, (w+1)*np/workers
-			}
-			bufs.tasks[w] = task{kr: kr, ta: ta, a: a, lda: lda, p0: p0, kb: kb, m0: m0, m1: m1, n0: n0, n1: n1,
-				m: m, n: n, alpha: alpha, beta: bt, pb: bufs.b, c: c, ldc: ldc, pa: bufs.a[w], edge: bufs.edge[w], bias: pbias, wg: &bufs.wg}
-		}
-		bufs.wg.Add(workers - 1)
-		for w := 1; w < workers; w++ {
-			go bufs.tasks[w].run()
-		}
-		bufs.tasks[0].block()
-		bufs.wg.Wait()
+	var pbias []float32 // the bias padded to whole panels, added in the first depth block only
+	if bias != nil {
+		pbias = bufs.bias[:np*kr.nr]
+		copy(pbias, bias)
+		clear(pbias[n:])
 	}
+	// Worker (i, j) of the wm×wn grid computes row panels [m0, m1) and column panels [n0, n1)
+	// over every depth block, packing its own columns of B: no worker waits for another.
+	for i := 0; i < wm; i++ {
+		for j := 0; j < wn; j++ {
+			w := i*wn + j
+			bufs.tasks[w] = task{kr: kr, ta: ta, tb: tb, a: a, lda: lda, b: b, ldb: ldb, k: k,
+				m0: i * mp / wm, m1: (i + 1) * mp / wm, n0: j * np / wn, n1: (j + 1) * np / wn,
+				m: m, n: n, alpha: alpha, beta: beta, pb: bufs.b[w], c: c, ldc: ldc, pa: bufs.a[w], edge: bufs.edge[w], bias: pbias}
+		}
+	}
+	if wm*wn == 1 {
+		bufs.tasks[0].run()
+		return
+	}
+	par.Do(bufs.run)
 }
 
-// task is one worker's share of a depth block.
+// minSplit is the least m·n·k that is split between workers: below it, a product takes a few
+// microseconds and the split costs more than it saves.
+const minSplit = 1 << 16
+
+// grid chooses how to split mp row panels and np column panels between at most workers
+// workers, as wm×wn: the split whose busiest worker has the least to do, counting its tiles
+// and, as about one tile each, the column panels of B it packs. Splitting columns is preferred
+// on ties, since workers sharing columns each pack them.
+func grid(workers, mp, np int) (wm, wn int) {
+	best := -1
+	for j := min(workers, np); j >= 1; j-- {
+		i := min(workers/j, mp)
+		cols := (np + j - 1) / j
+		cost := (mp+i-1)/i*cols + cols
+		if best < 0 || cost < best {
+			best, wm, wn = cost, i, j
+		}
+	}
+	return wm, wn
+}
+
+// task is one worker's share of a product.
 type task struct {
-	kr                                microKernel
-	ta                                bool
-	a, pb, c, pa, edge, bias          []float32
-	lda, p0, kb, m0, m1, n0, n1, m, n int
-	ldc                               int
-	alpha, beta                       float32
-	wg                                *sync.WaitGroup
+	kr                             microKernel
+	ta, tb                         bool
+	a, b, pb, c, pa, edge, bias    []float32
+	lda, ldb, k, m0, m1, n0, n1, m int
+	n, ldc                         int
+	alpha, beta                    float32
 }
 
+// run computes the task's tiles, one depth block after another: for each, it packs its column
+// panels of B and runs block.
 func (t *task) run() {
-	t.block()
-	t.wg.Done()
+	if t.m0 == t.m1 || t.n0 == t.n1 {
+		return
+	}
+	nr := t.kr.nr
+	j0, j1 := t.n0*nr, min(t.n1*nr, t.n)
+	for p0 := 0; p0 < t.k; p0 += kc {
+		kb := min(kc, t.k-p0)
+		beta, bias := t.beta, t.bias
+		if p0 > 0 {
+			beta, bias = 1, nil
+		}
+		packB(t.pb, nr, t.tb, t.b, t.ldb, p0, kb, j0, j1)
+		t.block(p0, kb, beta, bias)
+	}
 }
 
 // block computes the tiles of row panels [m0, m1) and column panels [n0, n1) for depth block
-// [p0, p0+kb), with B already packed.
-func (t *task) block() {
-	kr, ta, a, lda, p0, kb, m, n := t.kr, t.ta, t.a, t.lda, t.p0, t.kb, t.m, t.n
-	alpha, beta, pb, c, ldc, pa, edge := t.alpha, t.beta, t.pb, t.c, t.ldc, t.pa, t.edge
+// [p0, p0+kb), with the task's columns of B packed.
+func (t *task) block(p0, kb int, beta float32, tbias []float32) {
+	kr, ta, a, lda, m, n := t.kr, t.ta, t.a, t.lda, t.m, t.n
+	alpha, pb, c, ldc, pa, edge := t.alpha, t.pb, t.c, t.ldc, t.pa, t.edge
 	m0, m1, n0, n1 := t.m0, t.m1, t.n0, t.n1
 	mr, nr := kr.mr, kr.nr
 	// A full panel of A is read in place, with its strides; a partial one is packed, mr values
@@ -171,10 +190,10 @@ func (t *task) block() {
 		for jp := n0; jp < n1; jp++ {
 			j0 := jp * nr
 			cols := min(nr, n-j0)
-			panel := &pb[jp*nr*kb]
+			panel := &pb[(jp-n0)*nr*kb]
 			var bias *float32
-			if t.bias != nil {
-				bias = &t.bias[j0]
+			if tbias != nil {
+				bias = &tbias[j0]
 			}
 			if rows == mr && cols == nr {
 				kr.run(kb, ap, ars, acs, panel, &c[i0*ldc+j0], ldc, alpha, beta, bias)
@@ -211,25 +230,24 @@ func packA(pa []float32, mr int, ta bool, a []float32, lda, i0, rows, p0, kb int
 	}
 }
 
-// packB copies depth [p0, p0+kb) of op(b), all n columns, into panels of nr columns, each
+// packB copies depth [p0, p0+kb) of columns [j0, j1) of op(b) into panels of nr columns, each
 // kb×nr, padding missing columns with zeros.
-func packB(pb []float32, nr int, tb bool, b []float32, ldb, p0, kb, n int) {
-	np := (n + nr - 1) / nr
-	for jp := 0; jp < np; jp++ {
-		j0 := jp * nr
-		cols := min(nr, n-j0)
+func packB(pb []float32, nr int, tb bool, b []float32, ldb, p0, kb, j0, j1 int) {
+	for jp := 0; j0+jp*nr < j1; jp++ {
+		c0 := j0 + jp*nr
+		cols := min(nr, j1-c0)
 		panel := pb[jp*nr*kb : (jp+1)*nr*kb]
 		if cols < nr {
 			clear(panel)
 		}
 		if !tb {
 			for p := 0; p < kb; p++ {
-				copy(panel[p*nr:p*nr+cols], b[(p0+p)*ldb+j0:(p0+p)*ldb+j0+cols])
+				copy(panel[p*nr:p*nr+cols], b[(p0+p)*ldb+c0:(p0+p)*ldb+c0+cols])
 			}
 			continue
 		}
 		for j := 0; j < cols; j++ {
-			col := b[(j0+j)*ldb+p0 : (j0+j)*ldb+p0+kb]
+			col := b[(c0+j)*ldb+p0 : (c0+j)*ldb+p0+kb]
 			for p, v := range col {
 				panel[p*nr+j] = v
 			}
@@ -277,10 +295,10 @@ func checkBounds(ta, tb bool, m, n, k int, a []float32, lda int, b []float32, ld
 type buffers struct {
 	a     [][]float32 // a packed A panel per worker
 	edge  [][]float32 // an edge tile per worker
-	b     []float32   // the packed B block
+	b     [][]float32 // a worker's packed columns of a B block
 	bias  []float32   // the bias, padded to whole panels
 	tasks []task
-	wg    sync.WaitGroup
+	run   func(w int) // runs tasks[w]: made once, so that a product allocates nothing
 }
 
 // free holds buffers between calls. Unlike a sync.Pool it is not emptied by the garbage
@@ -291,7 +309,9 @@ var free struct {
 	list []*buffers
 }
 
-func getBuffers(kb, ncols, mr int) *buffers {
+// getBuffers returns buffers for workers workers, each packing up to bsize values of B, and
+// for a bias of ncols.
+func getBuffers(workers, bsize, ncols, mr int) *buffers {
 	free.Lock()
 	var bufs *buffers
 	if n := len(free.list); n > 0 {
@@ -299,24 +319,30 @@ func getBuffers(kb, ncols, mr int) *buffers {
 	}
 	free.Unlock()
 	if bufs == nil {
-		bufs = &buffers{a: make([][]float32, numWorkers), edge: make([][]float32, numWorkers), tasks: make([]task, numWorkers)}
+		w := par.Workers()
+		bufs = &buffers{a: make([][]float32, w), edge: make([][]float32, w), b: make([][]float32, w), tasks: make([]task, w)}
 		for i := range bufs.edge {
 			bufs.edge[i] = make([]float32, maxTile)
 		}
+		bufs.run = func(w int) { bufs.tasks[w].run() }
 	}
-	for i := range bufs.a {
+	for i := range workers {
 		if cap(bufs.a[i]) < kc*mr {
 			bufs.a[i] = make([]float32, kc*mr)
 		}
 		bufs.a[i] = bufs.a[i][:cap(bufs.a[i])]
+		if cap(bufs.b[i]) < bsize {
+			bufs.b[i] = make([]float32, bsize)
+		}
+		bufs.b[i] = bufs.b[i][:cap(bufs.b[i])]
 	}
-	if cap(bufs.b) < kb*ncols {
-		bufs.b = make([]float32, kb*ncols)
+	// Workers past the split have nothing to do.
+	for i := workers; i < len(bufs.tasks); i++ {
+		bufs.tasks[i] = task{}
 	}
 	if cap(bufs.bias) < ncols {
 		bufs.bias = make([]float32, ncols)
 	}
-	bufs.b = bufs.b[:cap(bufs.b)]
 	return bufs
 }
 

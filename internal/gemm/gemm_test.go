@@ -145,6 +145,16 @@ var shapes = []struct {
 	{"B-mlp-up", false, false, 2048, 512, 128},
 	{"B-dW", true, false, 128, 512, 2048},
 	{"B-scores", false, true, 128, 128, 32},
+	{"B-qkv", false, false, 2048, 384, 128},
+	{"B-dWqkv", true, false, 128, 384, 2048},
+	{"B-dXqkv", false, true, 2048, 128, 384},
+	{"B-dWproj", true, false, 128, 128, 2048},
+	{"B-dWdown", true, false, 512, 128, 2048},
+	{"B-dXup", false, true, 2048, 128, 512},
+	{"B-dXdown", false, true, 2048, 512, 128},
+	{"B-head", false, false, 2048, 96, 128},
+	{"B-dWhead", true, false, 128, 96, 2048},
+	{"B-dXhead", false, true, 2048, 128, 96},
 }
 
 func BenchmarkSgemm(b *testing.B) {

@@ -1,14 +1,13 @@
 package nn
 
 import (
-	"runtime"
-	"sync"
 	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
 	asm "extrapolate/internal/gemm"
+	"extrapolate/internal/par"
 )
 
 // Sgemm is the float32 matrix product the ops use: package gemm's assembly kernel by default,
@@ -70,31 +69,11 @@ func as64[F float](x []F) []float64 {
 	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
 }
 
-// numWorkers is how many goroutines parallel uses at most: one per CPU at start. It is read
-// once, so scratch space sized by it stays valid even if GOMAXPROCS changes later.
-var numWorkers = max(1, runtime.GOMAXPROCS(0))
-
-func workers() int { return numWorkers }
+// workers is how many parts parallel splits work into at most: package par's workers, one per
+// CPU at start, so scratch space sized by it stays valid.
+func workers() int { return par.Workers() }
 
 // parallel runs fn over [0, n) split into one contiguous range per worker, when the work is
-// worth the goroutines: cost is a rough count of the operations per element. fn gets its
-// worker's index, below workers(), to pick its scratch space.
-func parallel(n, cost int, fn func(w, lo, hi int)) {
-	nw := min(workers(), n)
-	if nw <= 1 || n*cost < 1<<14 {
-		fn(0, 0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	chunk := (n + nw - 1) / nw
-	for w := 1; w*chunk < n; w++ {
-		lo, hi := w*chunk, min((w+1)*chunk, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(w, lo, hi)
-		}()
-	}
-	fn(0, 0, min(chunk, n))
-	wg.Wait()
-}
+// worth it: cost is a rough count of the operations per element. fn gets its part's index,
+// below workers(), to pick its scratch space.
+func parallel(n, cost int, fn func(w, lo, hi int)) { par.For(n, cost, fn) }

@@ -9,6 +9,7 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"extrapolate/internal/openblas"
+	"extrapolate/internal/par"
 )
 
 // With -tags openblas every matrix product goes to OpenBLAS (Debian's libopenblas-dev): the
@@ -26,7 +27,7 @@ func init() {
 		impl.Sgemm(trans(ta), trans(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
 	Sgemm = func(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-		if numWorkers < 2 || m*n*k < 1<<18 {
+		if par.Workers() < 2 || m*n*k < 1<<18 {
 			one(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 			return
 		}

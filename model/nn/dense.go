@@ -58,14 +58,18 @@ func (linear[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tens
 	n, k, m := in[0].Shape()[0], in[0].Shape()[1], in[1].Shape()[1]
 	gemm(false, true, n, k, m, 1, dy, m, w, m, 0, Values[F](din[0]), k) // dx = dy·wᵀ
 	gemm(true, false, k, m, n, 1, x, k, dy, m, 0, Values[F](din[1]), m) // dw = xᵀ·dy
+	// db sums dy's rows: split by columns, each summed over the rows in order, so the split
+	// does not change it.
 	db := Values[F](din[2])
 	clear(db)
-	for r := 0; r < n; r++ {
-		row := dy[r*m : (r+1)*m]
-		for j, v := range row {
-			db[j] += v
+	parallel(m, n, func(_, lo, hi int) {
+		sum := db[lo:hi]
+		for r := 0; r < n; r++ {
+			for j, v := range dy[r*m+lo : r*m+hi] {
+				sum[j] += v
+			}
 		}
-	}
+	})
 	return nil
 }
 
@@ -96,9 +100,11 @@ func (add[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 
 func (add[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	a, b, y := Values[F](in[0]), Values[F](in[1]), Values[F](out)
-	for i := range y {
-		y[i] = a[i] + b[i]
-	}
+	parallel(len(y), 2, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			y[i] = a[i] + b[i]
+		}
+	})
 	return nil
 }
 
@@ -133,7 +139,10 @@ func (k *gelu[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	if k.keep && len(k.t) != len(x) {
 		k.t = make([]F, len(x))
 	}
-	parallel(len(x), 30, func(_, lo, hi int) {
+	// Split in blocks of eight, so that each element takes the same path (the assembly's eight
+	// at a time, or the Go loop's tail) whatever the number of workers: the two round apart.
+	parallel((len(x)+7)/8, 8*30, func(_, lo, hi int) {
+		lo, hi = 8*lo, min(8*hi, len(x))
 		if vectorGELU[F]() {
 			n8 := (hi - lo) &^ 7
 			var tp *float32
@@ -162,7 +171,8 @@ func vectorGELU[F float]() bool { return haveAVX2 && unsafe.Sizeof(F(0)) == 4 }
 
 func (k *gelu[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
 	x, dy, dx := Values[F](in[0]), Values[F](dout), Values[F](din[0])
-	parallel(len(x), 10, func(_, lo, hi int) {
+	parallel((len(x)+7)/8, 8*10, func(_, lo, hi int) { // in blocks of eight, as forward
+		lo, hi = 8*lo, min(8*hi, len(x))
 		if vectorGELU[F]() {
 			if n8 := (hi - lo) &^ 7; n8 > 0 {
 				geluBackward8((*float32)(unsafe.Pointer(&x[lo])), (*float32)(unsafe.Pointer(&k.t[lo])),
