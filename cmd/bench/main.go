@@ -34,6 +34,7 @@ import (
 var configs = map[string]struct{ vocab, dModel, layers, heads, seqLen, batch int }{
 	"A":    {96, 64, 2, 4, 64, 16},
 	"B":    {96, 128, 4, 4, 128, 16},
+	"C":    {96, 256, 4, 8, 256, 8},
 	"tiny": {96, 16, 1, 2, 8, 2},
 }
 
@@ -68,7 +69,7 @@ func main() { os.Exit(run()) }
 
 func run() int {
 	var (
-		cfgName = flag.String("config", "A", "A, B or tiny: the shapes of torch_ref.py's configs")
+		cfgName = flag.String("config", "A", "A, B, C or tiny: the shapes of torch_ref.py's configs")
 		steps   = flag.Int("steps", 200, "training steps (or evaluation batches)")
 		warmup  = flag.Int("warmup", 5, "steps excluded from timing")
 		stock   = flag.Bool("stock-ops", false, "build the model from gorgonia's stock ops (the baseline before the fused ops)")

@@ -18,7 +18,7 @@ func TestBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-config", "C"}, "-config"},
+		{[]string{"-config", "D"}, "-config"},
 		{[]string{"-config", "tiny", "-eval", "-1"}, "-eval: -1"},
 		{[]string{"-config", "tiny", "-eval", "1000000"}, "-eval: 1000000"},
 		{[]string{"-config", "tiny", "-rounds", "-3"}, "-rounds: -3"},

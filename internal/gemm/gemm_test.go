@@ -155,6 +155,8 @@ var shapes = []struct {
 	{"B-head", false, false, 2048, 96, 128},
 	{"B-dWhead", true, false, 128, 96, 2048},
 	{"B-dXhead", false, true, 2048, 128, 96},
+	// A large square product: the kernel's practical peak on this machine.
+	{"square-1024", false, false, 1024, 1024, 1024},
 }
 
 func BenchmarkSgemm(b *testing.B) {
