@@ -89,7 +89,7 @@ func sgemm(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []fl
 	mp, np := (m+kr.mr-1)/kr.mr, (n+kr.nr-1)/kr.nr
 	wm, wn := 1, 1
 	if m*n*k >= minSplit {
-		wm, wn = grid(par.Available(), mp, np)
+		wm, wn = split(par.Available(), mp, np)
 	}
 	bufs := getBuffers(wm*wn, min(k, kc)*(np+wn-1)/wn*kr.nr, np*kr.nr, kr.mr)
 	defer putBuffers(bufs)
@@ -113,8 +113,12 @@ func sgemm(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []fl
 		bufs.tasks[0].run()
 		return
 	}
+	bufs.ntasks = wm * wn
 	par.Do(bufs.run)
 }
+
+// split is grid, or in tests a chosen split.
+var split = grid
 
 // minSplit is the least m·n·k that is split between workers: below it, a product takes a few
 // microseconds and the split costs more than it saves.
@@ -293,12 +297,15 @@ func checkBounds(ta, tb bool, m, n, k int, a []float32, lda int, b []float32, ld
 }
 
 type buffers struct {
-	a     [][]float32 // a packed A panel per worker
-	edge  [][]float32 // an edge tile per worker
-	b     [][]float32 // a worker's packed columns of a B block
-	bias  []float32   // the bias, padded to whole panels
-	tasks []task
-	run   func(w int) // runs tasks[w]: made once, so that a product allocates nothing
+	a      [][]float32 // a packed A panel per worker
+	edge   [][]float32 // an edge tile per worker
+	b      [][]float32 // a worker's packed columns of a B block
+	bias   []float32   // the bias, padded to whole panels
+	tasks  []task
+	ntasks int
+	// run runs worker w's tasks, w, w+par.Workers(), ... below ntasks: one each unless a test
+	// asks for more tasks than workers. Made once, so that a product allocates nothing.
+	run func(w int)
 }
 
 // free holds buffers between calls. Unlike a sync.Pool it is not emptied by the garbage
@@ -319,12 +326,17 @@ func getBuffers(workers, bsize, ncols, mr int) *buffers {
 	}
 	free.Unlock()
 	if bufs == nil {
-		w := par.Workers()
-		bufs = &buffers{a: make([][]float32, w), edge: make([][]float32, w), b: make([][]float32, w), tasks: make([]task, w)}
-		for i := range bufs.edge {
-			bufs.edge[i] = make([]float32, maxTile)
+		bufs = &buffers{}
+		bufs.run = func(w int) {
+			for i := w; i < bufs.ntasks; i += par.Workers() {
+				bufs.tasks[i].run()
+			}
 		}
-		bufs.run = func(w int) { bufs.tasks[w].run() }
+	}
+	for len(bufs.tasks) < max(workers, par.Workers()) {
+		bufs.a, bufs.b = append(bufs.a, nil), append(bufs.b, nil)
+		bufs.edge = append(bufs.edge, make([]float32, maxTile))
+		bufs.tasks = append(bufs.tasks, task{})
 	}
 	for i := range workers {
 		if cap(bufs.a[i]) < kc*mr {
@@ -336,7 +348,7 @@ func getBuffers(workers, bsize, ncols, mr int) *buffers {
 		}
 		bufs.b[i] = bufs.b[i][:cap(bufs.b[i])]
 	}
-	// Workers past the split have nothing to do.
+	// Tasks past the split are not run; clearing them drops the last call's matrices.
 	for i := workers; i < len(bufs.tasks); i++ {
 		bufs.tasks[i] = task{}
 	}

@@ -117,6 +117,80 @@ func testSgemm(t *testing.T) {
 	}
 }
 
+// TestSplitsAgree computes products split every way, between more workers than the machine
+// may have: each must equal the product in one piece to the last bit, so that results do not
+// depend on the number of cores.
+func TestSplitsAgree(t *testing.T) { kernels(t, testSplitsAgree) }
+
+func testSplitsAgree(t *testing.T) {
+	defer func() { split = grid }()
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, s := range [][3]int{{13, 33, 64}, {100, 40, 300}, {300, 600, 70}, {64, 256, 600}, {513, 97, 257}} {
+		m, n, k := s[0], s[1], s[2]
+		mp, np := (m+kern.mr-1)/kern.mr, (n+kern.nr-1)/kern.nr
+		for _, ta := range []bool{false, true} {
+			for _, bias := range []bool{false, true} {
+				lda := k
+				if ta {
+					lda = m
+				}
+				a, b, bv := randSlice(rng, m*k), randSlice(rng, k*n), randSlice(rng, n)
+				c0 := randSlice(rng, m*n)
+				product := func(wm, wn int) []float32 {
+					split = func(int, int, int) (int, int) { return wm, wn }
+					c := append([]float32(nil), c0...)
+					if bias {
+						SgemmBias(ta, false, m, n, k, a, lda, b, n, bv, c, n)
+					} else {
+						Sgemm(ta, false, m, n, k, 0.5, a, lda, b, n, 1, c, n)
+					}
+					return c
+				}
+				want := product(1, 1)
+				for wm := 1; wm <= min(4, mp); wm++ {
+					for wn := 1; wn <= min(4, np); wn++ {
+						got := product(wm, wn)
+						for i := range got {
+							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+								t.Fatalf("%v ta=%v bias=%v split %d×%d: c[%d] = %g, in one piece %g", s, ta, bias, wm, wn, i, got[i], want[i])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGrid checks that the chosen split uses at most the workers and panels there are, and
+// that no other split would leave its busiest worker less to do.
+func TestGrid(t *testing.T) {
+	cost := func(wm, wn, mp, np int) int {
+		cols := (np + wn - 1) / wn
+		return (mp+wm-1)/wm*cols + cols
+	}
+	for workers := 1; workers <= 16; workers++ {
+		for mp := 1; mp <= 40; mp++ {
+			for np := 1; np <= 40; np++ {
+				wm, wn := grid(workers, mp, np)
+				if wm < 1 || wn < 1 || wm*wn > workers || wm > mp || wn > np {
+					t.Fatalf("grid(%d, %d, %d) = %d×%d", workers, mp, np, wm, wn)
+				}
+				for i := 1; i <= mp; i++ {
+					for j := 1; i*j <= workers && j <= np; j++ {
+						if cost(i, j, mp, np) < cost(wm, wn, mp, np) {
+							t.Fatalf("grid(%d, %d, %d) = %d×%d, but %d×%d leaves less to the busiest worker", workers, mp, np, wm, wn, i, j)
+						}
+					}
+				}
+			}
+		}
+	}
+	if wm, wn := grid(2, 11, 12); wm != 1 || wn != 2 {
+		t.Errorf("a weight gradient of config B (11×12 panels) on 2 workers: %d×%d, want its columns split, 1×2", wm, wn)
+	}
+}
+
 func TestShortSlicePanics(t *testing.T) {
 	if !Available() {
 		t.Skip("no AVX2/FMA")

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Re-runs some runs of a finished comparison as a Slurm job array, on a single-node cluster
+# started here (as root, like slurm/test.sh), and checks that the results and the report's
+# claims the merge job writes equal the finished ones to the last bit:
+#
+#	bash slurm/recheck.sh CONFIG RESULTS RUN...
+#	bash slurm/recheck.sh compare_large results/compare_large alibi-s1 alibi-s2 alibi-s3
+#
+# It copies RESULTS/runs without the named runs, and submits the whole comparison with slurm/
+# submit.sh, one array task per run: the tasks whose runs are there find them done, the others
+# train theirs, and the merge job writes ppl_by_run.json and REPORT.md afresh. Waits at most
+# RECHECK_LIMIT seconds (default 3600) for the merge job.
+set -euo pipefail
+if [ $# -lt 3 ]; then
+	echo "usage: slurm/recheck.sh CONFIG RESULTS RUN..." >&2
+	exit 2
+fi
+config=$1 results=$(realpath -- "$2")
+shift 2
+for f in "$results/ppl_by_run.json" "$results/REPORT.md"; do
+	[ -f "$f" ] || { echo "recheck: $f: not found (want a finished comparison's folder)" >&2; exit 2; }
+done
+for r in "$@"; do
+	[ -d "$results/runs/$r" ] || { echo "recheck: $results/runs/$r: no such run" >&2; exit 2; }
+done
+source "$(dirname "$0")/local.sh"
+
+out=$tmp/out
+mkdir -p "$out"
+cp -r "$results/runs" "$out/"
+for r in "$@"; do
+	rm -rf "${out:?}/runs/$r"
+done
+runs=$(find "$results/runs" -mindepth 1 -maxdepth 1 -type d | wc -l)
+
+start=$SECONDS
+sub=$(slurm/submit.sh "$config" "$runs" "$out")
+echo "$sub"
+array=$(sed -n 's/^shards: job \([0-9]*\),.*/\1/p' <<<"$sub")
+report=$(sed -n 's/^report: job \([0-9]*\),.*/\1/p' <<<"$sub")
+[ -n "$array" ] && [ -n "$report" ] || fail "submit.sh printed no job ids"
+until_ok "${RECHECK_LIMIT:-3600}" "the merge job $report (array $array: $(state "$array"))" report_ended
+[ "$(state "$array")" = COMPLETED ] || fail "shards ended $(state "$array"), want COMPLETED"
+[ "$(state "$report")" = COMPLETED ] || fail "merge job ended $(state "$report"), want COMPLETED"
+echo "recheck: $runs array tasks and the merge job done in $((SECONDS - start)) s"
+for r in "$@"; do
+	[ -f "$out/runs/$r/ppl_vs_len.json" ] || fail "$r was not run again"
+done
+
+# As slurm/test.sh: every run's numbers and the claims, without when and how long.
+numbers() {
+	jq -S 'del(.command, .generated) | .runs |= map(.result |= del(.train_seconds, .eval_seconds))' "$1/ppl_by_run.json"
+}
+numbers "$results" >"$tmp/finished.json"
+numbers "$out" >"$tmp/slurm.json"
+diff -u "$tmp/finished.json" "$tmp/slurm.json" >&2 || fail "ppl_by_run.json of the Slurm run differs from $results's (above)"
+claims() { sed -n '/^## Claims/,/^## Runs/p' "$1/REPORT.md"; }
+diff -u <(claims "$results") <(claims "$out") >&2 || fail "REPORT.md's claims differ from $results's (above)"
+echo "recheck: ok: $* re-run as Slurm array tasks; the merged results equal $results's ($(jq '[.runs[].result.lengths[] | select(.applicable)] | length' "$tmp/slurm.json") perplexities, $(jq '.claims | length' "$tmp/slurm.json") claims)"
