@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime/debug"
 	"time"
 
 	"gorgonia.org/tensor"
@@ -57,6 +58,10 @@ func evaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus 
 			return nil, nil, err
 		}
 		out, byPos = append(out, lr), append(byPos, pl)
+		// The length's graph is garbage now. Collect it, and give its memory back, before the
+		// next length's graph is built: otherwise the garbage collector lets the heap grow
+		// to hold several lengths' graphs at once.
+		debug.FreeOSMemory()
 	}
 	return out, byPos, nil
 }

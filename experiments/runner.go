@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 )
@@ -57,6 +58,10 @@ func (r *Runner) Execute(ctx context.Context) (*Report, error) {
 		default:
 			r.say("%s", Summary(res))
 		}
+		// The run's model, graphs and optimizer are garbage now: return their memory before the
+		// next run, so that a comparison's peak is one run's, not a growing multiple of it
+		// (9.2 GB after 12 runs of compare_large's shape without this).
+		debug.FreeOSMemory()
 	}
 	return r.WriteReport()
 }
