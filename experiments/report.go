@@ -245,7 +245,9 @@ func (rep *Report) markdown() []byte {
 
 	rep.positionsMarkdown(&b)
 	rep.passkeyMarkdown(&b)
-	p("\n## Claims\n\n| # | claim | verdict | checked by CI |\n|---|---|---|---|\n")
+	// "checked": listed in the comparison's claims, so that the command fails when it does not
+	// reproduce (CI runs the ci comparison; the others are checked when someone runs them).
+	p("\n## Claims\n\nA claim marked checked is in this comparison's `claims:` list: the command exits 1 when it is not reproduced.\n\n| # | claim | verdict | checked |\n|---|---|---|---|\n")
 	for i, cl := range rep.Claims {
 		checked := "no"
 		for _, id := range c.Claims {
