@@ -8,8 +8,10 @@
 #
 # It copies RESULTS/runs without the named runs, and submits the whole comparison with slurm/
 # submit.sh, one array task per run: the tasks whose runs are there find them done, the others
-# train theirs, and the merge job writes ppl_by_run.json and REPORT.md afresh. Waits at most
-# RECHECK_LIMIT seconds (default 3600) for the merge job.
+# train theirs, and the last of them (or the merge job) writes ppl_by_run.json and REPORT.md
+# afresh. When a claim the comparison checks is not reproduced, the shards exit 1 and the merge
+# job is cancelled, as they should; that passes if RESULTS says the same of that claim. Waits at
+# most RECHECK_LIMIT seconds (default 3600) for the merge job.
 set -euo pipefail
 if [ $# -lt 3 ]; then
 	echo "usage: slurm/recheck.sh CONFIG RESULTS RUN..." >&2
@@ -40,9 +42,28 @@ array=$(sed -n 's/^shards: job \([0-9]*\),.*/\1/p' <<<"$sub")
 report=$(sed -n 's/^report: job \([0-9]*\),.*/\1/p' <<<"$sub")
 [ -n "$array" ] && [ -n "$report" ] || fail "submit.sh printed no job ids"
 until_ok "${RECHECK_LIMIT:-3600}" "the merge job $report (array $array: $(state "$array"))" report_ended
-[ "$(state "$array")" = COMPLETED ] || fail "shards ended $(state "$array"), want COMPLETED"
-[ "$(state "$report")" = COMPLETED ] || fail "merge job ended $(state "$report"), want COMPLETED"
-echo "recheck: $runs array tasks and the merge job done in $((SECONDS - start)) s"
+case $(state "$array") in
+COMPLETED)
+	[ "$(state "$report")" = COMPLETED ] || fail "merge job ended $(state "$report"), want COMPLETED"
+	;;
+*FAILED*)
+	# A shard that finds every run done writes the report, and exits 1 when a claim the
+	# comparison checks is not reproduced, as one process does; the merge job is then
+	# cancelled. That is the expected end only if every error the tasks logged is such a claim,
+	# and RESULTS does not reproduce it either.
+	errors=$(cat "$out"/slurm/shard-*.out | grep '^train: ' | sort -u)
+	[ -n "$errors" ] || fail "shards ended $(state "$array") without an error in their logs"
+	while read -r line; do
+		id=$(sed -n 's/^train: claim \([a-z0-9_]*\) not reproduced$/\1/p' <<<"$line")
+		[ -n "$id" ] || fail "a shard failed: $line"
+		verdict=$(jq -r --arg id "$id" '.claims[] | select(.id == $id) | .verdict' "$results/ppl_by_run.json")
+		[ "$verdict" = "not reproduced" ] || fail "claim $id is not reproduced here, but $verdict in $results"
+		echo "recheck: claim $id not reproduced, as in $results: the shards exit 1 and the merge job is cancelled"
+	done <<<"$errors"
+	;;
+*) fail "shards ended $(state "$array"), want COMPLETED" ;;
+esac
+echo "recheck: $runs array tasks done in $((SECONDS - start)) s"
 for r in "$@"; do
 	[ -f "$out/runs/$r/ppl_vs_len.json" ] || fail "$r was not run again"
 done
