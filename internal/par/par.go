@@ -25,7 +25,7 @@ import (
 // sleep and use no CPU.
 const spin = 200 * time.Microsecond
 
-// Workers is how many parts a call runs at once: GOMAXPROCS when the package was first used.
+// Workers is how many parts a call runs at once: GOMAXPROCS when the program started.
 // It is read once, so scratch space sized by it stays valid.
 func Workers() int { return workers }
 
