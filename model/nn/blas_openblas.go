@@ -17,39 +17,53 @@ import (
 // (the stock-op model).
 //
 // OpenBLAS runs each call on one thread, and large products are split in two halves run on two
-// goroutines: the ops already run small products (attention's, per head) on both CPUs at once,
-// and OpenBLAS's own threads on top of them fought over the two cores, spinning in sched_yield
-// (a third of the time in the profile).
+// workers of package par: the ops already run small products (attention's, per head) on both
+// CPUs at once, and OpenBLAS's own threads on top of them fought over the two cores, spinning
+// in sched_yield (a third of the time in the profile).
 func init() {
 	openblas.SetThreads(1)
 	impl := netlib.Implementation{}
 	one := func(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 		impl.Sgemm(trans(ta), trans(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
+	// Large products are always cut in the same two halves, run on two workers when there are
+	// two: OpenBLAS's rounding depends on a call's shape, so cutting by the number of cores
+	// would make results depend on it.
 	Sgemm = func(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-		if par.Workers() < 2 || m*n*k < 1<<18 {
+		if m*n*k < 1<<18 || max(m, n) < 2 {
 			one(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 			return
 		}
-		done := make(chan struct{})
-		if m >= n {
-			h := m / 2
-			a2 := a[h*lda:] // rows h.. of op(a)
-			if ta {
-				a2 = a[h:]
+		half := func(i int) {
+			if m >= n {
+				h := m / 2
+				if i == 0 {
+					one(ta, tb, h, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+					return
+				}
+				a2 := a[h*lda:] // rows h.. of op(a)
+				if ta {
+					a2 = a[h:]
+				}
+				one(ta, tb, m-h, n, k, alpha, a2, lda, b, ldb, beta, c[h*ldc:], ldc)
+				return
 			}
-			go func() { one(ta, tb, m-h, n, k, alpha, a2, lda, b, ldb, beta, c[h*ldc:], ldc); close(done) }()
-			one(ta, tb, h, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		} else {
 			h := n / 2
+			if i == 0 {
+				one(ta, tb, m, h, k, alpha, a, lda, b, ldb, beta, c, ldc)
+				return
+			}
 			b2 := b[h:] // columns h.. of op(b)
 			if tb {
 				b2 = b[h*ldb:]
 			}
-			go func() { one(ta, tb, m, n-h, k, alpha, a, lda, b2, ldb, beta, c[h:], ldc); close(done) }()
-			one(ta, tb, m, h, k, alpha, a, lda, b, ldb, beta, c, ldc)
+			one(ta, tb, m, n-h, k, alpha, a, lda, b2, ldb, beta, c[h:], ldc)
 		}
-		<-done
+		par.For(2, 1<<30, func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				half(i)
+			}
+		})
 	}
 	blas64.Use(impl)
 	G.Use(impl)
