@@ -3,7 +3,8 @@
 # slurm/test.sh and slurm/recheck.sh, which source it (as root). It sets SLURM_CONF, makes a
 # private folder $tmp, and on exit cancels what is left, stops every daemon it started and
 # removes $tmp; when the script fails it first shows the daemons' and jobs' logs. It defines
-# fail, until_ok (a bounded wait), state (a job's state) and report_ended.
+# fail, until_ok (a bounded wait), submit (slurm/submit.sh, keeping the jobs' ids), state (a
+# job's state), report_ended, and numbers and claims (what two runs of a comparison must agree on).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$(pwd)
@@ -142,3 +143,22 @@ until_ok 30 "node $host to be idle" node_idle
 state() { scontrol -o show job "$1" | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | sort -u | paste -sd,; }
 # report_ended: whether the job $report has ended, one way or another.
 report_ended() { case $(state "$report") in COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY) true ;; *) false ;; esac; }
+
+# submit CONFIG SHARDS OUT: submits the comparison with slurm/submit.sh, setting array and
+# report to the two jobs' ids.
+submit() {
+	local sub
+	sub=$(slurm/submit.sh "$1" "$2" "$3")
+	echo "$sub"
+	array=$(sed -n 's/^shards: job \([0-9]*\),.*/\1/p' <<<"$sub")
+	report=$(sed -n 's/^report: job \([0-9]*\),.*/\1/p' <<<"$sub")
+	[ -n "$array" ] && [ -n "$report" ] || fail "submit.sh printed no job ids"
+}
+
+# numbers DIR: every run's numbers and the claims of the comparison in DIR, without what
+# differs between two honest runs (when and how it was run, how long it took).
+numbers() {
+	jq -S 'del(.command, .generated) | .runs |= map(.result |= del(.train_seconds, .eval_seconds))' "$1/ppl_by_run.json"
+}
+# claims DIR: the claims section of DIR's REPORT.md.
+claims() { sed -n '/^## Claims/,/^## Runs/p' "$1/REPORT.md"; }

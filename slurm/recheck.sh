@@ -36,11 +36,7 @@ done
 runs=$(find "$results/runs" -mindepth 1 -maxdepth 1 -type d | wc -l)
 
 start=$SECONDS
-sub=$(slurm/submit.sh "$config" "$runs" "$out")
-echo "$sub"
-array=$(sed -n 's/^shards: job \([0-9]*\),.*/\1/p' <<<"$sub")
-report=$(sed -n 's/^report: job \([0-9]*\),.*/\1/p' <<<"$sub")
-[ -n "$array" ] && [ -n "$report" ] || fail "submit.sh printed no job ids"
+submit "$config" "$runs" "$out"
 until_ok "${RECHECK_LIMIT:-3600}" "the merge job $report (array $array: $(state "$array"))" report_ended
 case $(state "$array") in
 COMPLETED)
@@ -68,13 +64,8 @@ for r in "$@"; do
 	[ -f "$out/runs/$r/ppl_vs_len.json" ] || fail "$r was not run again"
 done
 
-# As slurm/test.sh: every run's numbers and the claims, without when and how long.
-numbers() {
-	jq -S 'del(.command, .generated) | .runs |= map(.result |= del(.train_seconds, .eval_seconds))' "$1/ppl_by_run.json"
-}
 numbers "$results" >"$tmp/finished.json"
 numbers "$out" >"$tmp/slurm.json"
 diff -u "$tmp/finished.json" "$tmp/slurm.json" >&2 || fail "ppl_by_run.json of the Slurm run differs from $results's (above)"
-claims() { sed -n '/^## Claims/,/^## Runs/p' "$1/REPORT.md"; }
 diff -u <(claims "$results") <(claims "$out") >&2 || fail "REPORT.md's claims differ from $results's (above)"
 echo "recheck: ok: $* re-run as Slurm array tasks; the merged results equal $results's ($(jq '[.runs[].result.lengths[] | select(.applicable)] | length' "$tmp/slurm.json") perplexities, $(jq '.claims | length' "$tmp/slurm.json") claims)"

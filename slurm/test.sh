@@ -27,19 +27,9 @@ runs:
   - {config: $root/configs/alibi.yaml}
 EOF
 
-# submit OUT SHARDS: submits the comparison, setting array and report to the two jobs' ids.
-submit() {
-	local sub
-	sub=$(slurm/submit.sh "$tmp/tiny.yaml" "$2" "$1")
-	echo "$sub"
-	array=$(sed -n 's/^shards: job \([0-9]*\),.*/\1/p' <<<"$sub")
-	report=$(sed -n 's/^report: job \([0-9]*\),.*/\1/p' <<<"$sub")
-	[ -n "$array" ] && [ -n "$report" ] || fail "submit.sh printed no job ids"
-}
-
 # Failing shards: 4 shards of 3 runs, which every task refuses at once. The merge job must not
 # run, and nothing be reported.
-submit "$tmp/bad" 4
+submit "$tmp/tiny.yaml" 4 "$tmp/bad"
 until_ok 120 "the merge job $report to be cancelled (array $array: $(state "$array"))" report_ended
 [ "$(state "$array")" = FAILED ] || fail "4 shards of 3 runs ended $(state "$array"), want FAILED"
 [ "$(state "$report")" = CANCELLED ] || fail "the merge job after failed shards ended $(state "$report"), want CANCELLED"
@@ -48,7 +38,7 @@ grep -q -- '-shard: 3/4, but the comparison has 3 runs' "$tmp"/bad/slurm/shard-*
 [ ! -e "$tmp/bad/REPORT.md" ] || fail "failed shards wrote a report"
 
 start=$SECONDS
-submit "$tmp/out" 3
+submit "$tmp/tiny.yaml" 3 "$tmp/out"
 until_ok 300 "the merge job $report (array $array: $(state "$array"))" report_ended
 [ "$(state "$array")" = COMPLETED ] || fail "shards ended $(state "$array"), want COMPLETED"
 [ "$(state "$report")" = COMPLETED ] || fail "merge job ended $(state "$report"), want COMPLETED"
@@ -60,18 +50,12 @@ shards=$(cat "$tmp"/out/slurm/shard-*.out | sed -n 's/^shard \([0-9]*\/[0-9]*\) 
 # The same comparison in one process.
 nice -n 10 "$tmp/out/slurm/train" -config "$tmp/tiny.yaml" -out "$tmp/single" -quiet >/dev/null
 
-# The numbers of every run and the claims, without what differs between two honest runs (when
-# and how it was run, how long it took).
-numbers() {
-	jq -S 'del(.command, .generated) | .runs |= map(.result |= del(.train_seconds, .eval_seconds))' "$1/ppl_by_run.json"
-}
 numbers "$tmp/out" >"$tmp/slurm.json"
 numbers "$tmp/single" >"$tmp/single.json"
 [ "$(jq '.runs | length' "$tmp/slurm.json")" -eq 3 ] || fail "the merged results hold $(jq '.runs | length' "$tmp/slurm.json") runs, want 3"
 jq -e '[.runs[].result.lengths[] | select(.applicable) | .perplexity] | length > 0 and all(. > 1)' "$tmp/slurm.json" >/dev/null ||
 	fail "the merged results hold no perplexities"
 diff -u "$tmp/single.json" "$tmp/slurm.json" >&2 || fail "ppl_by_run.json of the Slurm run differs from one process's (above)"
-claims() { sed -n '/^## Claims/,/^## Runs/p' "$1/REPORT.md"; }
 grep -q '^| 1 | .*reproduced' <(claims "$tmp/out") || fail "the Slurm run's REPORT.md has no claims table"
 diff -u <(claims "$tmp/single") <(claims "$tmp/out") >&2 || fail "REPORT.md's claims differ from one process's (above)"
 echo "slurm test: ok: the merged comparison equals one process's ($(jq '[.runs[].result.lengths[] | select(.applicable)] | length' "$tmp/slurm.json") perplexities, $(jq '.claims | length' "$tmp/slurm.json") claims)"
