@@ -53,15 +53,18 @@ func evaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus 
 	var out []LengthResult
 	var byPos []PositionLoss
 	for i, n := range e.Lengths {
+		if i > 0 {
+			// The last length's graph is garbage now. Collect it, and give its memory back,
+			// before this length's graph is built: otherwise the garbage collector lets the
+			// heap grow to hold several lengths' graphs at once. (After the last length, the
+			// comparison's runner does the same for the whole run.)
+			debug.FreeOSMemory()
+		}
 		lr, pl, err := evaluate(ctx, m, s, set, n, plans[i], e.BatchTokens, p)
 		if err != nil {
 			return nil, nil, err
 		}
 		out, byPos = append(out, lr), append(byPos, pl)
-		// The length's graph is garbage now. Collect it, and give its memory back, before the
-		// next length's graph is built: otherwise the garbage collector lets the heap grow
-		// to hold several lengths' graphs at once.
-		debug.FreeOSMemory()
 	}
 	return out, byPos, nil
 }
