@@ -98,12 +98,19 @@ func (o *AdamW) Update(params []*Param, grads []*tensor.Dense) (UpdateStats, err
 		if p.Decay {
 			wd = o.WeightDecay
 		}
+		// A weight with its own learning rate is a PyTorch parameter group with lr·LRScale:
+		// its decoupled decay scales with it.
+		hp := h
+		if p.LRScale > 0 {
+			hp.lr *= p.LRScale
+		}
 		switch p.Value.Dtype() {
 		case tensor.Float32:
-			adam(h, wd, nn.Values[float32](p.Value), nn.Values[float32](grads[i]), nn.Values[float32](o.M[i]), nn.Values[float32](o.V[i]))
+			adam(hp, wd, nn.Values[float32](p.Value), nn.Values[float32](grads[i]), nn.Values[float32](o.M[i]), nn.Values[float32](o.V[i]))
 		default:
-			adam(h, wd, nn.Values[float64](p.Value), nn.Values[float64](grads[i]), nn.Values[float64](o.M[i]), nn.Values[float64](o.V[i]))
+			adam(hp, wd, nn.Values[float64](p.Value), nn.Values[float64](grads[i]), nn.Values[float64](o.M[i]), nn.Values[float64](o.V[i]))
 		}
+		p.clamp()
 	}
 	return UpdateStats{LR: lr, GradNorm: norm}, nil
 }

@@ -217,6 +217,9 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n i
 	case "logn":
 		node := constant(g, m.Dtype, "logn", lognScale(m.Config.Heads, n, m.Config.TrainLen), m.Config.Heads, n)
 		scale = func(int) (*G.Node, error) { return node, nil }
+	case "logn_train":
+		node := constant(g, m.Dtype, "logn", lognTrainScale(m.Config.Heads, n), m.Config.Heads, n)
+		scale = func(int) (*G.Node, error) { return node, nil }
 	case "ssmax":
 		scale = func(l int) (*G.Node, error) {
 			return nn.Compute(fmt.Sprintf("SSMax%d", l), ssmaxScale{m.Config.Heads, n}, tensor.Shape{m.Config.Heads, n}, w[m.h[l].ssmax])

@@ -13,6 +13,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"extrapolate/internal/rng"
+	"extrapolate/model/nn"
 	"extrapolate/position"
 )
 
@@ -58,6 +59,10 @@ type Param struct {
 	Value *tensor.Dense
 	// Decay says whether weight decay applies: to matrices, not to biases and LayerNorm gains.
 	Decay bool
+	// LRScale multiplies the learning rate for this weight (a position scheme's choice); 0 is 1.
+	LRScale float64
+	// Floor, when set, is the least value the weight may take after any update.
+	Floor *float64
 }
 
 // Model holds the weights, as nanoGPT's ModuleDict does: the token embedding, the blocks, the
@@ -101,16 +106,19 @@ func New(c Config, scheme position.Scheme, dt tensor.Dtype, seed uint64) (*Model
 	}
 	draws := normals{rng.SplitMix64{State: seed}}
 	for _, s := range weights {
-		p := &Param{Name: s.Name, Decay: s.Decay}
+		p := &Param{Name: s.Name, Decay: s.Decay, LRScale: s.LRScale, Floor: s.Floor}
 		switch {
 		case s.Std > 0:
 			p.Value = draws.tensor(s.Dims, s.Std)
+		case s.Uniform > 0:
+			p.Value = draws.uniform(s.Dims, s.Uniform)
 		case s.Init != nil:
 			p.Value = tensor.New(tensor.WithShape(s.Dims...), tensor.WithBacking(append([]float64(nil), s.Init...)))
 		default:
 			p.Value = tensor.New(tensor.WithShape(s.Dims...), tensor.Of(tensor.Float64))
 		}
 		p.Value = convertTo(p.Value, dt)
+		p.clamp()
 		m.add(p)
 		if s.field != nil {
 			*s.field = p
@@ -129,10 +137,14 @@ func New(c Config, scheme position.Scheme, dt tensor.Dtype, seed uint64) (*Model
 type Shape struct {
 	Name string
 	Dims []int
-	// Std > 0 draws the weight N(0, Std²); otherwise it starts at Init, or zero.
-	Std   float64
-	Init  []float64
-	Decay bool
+	// Std > 0 draws the weight N(0, Std²), Uniform > 0 draws it U(0, Uniform); otherwise it
+	// starts at Init, or zero.
+	Std, Uniform float64
+	Init         []float64
+	Decay        bool
+	// LRScale and Floor are as in Param.
+	LRScale float64
+	Floor   *float64
 	// Owner is 0 for the model's own weights; 1 for the position scheme's, or 1+l for the
 	// scheme of layer l of a position.PerLayer scheme.
 	Owner int
@@ -220,9 +232,12 @@ func (m *Model) layout(scheme position.Scheme) ([]weight, error) {
 				return nil, fmt.Errorf("model: the %s scheme's weight %s has shape %v", o.scheme.Name(), name, w.Dims)
 			case w.Init != nil && len(w.Init) != w.Size():
 				return nil, fmt.Errorf("model: the %s scheme's weight %s has %d initial values for shape %v", o.scheme.Name(), name, len(w.Init), w.Dims)
+			case !(w.LRScale >= 0) || math.IsInf(w.LRScale, 0) || !(w.Uniform >= 0) || !(w.Std >= 0):
+				return nil, fmt.Errorf("model: the %s scheme's weight %s has std %g, uniform %g, lr scale %g", o.scheme.Name(), name, w.Std, w.Uniform, w.LRScale)
 			}
 			taken[name] = true
-			out = append(out, weight{Shape: Shape{Name: name, Dims: w.Dims, Std: w.Std, Init: w.Init, Decay: w.Decay, Owner: i + 1}})
+			out = append(out, weight{Shape: Shape{Name: name, Dims: w.Dims, Std: w.Std, Uniform: w.Uniform, Init: w.Init, Decay: w.Decay,
+				LRScale: w.LRScale, Floor: w.Floor, Owner: i + 1}})
 		}
 	}
 	return append(out, blocks...), nil
@@ -269,6 +284,40 @@ func (m *Model) NumParams() int {
 
 // normals draws N(0, std²) numbers: SplitMix64 and Box-Muller, exactly as the reference does.
 type normals struct{ rng.SplitMix64 }
+
+// uniform draws U(0, max) numbers from the same generator, 53 bits each, as torch.rand·max.
+func (r *normals) uniform(dims []int, max float64) *tensor.Dense {
+	n := 1
+	for _, d := range dims {
+		n *= d
+	}
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = max * float64(r.Next()>>11) / (1 << 53)
+	}
+	return tensor.New(tensor.WithShape(dims...), tensor.WithBacking(x))
+}
+
+// clamp raises every value below the parameter's floor to it.
+func (p *Param) clamp() {
+	if p.Floor == nil {
+		return
+	}
+	switch p.Value.Dtype() {
+	case tensor.Float32:
+		floorAt(nn.Values[float32](p.Value), float32(*p.Floor))
+	default:
+		floorAt(nn.Values[float64](p.Value), *p.Floor)
+	}
+}
+
+func floorAt[F ~float32 | ~float64](w []F, floor F) {
+	for i, x := range w {
+		if x < floor {
+			w[i] = floor
+		}
+	}
+}
 
 func (r *normals) tensor(dims []int, std float64) *tensor.Dense {
 	n := 1

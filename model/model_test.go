@@ -63,6 +63,9 @@ func variants(t *testing.T) map[string]variant {
 	logn.Attention, logn.TrainLen = Attention{Scale: "logn"}, 2
 	ssmax.Attention, ssmax.TrainLen = Attention{Scale: "ssmax"}, tinyLen
 	out["rope+logn"] = variant{logn, out["rope"].scheme}
+	lognTrain := tiny
+	lognTrain.Attention, lognTrain.TrainLen = Attention{Scale: "logn_train"}, tinyLen
+	out["alibi+logn_train"] = variant{lognTrain, out["alibi"].scheme}
 	out["kerple+ssmax"] = variant{ssmax, out["kerple"].scheme}
 	out["nope+ssmax"] = variant{ssmax, out["nope"].scheme}
 	return out

@@ -9,8 +9,13 @@ import (
 // with its position, for any position scheme.
 //
 //   - logn multiplies the scores of the query at position i by max(1, log(i+1)/log(L)), L the
-//     training length: log-n scaling (Chiang & Cholak 2022; Qwen's logn_attn), so that attention
-//     stays as sharp over n keys as it was over L.
+//     training length: Qwen's logn_attn (math.log(i, seq_length) past the training length, 1
+//     within it), an inference-time form: the scale is 1 at every position seen in training, so
+//     a run trains exactly as without it, and attention stays as sharp over n keys as it was
+//     over L.
+//   - logn_train multiplies them by log(i+1), in training as at evaluation: the log-length
+//     scaled attention of Chiang & Cholak 2022 (logits times log n, n the number of keys the
+//     query attends to, here i+1).
 //   - ssmax multiplies them by s_h·log(i+1), the log of the number of keys the query sees, with
 //     s_h learned per head and layer: Scalable-Softmax (Nakanishi 2025). s_h starts at 1/log(L),
 //     so the scale is 1 at the training length.
@@ -21,12 +26,12 @@ type Attention struct {
 func (a Attention) check(trainLen int) error {
 	switch a.Scale {
 	case "":
-	case "logn", "ssmax":
+	case "logn", "logn_train", "ssmax":
 		if trainLen < 2 {
 			return fmt.Errorf("attention.scale: %s needs a training length of at least 2, not %d", a.Scale, trainLen)
 		}
 	default:
-		return fmt.Errorf("attention.scale: unknown scale %q (known: logn, ssmax)", a.Scale)
+		return fmt.Errorf("attention.scale: unknown scale %q (known: logn, logn_train, ssmax)", a.Scale)
 	}
 	return nil
 }
@@ -40,6 +45,17 @@ func lognScale(heads, n, trainLen int) []float64 {
 		x := math.Max(1, math.Log(float64(i+1))/math.Log(float64(trainLen)))
 		for h := 0; h < heads; h++ {
 			v[h*n+i] = x
+		}
+	}
+	return v
+}
+
+// lognTrainScale is log(i+1) for each head and query, (heads, n).
+func lognTrainScale(heads, n int) []float64 {
+	v := make([]float64, heads*n)
+	for i := 0; i < n; i++ {
+		for h := 0; h < heads; h++ {
+			v[h*n+i] = math.Log(float64(i + 1))
 		}
 	}
 	return v

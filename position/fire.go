@@ -8,30 +8,48 @@ import (
 // FIRE is Functional Interpolation for Relative Positions (Li et al., 2024): each layer adds
 // f(ψ(i−j) / ψ(max(L, i))) to the score of query i for key j, where ψ(x) = log(|c·x| + 1), f is
 // an MLP from one input through Hidden ReLU units to one output per head, and c and the threshold
-// L are learned. As in the paper's reference code, L = |m·L0| with a learned multiplier m
-// (starting at 1) and L0 the training length, c starts at 0.1, and ε = 10⁻⁶ keeps the
-// denominator positive. Dividing by ψ of the query's position maps every query's distances into
-// [0, 1], so lengths past training interpolate rather than extrapolate.
+// L are learned. Dividing by ψ of the query's position maps every query's distances into [0, 1],
+// so lengths past training interpolate rather than extrapolate.
+//
+// The settings follow the paper's PyTorch listing (its Appendix): c starts at 0.1 (init_c), the
+// threshold is L = |m·L0| with a learned multiplier m starting at 1 and L0 = 512 (init_L=512.,
+// fixed), and ε = 10⁻⁶ keeps the denominator positive. The MLP is drawn with the spread of
+// PyTorch's default Linear initialisation. The paper trains FIRE with the rest of the model, at
+// the same learning rate; it states no weight decay for it, and none is applied here.
+// `threshold_init` and `lr_scale` change L0 and the learning rate of FIRE's weights.
 type FIRE struct {
 	Heads, Layers, Hidden int
-	// L0 is the initial threshold, the training length.
+	// L0 is the threshold's fixed base, init_L in the paper's listing.
 	L0 float64
+	// LRScale multiplies the learning rate of FIRE's weights.
+	LRScale float64
 }
+
+// fireInitL is init_L of the paper's listing.
+const fireInitL = 512
 
 const fireEps = 1e-6
 
 func init() {
 	Register("fire", func(s Spec) (Scheme, error) {
 		p := struct {
-			Hidden int `yaml:"hidden"`
-		}{Hidden: 32}
+			Hidden        int     `yaml:"hidden"`
+			ThresholdInit float64 `yaml:"threshold_init"`
+			LRScale       float64 `yaml:"lr_scale"`
+		}{Hidden: 32, ThresholdInit: fireInitL, LRScale: 1}
 		if err := s.Config.Decode(&p); err != nil {
 			return nil, err
 		}
 		if p.Hidden < 1 || p.Hidden > 1<<12 {
 			return nil, fmt.Errorf("position.hidden: %d, want 1 to %d", p.Hidden, 1<<12)
 		}
-		return FIRE{Heads: s.Heads, Layers: s.Layers, Hidden: p.Hidden, L0: float64(s.TrainLen)}, nil
+		if err := checkPositive("position.threshold_init", p.ThresholdInit); err != nil {
+			return nil, err
+		}
+		if err := checkPositive("position.lr_scale", p.LRScale); err != nil {
+			return nil, err
+		}
+		return FIRE{Heads: s.Heads, Layers: s.Layers, Hidden: p.Hidden, L0: p.ThresholdInit, LRScale: p.LRScale}, nil
 	})
 }
 
@@ -61,13 +79,14 @@ func (f FIRE) Weights() []Weight {
 		return x
 	}
 	std1, std2 := 1/math.Sqrt(3), 1/math.Sqrt(3*float64(hd))
+	lr := f.LRScale
 	return []Weight{
-		{Name: "fire.w1", Dims: []int{l, hd}, Std: std1},
-		{Name: "fire.b1", Dims: []int{l, hd}, Std: std1},
-		{Name: "fire.w2", Dims: []int{l, hd, h}, Std: std2},
-		{Name: "fire.b2", Dims: []int{l, h}, Std: std2},
-		{Name: "fire.c", Dims: []int{l}, Init: fill(0.1)},
-		{Name: "fire.m", Dims: []int{l}, Init: fill(1)},
+		{Name: "fire.w1", Dims: []int{l, hd}, Std: std1, LRScale: lr},
+		{Name: "fire.b1", Dims: []int{l, hd}, Std: std1, LRScale: lr},
+		{Name: "fire.w2", Dims: []int{l, hd, h}, Std: std2, LRScale: lr},
+		{Name: "fire.b2", Dims: []int{l, h}, Std: std2, LRScale: lr},
+		{Name: "fire.c", Dims: []int{l}, Init: fill(0.1), LRScale: lr},
+		{Name: "fire.m", Dims: []int{l}, Init: fill(1), LRScale: lr},
 	}
 }
 

@@ -7,10 +7,16 @@ import (
 
 // KERPLE is the logarithmic variant of KERPLE (Chi et al., 2022): head h of each layer adds
 // −r1·log(1 + r2·δ) to the score of the key δ positions back, with r1, r2 > 0 learned per head
-// and layer. As in the reference code, both are held at or above 0.01: the bias uses
-// max(r, 0.01), and the gradient passes to r unchanged.
+// and layer.
+//
+// The settings follow the reference code (ParallelKerpleLog in the paper's GPT-NeoX fork): r1 is
+// drawn U(0, 2) and r2 U(0, 1) (torch.rand·2, torch.rand·1), and both are clamped in place to at
+// least 0.01 before every use (bias_p.data.clamp(min=eps)), which here is after every update;
+// GPT-NeoX decays every weight not named "bias" outside the norms, so r1 and r2 are decayed.
+// `lr_scale` changes their learning rate.
 type KERPLE struct {
 	Heads, Layers int
+	LRScale       float64
 }
 
 // kerpleMin is the floor of r1 and r2, the reference code's eps.
@@ -18,30 +24,34 @@ const kerpleMin = 0.01
 
 func init() {
 	Register("kerple", func(s Spec) (Scheme, error) {
-		if err := s.Config.Decode(&struct{}{}); err != nil {
+		p := struct {
+			LRScale float64 `yaml:"lr_scale"`
+		}{LRScale: 1}
+		if err := s.Config.Decode(&p); err != nil {
 			return nil, err
 		}
-		return KERPLE{Heads: s.Heads, Layers: s.Layers}, nil
+		if err := checkPositive("position.lr_scale", p.LRScale); err != nil {
+			return nil, err
+		}
+		return KERPLE{Heads: s.Heads, Layers: s.Layers, LRScale: p.LRScale}, nil
 	})
 }
 
 // Name is kerple.
 func (KERPLE) Name() string { return "kerple" }
 
-// Weights are kerple.r1 and kerple.r2, (layers, heads). The reference draws r1 from U(0, 2) and
-// r2 from U(0, 1); here they start spread evenly over those ranges, head by head.
+// Weights are kerple.r1 and kerple.r2, (layers, heads), drawn and kept at or above the floor
+// as the reference does.
 func (k KERPLE) Weights() []Weight {
-	r1, r2 := make([]float64, k.Layers*k.Heads), make([]float64, k.Layers*k.Heads)
-	for i := range r1 {
-		h := float64(i%k.Heads) + 0.5
-		r1[i], r2[i] = 2*h/float64(k.Heads), h/float64(k.Heads)
-	}
+	floor := kerpleMin
 	return []Weight{
-		{Name: "kerple.r1", Dims: []int{k.Layers, k.Heads}, Init: r1},
-		{Name: "kerple.r2", Dims: []int{k.Layers, k.Heads}, Init: r2},
+		{Name: "kerple.r1", Dims: []int{k.Layers, k.Heads}, Uniform: 2, Floor: &floor, Decay: true, LRScale: k.LRScale},
+		{Name: "kerple.r2", Dims: []int{k.Layers, k.Heads}, Uniform: 1, Floor: &floor, Decay: true, LRScale: k.LRScale},
 	}
 }
 
+// params are a head's r1 and r2. The model keeps them at or above the floor; the max guards
+// weights set by hand (cmd/inspect -param).
 func (k KERPLE) params(w [][]float64, layer, h int) (r1, r2 float64) {
 	i := layer*k.Heads + h
 	return math.Max(w[0][i], kerpleMin), math.Max(w[1][i], kerpleMin)

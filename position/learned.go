@@ -4,9 +4,12 @@ import "fmt"
 
 // Learned is a trainable table of MaxLen position vectors added to the token embeddings, the
 // weight wpe. It has no vector for positions at or past MaxLen, so longer sequences are not
-// applicable.
+// applicable. It is trained as GPT-2's wpe is in nanoGPT's model.py: drawn N(0, 0.02²) and, a
+// 2-D weight, decayed like the matrices (configure_optimizers); `lr_scale` changes its
+// learning rate.
 type Learned struct {
 	MaxLen, DModel int
+	LRScale        float64
 }
 
 // maxLearnedRows bounds position.max_len: far beyond what this trainer is for.
@@ -15,9 +18,13 @@ const maxLearnedRows = 1 << 20
 func init() {
 	Register("learned", func(s Spec) (Scheme, error) {
 		p := struct {
-			MaxLen int `yaml:"max_len"`
-		}{MaxLen: s.TrainLen}
+			MaxLen  int     `yaml:"max_len"`
+			LRScale float64 `yaml:"lr_scale"`
+		}{MaxLen: s.TrainLen, LRScale: 1}
 		if err := s.Config.Decode(&p); err != nil {
+			return nil, err
+		}
+		if err := checkPositive("position.lr_scale", p.LRScale); err != nil {
 			return nil, err
 		}
 		if p.MaxLen < s.TrainLen {
@@ -26,7 +33,7 @@ func init() {
 		if p.MaxLen > maxLearnedRows {
 			return nil, fmt.Errorf("position.max_len: %d, above the limit of %d", p.MaxLen, maxLearnedRows)
 		}
-		return Learned{MaxLen: p.MaxLen, DModel: s.DModel}, nil
+		return Learned{MaxLen: p.MaxLen, DModel: s.DModel, LRScale: p.LRScale}, nil
 	})
 }
 
@@ -35,7 +42,7 @@ func (Learned) Name() string { return "learned" }
 
 // Weights is the table wpe, drawn and decayed like the model's matrices.
 func (l Learned) Weights() []Weight {
-	return []Weight{{Name: "wpe", Dims: []int{l.MaxLen, l.DModel}, Std: 0.02, Decay: true}}
+	return []Weight{{Name: "wpe", Dims: []int{l.MaxLen, l.DModel}, Std: 0.02, Decay: true, LRScale: l.LRScale}}
 }
 
 // LearnedEmbedding is the first n rows of wpe.

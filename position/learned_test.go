@@ -10,7 +10,7 @@ import (
 // from the papers' reference code apart from this package.
 
 func TestT5Buckets(t *testing.T) {
-	s, err := New(Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "t5"}})
+	s, err := New(Spec{DModel: 8, Heads: 2, TrainLen: 8, Config: Config{Scheme: "t5", Params: map[string]any{"max_distance": 128}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestT5Buckets(t *testing.T) {
 }
 
 func TestT5BiasLooksUpBuckets(t *testing.T) {
-	t5 := T5{Heads: 2, Buckets: 8, MaxDistance: 20}
+	t5 := T5{Heads: 2, Buckets: 8, MaxDistance: 20, Scale: 1.5}
 	table := make([]float64, 8*2)
 	for i := range table {
 		table[i] = float64(i) // bucket b, head h holds 2b+h
@@ -44,9 +44,54 @@ func TestT5BiasLooksUpBuckets(t *testing.T) {
 	}
 	for d := 0; d < 24; d++ {
 		for h := 0; h < 2; h++ {
-			if want := float64(2*t5.Bucket(d) + h); b.At(h, 23, 23-d) != want {
+			if want := 1.5 * float64(2*t5.Bucket(d)+h); b.At(h, 23, 23-d) != want {
 				t.Fatalf("head %d distance %d: %g, want %g", h, d, b.At(h, 23, 23-d), want)
 			}
+		}
+	}
+}
+
+// TestT5Defaults checks the table's training settings against x-transformers'
+// RelativePositionBias (an N(0, 1) table times √dim_head) and that, trained at 64 or 128 tokens,
+// every bucket is reached within the training length, as every bucket is in T5 at 512.
+func TestT5Defaults(t *testing.T) {
+	for _, tc := range []struct{ dModel, heads, trainLen, maxDistance int }{
+		{64, 4, 64, 64}, {128, 4, 128, 128}, {256, 8, 512, 128}, {64, 4, 8, 17},
+	} {
+		s, err := New(Spec{DModel: tc.dModel, Heads: tc.heads, TrainLen: tc.trainLen, Config: Config{Scheme: "t5"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t5 := s.(T5)
+		headDim := float64(tc.dModel / tc.heads)
+		if t5.Std != 1 || t5.Scale != math.Sqrt(headDim) || t5.LRScale != 1 || t5.MaxDistance != tc.maxDistance {
+			t.Errorf("%+v: std %g, scale %g, lr scale %g, max distance %d; want 1, %g, 1, %d", tc, t5.Std, t5.Scale, t5.LRScale, t5.MaxDistance, math.Sqrt(headDim), tc.maxDistance)
+		}
+		w := t5.Weights()[0]
+		if w.Decay || w.Std != 1 || w.LRScale != 1 {
+			t.Errorf("%+v: the table is declared %+v, want N(0, 1), not decayed", tc, w)
+		}
+		if tc.trainLen < 64 {
+			continue
+		}
+		reached := map[int]bool{}
+		for d := 0; d < tc.trainLen; d++ {
+			reached[t5.Bucket(d)] = true
+		}
+		if len(reached) != t5.Buckets {
+			t.Errorf("%+v: %d of %d buckets reached within the training length", tc, len(reached), t5.Buckets)
+		}
+	}
+	s, err := New(Spec{DModel: 64, Heads: 4, TrainLen: 64, Config: Config{Scheme: "t5", Params: map[string]any{"init_std": 0.125, "scale": 1, "lr_scale": 10}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := s.(Learner).Weights()[0]; w.Std != 0.125 || w.LRScale != 10 || s.(T5).Scale != 1 {
+		t.Errorf("fields init_std, scale, lr_scale not taken: %+v, scale %g", w, s.(T5).Scale)
+	}
+	for _, bad := range []map[string]any{{"init_std": 0}, {"scale": -1}, {"lr_scale": 0}} {
+		if _, err := New(Spec{DModel: 64, Heads: 4, TrainLen: 64, Config: Config{Scheme: "t5", Params: bad}}); err == nil {
+			t.Errorf("%v accepted", bad)
 		}
 	}
 }
@@ -202,5 +247,57 @@ func TestLearnedGradients(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTrainingSettings checks each learned scheme's declared settings against its source: FIRE's
+// listing (init_c 0.1, init_L 512 with a multiplier starting at 1), KERPLE's reference
+// (torch.rand·2 and torch.rand·1, clamped at 0.01, decayed by GPT-NeoX) and nanoGPT's wpe
+// (N(0, 0.02²), decayed), and that lr_scale reaches every weight.
+func TestTrainingSettings(t *testing.T) {
+	build := func(scheme string, params map[string]any) Learner {
+		t.Helper()
+		s, err := New(Spec{DModel: 16, Heads: 2, Layers: 2, TrainLen: 64, Config: Config{Scheme: scheme, Params: params}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.(Learner)
+	}
+	fire := build("fire", nil).(FIRE)
+	if fire.L0 != 512 {
+		t.Errorf("FIRE's threshold starts at %g, want the listing's init_L = 512", fire.L0)
+	}
+	for _, w := range fire.Weights() {
+		want := map[string]float64{"fire.c": 0.1, "fire.m": 1}[w.Name]
+		if want != 0 && (len(w.Init) != 2 || w.Init[0] != want || w.Init[1] != want) {
+			t.Errorf("%s starts at %v, want %g in each layer", w.Name, w.Init, want)
+		}
+		if w.Decay {
+			t.Errorf("%s is decayed", w.Name)
+		}
+	}
+	if f := build("fire", map[string]any{"threshold_init": 64}).(FIRE); f.L0 != 64 {
+		t.Errorf("threshold_init 64 gave %g", f.L0)
+	}
+	for _, w := range build("kerple", nil).Weights() {
+		max := map[string]float64{"kerple.r1": 2, "kerple.r2": 1}[w.Name]
+		if w.Uniform != max || w.Floor == nil || *w.Floor != 0.01 || !w.Decay || w.Std != 0 || w.Init != nil {
+			t.Errorf("%s: %+v, want U(0, %g), floor 0.01, decayed", w.Name, w, max)
+		}
+	}
+	if w := build("learned", nil).Weights()[0]; w.Std != 0.02 || !w.Decay {
+		t.Errorf("wpe: %+v, want N(0, 0.02²), decayed", w)
+	}
+	for _, scheme := range []string{"t5", "fire", "kerple", "learned"} {
+		for _, w := range build(scheme, map[string]any{"lr_scale": 3}).Weights() {
+			if w.LRScale != 3 {
+				t.Errorf("%s: lr_scale 3 gave %s an lr scale of %g", scheme, w.Name, w.LRScale)
+			}
+		}
+		for _, bad := range []any{0, -1, "fast"} {
+			if _, err := New(Spec{DModel: 16, Heads: 2, Layers: 2, TrainLen: 64, Config: Config{Scheme: scheme, Params: map[string]any{"lr_scale": bad}}}); err == nil {
+				t.Errorf("%s: lr_scale %v accepted", scheme, bad)
+			}
+		}
 	}
 }

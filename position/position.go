@@ -174,11 +174,19 @@ type Weight struct {
 	Name string
 	Dims []int
 	// Std > 0 draws the initial values N(0, Std²) from the model's generator, like its own
-	// matrices; otherwise the weight starts at Init, or at zero when Init is nil.
-	Std  float64
-	Init []float64
+	// matrices; Uniform > 0 draws them from U(0, Uniform) with the same generator; otherwise
+	// the weight starts at Init, or at zero when Init is nil.
+	Std     float64
+	Uniform float64
+	Init    []float64
 	// Decay says whether AdamW's weight decay applies.
 	Decay bool
+	// LRScale multiplies the learning rate (and so the decoupled weight decay, as a PyTorch
+	// parameter group's lr does) for this weight; 0 means 1.
+	LRScale float64
+	// Floor, when set, is the least value the weight may take: the initial values and every
+	// update are clamped to it, as KERPLE's reference clamps its parameters in place.
+	Floor *float64
 }
 
 // Size is the number of values in the weight.
