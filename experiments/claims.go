@@ -27,6 +27,54 @@ type ClaimResult struct {
 	Verdict   Verdict `json:"verdict"`
 	Evidence  string  `json:"evidence"`
 	Rule      string  `json:"rule"`
+	// Deciding is the ratio that decides a claim judged by ratios of perplexities.
+	Deciding *Deciding `json:"deciding,omitempty"`
+}
+
+// Deciding is the one comparison of perplexities that decides a claim: of all the ratios its
+// rule bounds, the one nearest to failing (or farthest past failing), with its limit and its
+// value seed by seed, so that a claim can be followed across scales.
+type Deciding struct {
+	// What names the ratio, as "t5 / rope at 16x".
+	What  string  `json:"what"`
+	Ratio float64 `json:"ratio"`
+	Limit float64 `json:"limit"`
+	// AtLeast says that the rule asks Ratio ≥ Limit; otherwise it asks Ratio ≤ Limit.
+	AtLeast bool `json:"at_least,omitempty"`
+	// Seeds is the ratio for each seed both sides scored, in seed order.
+	Seeds []float64 `json:"seed_ratios,omitempty"`
+}
+
+// margin is how far the ratio stands toward failing: above 1 fails.
+func (d Deciding) margin() float64 {
+	if d.AtLeast {
+		return d.Limit / d.Ratio
+	}
+	return d.Ratio / d.Limit
+}
+
+// consider keeps d as the claim's deciding ratio if it is nearer to failing than the one kept.
+func (rep *Report) consider(d Deciding) {
+	if rep.deciding == nil || d.margin() > rep.deciding.margin() {
+		rep.deciding = &d
+	}
+}
+
+// seedRatios divides a's perplexity at length n by b's at length m, seed by seed.
+func (rep *Report) seedRatios(a string, n int, b string, m int) []float64 {
+	x, y := rep.perSeed(a, n), rep.perSeed(b, m)
+	var seeds []uint64
+	for seed := range x {
+		if _, ok := y[seed]; ok {
+			seeds = append(seeds, seed)
+		}
+	}
+	slices.Sort(seeds)
+	var out []float64
+	for _, seed := range seeds {
+		out = append(out, x[seed]/y[seed])
+	}
+	return out
 }
 
 // A claim from the position-encoding literature, with a check on a comparison's results.
@@ -123,9 +171,15 @@ var claims = []claim{
 	},
 	{
 		id:        "logn_helps",
-		statement: "Log-n attention scaling lowers NoPE's and RoPE's perplexity at 16x (Chiang & Cholak 2022; Qwen's logn_attn)",
-		rule:      fmt.Sprintf("for NoPE and for RoPE, mean perplexity at 16x with log-n scaling ≤ %g × without it.", lognFactor),
-		check:     checkLogN,
+		statement: "Log-n attention scaling at inference only lowers NoPE's and RoPE's perplexity at 16x (Qwen's logn_attn)",
+		rule:      fmt.Sprintf("for NoPE and for RoPE, mean perplexity at 16x with attention.scale logn ≤ %g × without it.", lognFactor),
+		check:     func(rep *Report) (Verdict, string) { return checkLogN(rep, "logn") },
+	},
+	{
+		id:        "logn_train_helps",
+		statement: "Log-length scaled attention, in training and at inference, lowers NoPE's and RoPE's perplexity at 16x (Chiang & Cholak 2022)",
+		rule:      fmt.Sprintf("for NoPE and for RoPE, mean perplexity at 16x with attention.scale logn_train ≤ %g × without it (the threshold of logn_helps, set before either ran).", lognFactor),
+		check:     func(rep *Report) (Verdict, string) { return checkLogN(rep, "logn_train") },
 	},
 	{
 		id:        "mix_extrapolates",
@@ -165,8 +219,13 @@ func (rep *Report) judge() {
 		if c.relevant != nil && !c.relevant(rep) && !slices.Contains(rep.Comparison.Claims, c.id) {
 			continue
 		}
+		rep.deciding = nil
 		v, ev := c.check(rep)
-		rep.Claims = append(rep.Claims, ClaimResult{ID: c.id, Statement: c.statement, Verdict: v, Evidence: ev, Rule: c.rule})
+		res := ClaimResult{ID: c.id, Statement: c.statement, Verdict: v, Evidence: ev, Rule: c.rule}
+		if v != NotApplicable {
+			res.Deciding = rep.deciding
+		}
+		rep.Claims = append(rep.Claims, res)
 	}
 }
 
@@ -237,6 +296,8 @@ func checkSinusoidal(rep *Report) (Verdict, string) {
 			return NotApplicable, fmt.Sprintf("%s has no score at 1x or 4x the training length.", s.Label)
 		}
 		r := four.PPLMean / one.PPLMean
+		rep.consider(Deciding{What: s.Label + " at 4x / at 1x", Ratio: r, Limit: sinusoidalFactor, AtLeast: true,
+			Seeds: rep.seedRatios(s.Label, 4*rep.TrainLen, s.Label, rep.TrainLen)})
 		ev = append(ev, fmt.Sprintf("%s: perplexity %s at 1x, %s at 4x: %.2f times", s.Label, fmtStat(one), fmtStat(four), r))
 		if r < sinusoidalFactor {
 			verdict = NotReproduced
@@ -272,6 +333,8 @@ func checkALiBi(rep *Report) (Verdict, string) {
 				return NotApplicable, fmt.Sprintf("%s has no score at %dx the training length.", s.Label, m)
 			}
 			r := st.PPLMean / one.PPLMean
+			rep.consider(Deciding{What: fmt.Sprintf("%s at %dx / at 1x", s.Label, m), Ratio: r, Limit: 1 + alibiTolerance,
+				Seeds: rep.seedRatios(s.Label, m*rep.TrainLen, s.Label, rep.TrainLen)})
 			ev = append(ev, fmt.Sprintf("%s: %s at 1x, %s at %dx (%+.1f%%)", s.Label, fmtStat(one), fmtStat(st), m, 100*(r-1)))
 			if r > 1+alibiTolerance {
 				verdict = NotReproduced
@@ -320,6 +383,11 @@ func checkRescue(rep *Report) (Verdict, string) {
 				return NotApplicable, "No plain RoPE perplexity to compare with at " + fmt.Sprint(m) + "x."
 			}
 			r := st.PPLMean / ref.PPLMean
+			d := Deciding{What: fmt.Sprintf("%s / %s at %dx", s.Label, refName, m), Ratio: r, Limit: rescueFactor}
+			if len(plain) > 0 {
+				d.Seeds = rep.seedRatios(s.Label, m*rep.TrainLen, refName, m*rep.TrainLen)
+			}
+			rep.consider(d)
 			ev = append(ev, fmt.Sprintf("%s at %dx: %s against %s's %s (%.2f of it)", s.Label, m, fmtStat(st), refName, fmtStat(ref), r))
 			if r > rescueFactor {
 				verdict = NotReproduced
@@ -430,6 +498,9 @@ func (rep *Report) compareSeries(s *Series, refs []*Series, mults []int, limit f
 				return NotApplicable, fmt.Sprintf("%s or %s has no score at %dx the training length.", s.Label, r.Label, m)
 			}
 			ratio := a.PPLMean / b.PPLMean
+			n := m * rep.TrainLen
+			rep.consider(Deciding{What: fmt.Sprintf("%s / %s at %dx", s.Label, r.Label, m), Ratio: ratio, Limit: limit,
+				Seeds: rep.seedRatios(s.Label, n, r.Label, n)})
 			ev = append(ev, fmt.Sprintf("%s at %dx: %s against %s's %s (%.2f of it)", s.Label, m, fmtStat(a), r.Label, fmtStat(b), ratio))
 			if ratio > limit {
 				verdict = NotReproduced
@@ -439,17 +510,17 @@ func (rep *Report) compareSeries(s *Series, refs []*Series, mults []int, limit f
 	return verdict, strings.Join(ev, "; ") + "."
 }
 
-// checkLogN compares NoPE and RoPE with log-n scaling to the same schemes without it.
-func checkLogN(rep *Report) (Verdict, string) {
+// checkLogN compares NoPE and RoPE with the log-n temperature form to the same schemes without it.
+func checkLogN(rep *Report, form string) (Verdict, string) {
 	verdict, found := Reproduced, false
 	var ev []string
 	for _, scheme := range []string{"nope", "rope"} {
 		scaled := rep.firstSeries(func(c Config) bool {
-			return c.Position.Scheme == scheme && c.Position.Scaling == nil && c.Train.Finetune == nil && c.Attention.Scale == "logn"
+			return c.Position.Scheme == scheme && c.Position.Scaling == nil && c.Train.Finetune == nil && c.Attention.Scale == form
 		})
 		plain := rep.plainSeries(scheme)
 		if scaled == nil || plain == nil {
-			ev = append(ev, fmt.Sprintf("no %s run with and without log-n scaling", scheme))
+			ev = append(ev, fmt.Sprintf("no %s run with and without %s", scheme, form))
 			continue
 		}
 		v, e := rep.compareSeries(scaled, []*Series{plain}, []int{16}, lognFactor)
@@ -460,7 +531,7 @@ func checkLogN(rep *Report) (Verdict, string) {
 		ev = append(ev, strings.TrimSuffix(e, "."))
 	}
 	if !found {
-		return NotApplicable, "The comparison has no NoPE or RoPE run with and without log-n scaling."
+		return NotApplicable, fmt.Sprintf("The comparison has no NoPE or RoPE run with and without %s.", form)
 	}
 	return verdict, strings.Join(ev, "; ") + "."
 }

@@ -43,7 +43,7 @@ func TestParseShard(t *testing.T) {
 func synthetic(ppl map[string][][]float64, configs map[string]position.Config) *Report {
 	lengths := []int{64, 128, 256, 512, 1024}
 	rep := &Report{Comparison: &Comparison{Name: "syn", Seeds: []uint64{1, 2}}}
-	for _, label := range []string{"learned", "sinusoidal", "rope", "rope_yarn", "rope_ntk", "alibi", "t5", "kerple", "fire", "nope", "nope_logn", "rope_logn", "rope_nope_mix"} {
+	for _, label := range []string{"learned", "sinusoidal", "rope", "rope_yarn", "rope_ntk", "alibi", "t5", "kerple", "fire", "nope", "nope_logn", "rope_logn", "nope_logn_train", "rope_logn_train", "rope_nope_mix"} {
 		seeds, ok := ppl[label]
 		if !ok {
 			continue
@@ -51,8 +51,8 @@ func synthetic(ppl map[string][][]float64, configs map[string]position.Config) *
 		for s, row := range seeds {
 			c := Default()
 			c.Position = configs[label]
-			if strings.HasSuffix(label, "_logn") {
-				c.Attention.Scale = "logn"
+			if _, form, ok := strings.Cut(label, "_logn"); ok {
+				c.Attention.Scale = "logn" + form
 			}
 			c.Eval.Lengths = lengths
 			res := &Result{Status: "ok", TrainLen: 64}
@@ -75,19 +75,21 @@ func synthetic(ppl map[string][][]float64, configs map[string]position.Config) *
 }
 
 var synthConfigs = map[string]position.Config{
-	"learned":       {Scheme: "learned"},
-	"sinusoidal":    {Scheme: "sinusoidal"},
-	"rope":          {Scheme: "rope"},
-	"rope_yarn":     {Scheme: "rope", Scaling: &position.Scaling{Type: "yarn", Factor: position.Factor{Auto: true}}},
-	"rope_ntk":      {Scheme: "rope", Scaling: &position.Scaling{Type: "ntk", Factor: position.Factor{Auto: true}}},
-	"alibi":         {Scheme: "alibi"},
-	"t5":            {Scheme: "t5"},
-	"kerple":        {Scheme: "kerple"},
-	"fire":          {Scheme: "fire"},
-	"nope":          {Scheme: "nope"},
-	"nope_logn":     {Scheme: "nope"},
-	"rope_logn":     {Scheme: "rope"},
-	"rope_nope_mix": {Scheme: "mix", Params: map[string]any{"layers": []any{"rope", "nope"}}},
+	"learned":         {Scheme: "learned"},
+	"sinusoidal":      {Scheme: "sinusoidal"},
+	"rope":            {Scheme: "rope"},
+	"rope_yarn":       {Scheme: "rope", Scaling: &position.Scaling{Type: "yarn", Factor: position.Factor{Auto: true}}},
+	"rope_ntk":        {Scheme: "rope", Scaling: &position.Scaling{Type: "ntk", Factor: position.Factor{Auto: true}}},
+	"alibi":           {Scheme: "alibi"},
+	"t5":              {Scheme: "t5"},
+	"kerple":          {Scheme: "kerple"},
+	"fire":            {Scheme: "fire"},
+	"nope":            {Scheme: "nope"},
+	"nope_logn":       {Scheme: "nope"},
+	"rope_logn":       {Scheme: "rope"},
+	"nope_logn_train": {Scheme: "nope"},
+	"rope_logn_train": {Scheme: "rope"},
+	"rope_nope_mix":   {Scheme: "mix", Params: map[string]any{"layers": []any{"rope", "nope"}}},
 }
 
 func verdicts(rep *Report) map[string]Verdict {
@@ -121,12 +123,14 @@ func TestClaimsReproduced(t *testing.T) {
 		"alibi":      {{7.66, 7.55, 7.52, 7.53, 7.53}, {7.7, 7.6, 7.6, 7.6, 7.7}},
 		"t5":         {{7, 7.1, 7.3, 7.6, 8}, {7.1, 7.2, 7.4, 7.7, 8.2}},
 		// 1.5% above ALiBi at 16x: within the tolerance.
-		"kerple":        {{7.6, 7.6, 7.6, 7.7, 7.69}, {7.7, 7.7, 7.7, 7.7, 7.8}},
-		"fire":          {{7.5, 7.5, 7.5, 7.5, 7.5}, {7.6, 7.6, 7.6, 7.6, 7.6}},
-		"nope":          {{11.5, 12, 12.8, 13.5, 14.2}, {11.6, 12.1, 12.8, 13.5, 14.3}},
-		"nope_logn":     {{11.5, 11.8, 12.1, 12.5, 12.9}, {11.6, 11.9, 12.2, 12.6, 13}},
-		"rope_logn":     {{6.7, 7, 10, 14, 18}, {6.8, 7.1, 10.5, 14.5, 19}},
-		"rope_nope_mix": {{7, 7.2, 8, 9, 10}, {7.1, 7.3, 8.1, 9.2, 10.3}},
+		"kerple":          {{7.6, 7.6, 7.6, 7.7, 7.69}, {7.7, 7.7, 7.7, 7.7, 7.8}},
+		"fire":            {{7.5, 7.5, 7.5, 7.5, 7.5}, {7.6, 7.6, 7.6, 7.6, 7.6}},
+		"nope":            {{11.5, 12, 12.8, 13.5, 14.2}, {11.6, 12.1, 12.8, 13.5, 14.3}},
+		"nope_logn":       {{11.5, 11.8, 12.1, 12.5, 12.9}, {11.6, 11.9, 12.2, 12.6, 13}},
+		"rope_logn":       {{6.7, 7, 10, 14, 18}, {6.8, 7.1, 10.5, 14.5, 19}},
+		"nope_logn_train": {{11.4, 11.7, 12, 12.4, 12.8}, {11.5, 11.8, 12.1, 12.5, 12.9}},
+		"rope_logn_train": {{6.6, 6.9, 9, 12, 16}, {6.7, 7, 9.5, 12.5, 17}},
+		"rope_nope_mix":   {{7, 7.2, 8, 9, 10}, {7.1, 7.3, 8.1, 9.2, 10.3}},
 	}, synthConfigs)
 	want := 0 // every claim but those judged only where they are relevant (passkeys)
 	for _, c := range claims {
@@ -161,13 +165,16 @@ func TestClaimsNotReproduced(t *testing.T) {
 		"kerple": {{7.5, 7.6, 7.7, 8, 8.55}, {7.5, 7.6, 7.7, 8, 8.55}},
 		"fire":   {{7.5, 7.6, 7.7, 8, 8.8}, {7.5, 7.6, 7.7, 8, 8.8}},
 		// Log-n scaling helps NoPE but not RoPE; the mix is no better than RoPE.
-		"nope":          {{11.5, 12, 12.8, 13.5, 14.2}, {11.6, 12.1, 12.8, 13.5, 14.3}},
-		"nope_logn":     {{11.5, 11.8, 12.1, 12.5, 12.9}, {11.6, 11.9, 12.2, 12.6, 13}},
-		"rope_logn":     {{6.7, 7.2, 13.3, 19.5, 24.9}, {6.8, 7.3, 14, 20, 25}},
-		"rope_nope_mix": {{7, 7.2, 13, 19, 24}, {7.1, 7.3, 13, 19, 24}},
+		"nope":      {{11.5, 12, 12.8, 13.5, 14.2}, {11.6, 12.1, 12.8, 13.5, 14.3}},
+		"nope_logn": {{11.5, 11.8, 12.1, 12.5, 12.9}, {11.6, 11.9, 12.2, 12.6, 13}},
+		"rope_logn": {{6.7, 7.2, 13.3, 19.5, 24.9}, {6.8, 7.3, 14, 20, 25}},
+		// The training-time form helps RoPE but not NoPE.
+		"nope_logn_train": {{11.5, 12, 12.8, 13.5, 14.2}, {11.6, 12.1, 12.8, 13.5, 14.3}},
+		"rope_logn_train": {{6.6, 6.9, 9, 12, 16}, {6.7, 7, 9.5, 12.5, 17}},
+		"rope_nope_mix":   {{7, 7.2, 13, 19, 24}, {7.1, 7.3, 13, 19, 24}},
 	}, synthConfigs)
 	v := verdicts(rep)
-	for _, id := range []string{"learned_not_applicable", "sinusoidal_degrades", "alibi_flat", "scaling_rescues_rope", "t5_extrapolates", "kerple_matches_alibi", "fire_matches_alibi_kerple", "logn_helps", "mix_extrapolates"} {
+	for _, id := range []string{"learned_not_applicable", "sinusoidal_degrades", "alibi_flat", "scaling_rescues_rope", "t5_extrapolates", "kerple_matches_alibi", "fire_matches_alibi_kerple", "logn_helps", "logn_train_helps", "mix_extrapolates"} {
 		if v[id] != NotReproduced {
 			t.Errorf("%s: %s, want not reproduced", id, v[id])
 		}
@@ -178,10 +185,44 @@ func TestClaimsNotReproduced(t *testing.T) {
 	}
 }
 
+// TestDecidingRatio: each claim judged by ratios keeps the one nearest to failing, with its
+// value per seed, computed here from the synthetic perplexities by hand.
+func TestDecidingRatio(t *testing.T) {
+	rep := synthetic(map[string][][]float64{
+		"sinusoidal": {{10, 20, 40, 50, 60}, {10, 20, 30, 50, 60}},
+		"rope":       {{6, 7, 12, 18, 24}, {6, 7, 12, 18, 20}},
+		// T5 at 4x: 6/12 and 6.6/12; at 16x: 12/24 and 10/20 of RoPE, 12/60 and 10/60 of
+		// sinusoidal. Nearest to the 0.85 limit: rope at 4x, mean 6.3/12.
+		"t5":    {{5, 5.5, 6, 9, 12}, {5, 5.5, 6.6, 9, 10}},
+		"alibi": {{8, 8, 8.1, 8, 8.1}, {8, 8, 8.1, 8, 8.3}},
+	}, synthConfigs)
+	want := map[string]Deciding{
+		"t5_extrapolates":     {What: "t5 / rope at 4x", Ratio: 6.3 / 12, Limit: 0.85, Seeds: []float64{6 / 12.0, 6.6 / 12}},
+		"sinusoidal_degrades": {What: "sinusoidal at 4x / at 1x", Ratio: 3.5, Limit: 1.5, AtLeast: true, Seeds: []float64{4, 3}},
+		"alibi_flat":          {What: "alibi at 16x / at 1x", Ratio: 8.2 / 8, Limit: 1.05, Seeds: []float64{8.1 / 8, 8.3 / 8}},
+	}
+	for _, c := range rep.Claims {
+		w, ok := want[c.ID]
+		if !ok {
+			continue
+		}
+		d := c.Deciding
+		if d == nil || d.What != w.What || math.Abs(d.Ratio-w.Ratio) > 1e-12 || d.Limit != w.Limit || d.AtLeast != w.AtLeast || len(d.Seeds) != len(w.Seeds) {
+			t.Errorf("%s: deciding %+v, want %+v", c.ID, d, w)
+			continue
+		}
+		for i := range w.Seeds {
+			if math.Abs(d.Seeds[i]-w.Seeds[i]) > 1e-12 {
+				t.Errorf("%s: seed ratios %v, want %v", c.ID, d.Seeds, w.Seeds)
+			}
+		}
+	}
+}
+
 func TestClaimsNotApplicable(t *testing.T) {
 	rep := synthetic(map[string][][]float64{"rope": {{6, 7, 8, 9, 10}}}, synthConfigs)
 	v := verdicts(rep)
-	for _, id := range []string{"learned_not_applicable", "sinusoidal_degrades", "alibi_flat", "scaling_rescues_rope", "t5_extrapolates", "kerple_matches_alibi", "fire_matches_alibi_kerple", "logn_helps", "mix_extrapolates"} {
+	for _, id := range []string{"learned_not_applicable", "sinusoidal_degrades", "alibi_flat", "scaling_rescues_rope", "t5_extrapolates", "kerple_matches_alibi", "fire_matches_alibi_kerple", "logn_helps", "logn_train_helps", "mix_extrapolates"} {
 		if v[id] != NotApplicable {
 			t.Errorf("%s: %s, want not applicable", id, v[id])
 		}

@@ -63,6 +63,8 @@ type Report struct {
 	Runs       []RunResult   `json:"runs"`
 	Series     []*Series     `json:"series"`
 	Claims     []ClaimResult `json:"claims"`
+
+	deciding *Deciding // the claim being judged's deciding ratio so far (see consider)
 }
 
 // aggregate computes each label's mean and standard deviation over seeds, in the order of the
