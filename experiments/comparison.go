@@ -24,10 +24,21 @@ type Comparison struct {
 	// Claims lists the claims this comparison checks: CI fails when one is not reproduced.
 	// The report gives a verdict on every claim whatever this lists.
 	Claims []string `yaml:"claims,omitempty"`
+	// Grid, when given, runs the whole comparison once at each of its points (a model size, a
+	// training budget), each in a folder of its own, and judges every claim at every point.
+	Grid []Point `yaml:"grid,omitempty"`
 
-	globalSets []string // Set as key=value
-	cliSets    []string // the command line's -set, applied last
-	dir        string   // the folder of the comparison file, where bare run names are looked up
+	globalSets []string   // Set as key=value
+	pointSets  [][]string // each grid point's set as key=value
+	cliSets    []string   // the command line's -set, applied last
+	dir        string     // the folder of the comparison file, where bare run names are looked up
+}
+
+// Point is one point of a comparison's grid: its name, which names its folder, and the settings
+// that make it, applied after the comparison's set and before each run's own.
+type Point struct {
+	Name string               `yaml:"name"`
+	Set  map[string]yaml.Node `yaml:"set,omitempty"`
 }
 
 // RunSpec is one entry of a comparison: a config from configs/ with optional overrides.
@@ -39,10 +50,20 @@ type RunSpec struct {
 
 // Planned is one (run, seed) of a comparison, resolved.
 type Planned struct {
+	// Point is the grid point's name, "" without a grid.
+	Point  string
 	Label  string
 	Seed   uint64
 	Config Config
 	Dir    string
+}
+
+// ID names a planned run: its name, after its grid point's.
+func (p Planned) ID() string {
+	if p.Point == "" {
+		return p.Config.Name
+	}
+	return p.Point + "/" + p.Config.Name
 }
 
 // Files of a comparison folder, beside runs/.
@@ -122,6 +143,9 @@ func LoadComparison(path string, sets []string) (*Comparison, error) {
 	}
 	c.globalSets, c.cliSets = global, sets
 	c.dir = filepath.Dir(path)
+	if err := c.resolveGrid(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	seenSeed := map[uint64]bool{}
 	for _, s := range c.Seeds {
 		if seenSeed[s] {
@@ -154,9 +178,70 @@ func setList(m map[string]yaml.Node) ([]string, error) {
 	return out, nil
 }
 
+// resolveGrid checks the grid's points and turns their settings into overrides.
+func (c *Comparison) resolveGrid() error {
+	seen := map[string]bool{}
+	c.pointSets = nil
+	for i, p := range c.Grid {
+		if !nameRE.MatchString(p.Name) || p.Name == RunsDir {
+			return fmt.Errorf("grid[%d].name: %q, want letters, digits, '.', '_' or '-' (and not %q)", i, p.Name, RunsDir)
+		}
+		if seen[p.Name] {
+			return fmt.Errorf("grid[%d].name: %q is used twice", i, p.Name)
+		}
+		seen[p.Name] = true
+		sets, err := setList(p.Set)
+		if err != nil {
+			return fmt.Errorf("grid[%d].set: %w", i, err)
+		}
+		for _, kv := range sets {
+			if key, _, _ := strings.Cut(kv, "="); key == "seed" || key == "name" {
+				return fmt.Errorf("grid[%d].set: %s is the comparison's to set", i, key)
+			}
+		}
+		c.pointSets = append(c.pointSets, sets)
+	}
+	return nil
+}
+
+// AtPoint is the comparison at grid point i alone: the same runs with the point's settings,
+// named comparison/point, without a grid.
+func (c *Comparison) AtPoint(i int) *Comparison {
+	p := *c
+	p.Name = c.Name + "/" + c.Grid[i].Name
+	p.Grid, p.pointSets = nil, nil
+	p.globalSets = append(append([]string{}, c.globalSets...), c.pointSets[i]...)
+	return &p
+}
+
 // Plan resolves every (run, seed) of the comparison, in a fixed order, with their folders under
-// dir. Every run must train at the same length on the same data and be scored on the same tokens.
+// dir: with a grid, point by point, each in dir/point. Every run must train at the same length
+// on the same data and be scored on the same tokens.
 func (c *Comparison) Plan(dir string) ([]Planned, error) {
+	if len(c.Grid) == 0 {
+		return c.planRuns(dir)
+	}
+	var out []Planned
+	for i, p := range c.Grid {
+		plan, err := c.AtPoint(i).planRuns(filepath.Join(dir, p.Name))
+		if err != nil {
+			return nil, fmt.Errorf("grid[%d] (%s): %w", i, p.Name, err)
+		}
+		if len(out) > 0 {
+			if err := sameProtocol(out[0].Config, plan[0].Config); err != nil {
+				return nil, fmt.Errorf("grid[%d] (%s): %w", i, p.Name, err)
+			}
+		}
+		for k := range plan {
+			plan[k].Point = p.Name
+		}
+		out = append(out, plan...)
+	}
+	return out, nil
+}
+
+// planRuns plans the runs of a comparison without a grid.
+func (c *Comparison) planRuns(dir string) ([]Planned, error) {
 	var out []Planned
 	var first *Config
 	labels := map[string]bool{}

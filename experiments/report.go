@@ -63,6 +63,8 @@ type Report struct {
 	Runs       []RunResult   `json:"runs"`
 	Series     []*Series     `json:"series"`
 	Claims     []ClaimResult `json:"claims"`
+	// Points holds, for a comparison with a grid, each point's report; the others are empty.
+	Points []*PointReport `json:"-"`
 
 	deciding *Deciding // the claim being judged's deciding ratio so far (see consider)
 }
@@ -288,9 +290,29 @@ func (rep *Report) markdown() []byte {
 	return b.Bytes()
 }
 
-// Summary is the perplexity table and the verdicts, for the terminal.
+// Summary is the perplexity table and the verdicts, for the terminal; for a grid, the verdicts
+// and deciding ratios by point.
 func (rep *Report) Summary() string {
 	var b strings.Builder
+	if len(rep.Points) > 0 {
+		fmt.Fprintf(&b, "%-26s", "claim")
+		for _, pt := range rep.Points {
+			fmt.Fprintf(&b, " %-22s", pt.Name)
+		}
+		b.WriteByte('\n')
+		for _, cl := range rep.gridClaims() {
+			fmt.Fprintf(&b, "%-26s", cl.ID)
+			for _, pt := range rep.Points {
+				cell := "–"
+				if r, ok := pt.claimAt(cl.ID); ok {
+					cell = verdictCell(r)
+				}
+				fmt.Fprintf(&b, " %-22s", cell)
+			}
+			b.WriteByte('\n')
+		}
+		return b.String()
+	}
 	fmt.Fprintf(&b, "%-22s", "perplexity")
 	for _, n := range rep.Lengths {
 		fmt.Fprintf(&b, " %15s", fmt.Sprintf("%d (%gx)", n, float64(n)/float64(rep.TrainLen)))
@@ -309,9 +331,16 @@ func (rep *Report) Summary() string {
 	return b.String()
 }
 
-// Failed lists the claims the comparison checks that were not reproduced.
+// Failed lists the claims the comparison checks that were not reproduced; for a grid, at any
+// point, the point's name before the claim's id.
 func (rep *Report) Failed() []ClaimResult {
 	var out []ClaimResult
+	for _, pt := range rep.Points {
+		for _, f := range pt.Report.Failed() {
+			f.ID = pt.Name + ": " + f.ID
+			out = append(out, f)
+		}
+	}
 	for _, id := range rep.Comparison.Claims {
 		for _, c := range rep.Claims {
 			if c.ID == id && c.Verdict != Reproduced {

@@ -27,6 +27,8 @@ type Result struct {
 	TrainLen  int    `json:"train_len"`
 	Corpus    string `json:"corpus"`
 	GoVersion string `json:"go_version"`
+	// CPU is the processor the run was made on, as /proc/cpuinfo names it.
+	CPU string `json:"cpu,omitempty"`
 	// UnigramEntropy is the loss of a model that ignores context, in nats per token.
 	UnigramEntropy float64 `json:"unigram_entropy"`
 	Params         int     `json:"params"`

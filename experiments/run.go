@@ -210,7 +210,7 @@ func (r *Run) newResult(t *trainer) *Result {
 	_, version := data.GoRoot()
 	res := &Result{
 		Name: c.Name, Scheme: c.Position.Scheme, Scaling: scalingName(c.Position), Seed: c.Seed,
-		TrainLen: c.Train.SeqLen, Corpus: r.corpus.Source, GoVersion: version,
+		TrainLen: c.Train.SeqLen, Corpus: r.corpus.Source, GoVersion: version, CPU: cpuName(),
 		UnigramEntropy: r.corpus.UnigramEntropy(), Params: t.model.NumParams(),
 		Steps: t.st.OptStep, TrainSeconds: t.st.Seconds, Status: "ok", ConfigHash: c.Hash(), Protocol: c.Eval.Protocol(),
 	}

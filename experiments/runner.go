@@ -31,30 +31,32 @@ func (r *Runner) Execute(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(r.Dir, RunsDir), 0o755); err != nil {
-		return nil, fmt.Errorf("results folder: %w", err)
+	for _, p := range plan {
+		if err := os.MkdirAll(filepath.Dir(p.Dir), 0o755); err != nil {
+			return nil, fmt.Errorf("results folder: %w", err)
+		}
 	}
 	for k, p := range plan {
 		if !r.Shard.Selects(k) {
 			continue
 		}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%w before %s", ErrInterrupted, p.Config.Name)
+			return nil, fmt.Errorf("%w before %s", ErrInterrupted, p.ID())
 		}
 		if done(p) && !r.Overwrite {
-			r.say("%s: done, skipped\n", p.Config.Name)
+			r.say("%s: done, skipped\n", p.ID())
 			continue
 		}
-		r.say("run %d/%d: %s\n", k+1, len(plan), p.Config.Name)
+		r.say("run %d/%d: %s\n", k+1, len(plan), p.ID())
 		// Another config's run in the folder is replaced; the same config's resumes.
 		run := &Run{Config: p.Config, Dir: p.Dir, Overwrite: r.Overwrite || !sameConfigIn(p), Progress: r.Progress,
 			SharedTraining: sharedTraining(plan, k)}
 		res, err := run.Execute(ctx)
 		switch {
 		case errors.Is(err, ErrDiverged):
-			r.say("%s: failed: %v\n", p.Config.Name, err)
+			r.say("%s: failed: %v\n", p.ID(), err)
 		case err != nil:
-			return nil, fmt.Errorf("%s: %w", p.Config.Name, err)
+			return nil, fmt.Errorf("%s: %w", p.ID(), err)
 		default:
 			r.say("%s", Summary(res))
 		}
@@ -150,7 +152,7 @@ func (r *Runner) MissingRuns() (missing []string, total int, err error) {
 			return nil, 0, err
 		}
 		if res == nil {
-			missing = append(missing, p.Config.Name)
+			missing = append(missing, p.ID())
 		}
 	}
 	return missing, len(plan), nil
@@ -159,6 +161,9 @@ func (r *Runner) MissingRuns() (missing []string, total int, err error) {
 // WriteReport gathers the results of every run into the comparison's tables, plot and
 // REPORT.md. With runs missing (shards still running) it writes nothing and returns nil.
 func (r *Runner) WriteReport() (*Report, error) {
+	if len(r.Comparison.Grid) > 0 {
+		return r.writeGridReport()
+	}
 	plan, err := r.Comparison.Plan(r.Dir)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,130 @@
+package experiments
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gridFiles writes a base run config and a comparison with a grid of two points, and returns
+// the comparison's path.
+func gridFiles(t *testing.T, dir, grid string) string {
+	t.Helper()
+	cfg := `name: base
+data: {corpus: text, path: ` + corpusFile(t) + `}
+model: {d_model: 16, layers: 1, heads: 2}
+position: {scheme: alibi}
+train: {seq_len: 16, batch_size: 4, steps: 12}
+eval: {lengths: [16, 32, 64, 256], tokens: 512, batch_tokens: 256}
+`
+	if err := os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	comp := `comparison: scale
+seeds: [1, 2]
+runs:
+  - {config: base, label: alibi}
+  - {config: base, label: t5, set: {position.scheme: t5}}
+claims: [alibi_flat]
+` + grid
+	path := filepath.Join(dir, "scale.yaml")
+	if err := os.WriteFile(path, []byte(comp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestGridRunEqualsRunAlone runs a comparison over a grid of two points in two shards, checks
+// the report by point, and that a grid point's run equals, to the last bit, the same run made
+// alone with the point's settings as -set overrides.
+func TestGridRunEqualsRunAlone(t *testing.T) {
+	dir := t.TempDir()
+	path := gridFiles(t, dir, `grid:
+  - {name: small}
+  - {name: wide, set: {model.d_model: 32, model.heads: 4, train.steps: 24}}
+`)
+	c, err := LoadComparison(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := c.Plan("out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) != 8 || plan[4].Point != "wide" || plan[4].Dir != filepath.Join("out", "wide", RunsDir, "alibi-s1") || plan[4].Config.Model.DModel != 32 || plan[0].Config.Model.DModel != 16 {
+		t.Fatalf("plan: %d runs, the fifth %+v", len(plan), plan[4])
+	}
+	out := filepath.Join(dir, "results")
+	r := &Runner{Comparison: c, Dir: out, Shard: Shard{I: 0, N: 2}, Command: "test"}
+	if rep, err := r.Execute(context.Background()); err != nil || rep != nil {
+		t.Fatalf("first shard: %v, report %v", err, rep)
+	}
+	r.Shard = Shard{I: 1, N: 2}
+	rep, err := r.Execute(context.Background())
+	if err != nil || rep == nil {
+		t.Fatalf("second shard: %v, report %v", err, rep)
+	}
+	if len(rep.Points) != 2 || rep.Points[1].Params <= rep.Points[0].Params || rep.Points[1].TrainTokens != 24*4*16 {
+		t.Fatalf("points: %+v %+v", rep.Points[0], rep.Points[1])
+	}
+	for _, f := range []string{ReportFile, ScaleCSV, ScaleJSON, scaleFigure("alibi_flat", "png"), scaleFigure("alibi_flat", "svg"),
+		filepath.Join("small", ReportFile), filepath.Join("wide", ReportFile), filepath.Join("wide", ComparisonJSON)} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(out, ReportFile))
+	for _, want := range []string{"| alibi_flat | ≤ 1.05 |", "model.d_model=32", "[wide](wide/REPORT.md)"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("REPORT.md lacks %q:\n%s", want, md)
+		}
+	}
+	if s := rep.Summary(); !strings.Contains(s, "alibi_flat") || !strings.Contains(s, "wide") {
+		t.Errorf("summary:\n%s", s)
+	}
+
+	// The wide point's t5 run, seed 2, made alone.
+	alone, err := Load(filepath.Join(dir, "base.yaml"), []string{"model.d_model=32", "model.heads=4", "train.steps=24", "position.scheme=t5", "seed=2", "name=t5-s2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := (&Run{Config: alone, Dir: filepath.Join(dir, "alone")}).Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inGrid Result
+	b, err := os.ReadFile(filepath.Join(out, "wide", RunsDir, "t5-s2", ResultsJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &inGrid); err != nil {
+		t.Fatal(err)
+	}
+	if inGrid.ConfigHash != res.ConfigHash || inGrid.FinalTrainLoss != res.FinalTrainLoss || len(inGrid.Lengths) != len(res.Lengths) {
+		t.Fatalf("grid run %s loss %v, alone %s loss %v", inGrid.ConfigHash, inGrid.FinalTrainLoss, res.ConfigHash, res.FinalTrainLoss)
+	}
+	for i, l := range res.Lengths {
+		if g := inGrid.Lengths[i]; *g.Loss != *l.Loss {
+			t.Errorf("length %d: %v in the grid, %v alone", l.Length, *g.Loss, *l.Loss)
+		}
+	}
+}
+
+func TestGridRefused(t *testing.T) {
+	for _, tc := range []struct{ grid, want string }{
+		{"grid:\n  - {name: a}\n  - {name: a}\n", "grid[1].name"},
+		{"grid:\n  - {name: ../x}\n", "grid[0].name"},
+		{"grid:\n  - {name: runs}\n", "grid[0].name"},
+		{"grid:\n  - {name: a, set: {seed: 3}}\n", "grid[0].set"},
+		{"grid:\n  - {name: a}\n  - {name: b, set: {train.seq_len: 32}}\n", "grid[1] (b): train.seq_len"},
+		{"grid:\n  - {name: a, set: {model.d_modl: 32}}\n", "grid[0] (a)"},
+	} {
+		_, err := LoadComparison(gridFiles(t, t.TempDir(), tc.grid), nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want an error with %q", tc.grid, err, tc.want)
+		}
+	}
+}

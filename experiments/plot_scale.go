@@ -1,0 +1,138 @@
+package experiments
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// writeScaleFigure draws a claim's deciding ratio at each grid point against the model's weights
+// and against its training tokens, side by side, both x axes logarithmic, with the bars spanning
+// the seeds and the rule's limit dashed.
+func (rep *Report) writeScaleFigure(dir, id string) (err error) {
+	png := scaleFigure(id, "png")
+	defer recoverDrawing(png, &err)
+	type point struct {
+		name             string
+		params, tokens   float64
+		ratio, low, high float64
+	}
+	var pts []point
+	var limit float64
+	var what string
+	for _, pt := range rep.Points {
+		r, ok := pt.claimAt(id)
+		if !ok || r.Deciding == nil {
+			continue
+		}
+		d := r.Deciding
+		lo, hi := d.Ratio, d.Ratio
+		if len(d.Seeds) > 0 {
+			lo, hi = min(lo, slices.Min(d.Seeds)), max(hi, slices.Max(d.Seeds))
+		}
+		pts = append(pts, point{pt.Name, float64(pt.Params), float64(pt.TrainTokens), d.Ratio, lo, hi})
+		limit, what = d.Limit, d.What
+	}
+	if len(pts) == 0 {
+		return nil
+	}
+	panel := func(xLabel string, x func(point) float64) (*plot.Plot, error) {
+		p := plot.New()
+		p.X.Label.Text = xLabel
+		p.Y.Label.Text = "deciding ratio"
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = logTicks{}
+		p.Add(plotter.NewGrid())
+		xy := make(plotter.XYs, len(pts))
+		errs := make(plotter.YErrors, len(pts))
+		labels := make([]string, len(pts))
+		lo, hi := limit, limit
+		minX, maxX := math.Inf(1), math.Inf(-1)
+		for i, q := range pts {
+			xy[i] = plotter.XY{X: x(q), Y: q.ratio}
+			errs[i] = struct{ Low, High float64 }{q.ratio - q.low, q.high - q.ratio}
+			labels[i] = q.name
+			lo, hi = math.Min(lo, q.low), math.Max(hi, q.high)
+			minX, maxX = math.Min(minX, x(q)), math.Max(maxX, x(q))
+		}
+		sc, err := plotter.NewScatter(xy)
+		if err != nil {
+			return nil, err
+		}
+		sc.Color = palette[0]
+		sc.Radius = vg.Points(3.5)
+		bars, err := plotter.NewYErrorBars(struct {
+			plotter.XYs
+			plotter.YErrors
+		}{xy, errs})
+		if err != nil {
+			return nil, err
+		}
+		bars.Color = palette[0]
+		names, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: labels})
+		if err != nil {
+			return nil, err
+		}
+		for i := range names.TextStyle {
+			names.TextStyle[i].XAlign, names.Offset.X = draw.XLeft, vg.Points(6)
+		}
+		pad := 0.1 * math.Max(hi-lo, 0.05)
+		p.Y.Min, p.Y.Max = lo-pad, hi+pad
+		p.X.Min, p.X.Max = minX/1.5, maxX*2
+		line, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: limit}, {X: p.X.Max, Y: limit}})
+		if err != nil {
+			return nil, err
+		}
+		line.Color = color.RGBA{214, 39, 40, 255}
+		line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		p.Add(line, bars, sc, names)
+		return p, nil
+	}
+	byParams, err := panel("weights (log scale)", func(q point) float64 { return q.params })
+	if err != nil {
+		return err
+	}
+	byTokens, err := panel("training tokens (log scale)", func(q point) float64 { return q.tokens })
+	if err != nil {
+		return err
+	}
+	byParams.Title.Text = fmt.Sprintf("%s: %s (limit %g, dashed)", id, what, limit)
+	byTokens.Title.Text = " "
+	return savePanels(filepath.Join(dir, png), filepath.Join(dir, scaleFigure(id, "svg")), []*plot.Plot{byParams, byTokens})
+}
+
+// savePanels writes plots side by side, as PNG and SVG.
+func savePanels(png, svg string, plots []*plot.Plot) error {
+	const width, height = 11.5 * vg.Inch, 4.5 * vg.Inch
+	tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Inch / 4, PadTop: vg.Inch / 8, PadBottom: vg.Inch / 8, PadLeft: vg.Inch / 8, PadRight: vg.Inch / 4}
+	for _, format := range []struct{ path, ext string }{{png, "png"}, {svg, "svg"}} {
+		var c vg.CanvasWriterTo
+		if format.ext == "png" {
+			c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(110))}
+		} else {
+			c = vgsvg.New(width, height)
+		}
+		canvases := plot.Align([][]*plot.Plot{plots}, tiles, draw.New(c))
+		for i, p := range plots {
+			p.Draw(canvases[0][i])
+		}
+		var b bytes.Buffer
+		if _, err := c.WriteTo(&b); err != nil {
+			return err
+		}
+		if err := writeFile(format.path, b.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}

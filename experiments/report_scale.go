@@ -1,0 +1,256 @@
+package experiments
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Files of a comparison with a grid, beside its points' folders.
+const (
+	ScaleCSV  = "claims_by_point.csv"
+	ScaleJSON = "claims_by_point.json"
+)
+
+// scaleFigure is the file name of a claim's figure of its deciding ratio by scale.
+func scaleFigure(id, ext string) string { return "scale_" + id + "." + ext }
+
+// PointReport is one grid point of a comparison: its settings and size, and its report.
+type PointReport struct {
+	Name string   `json:"name"`
+	Set  []string `json:"set"`
+	// Params is the number of weights of its models; TrainTokens the tokens each trains on.
+	Params      int           `json:"params"`
+	TrainTokens int           `json:"train_tokens"`
+	Report      *Report       `json:"-"`
+	Claims      []ClaimResult `json:"claims"`
+}
+
+// writeGridReport writes each grid point's report in its folder, then the claims judged at every
+// point: a table of verdicts and deciding ratios, and a figure per claim of its ratio against
+// the model's weights and against the training tokens. With runs missing it writes nothing and
+// returns nil.
+func (r *Runner) writeGridReport() (*Report, error) {
+	missing, total, err := r.MissingRuns()
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		r.say("%d of %d runs have results; missing: %s. Run the report again when every shard has finished.\n",
+			total-len(missing), total, strings.Join(missing, ", "))
+		return nil, nil
+	}
+	c := r.Comparison
+	top := &Report{Comparison: c, Command: r.Command, Generated: time.Now().UTC()}
+	for i, p := range c.Grid {
+		sub := *r
+		sub.Comparison, sub.Dir = c.AtPoint(i), filepath.Join(r.Dir, p.Name)
+		rep, err := sub.WriteReport()
+		if err != nil {
+			return nil, fmt.Errorf("grid point %s: %w", p.Name, err)
+		}
+		first := rep.Runs[0]
+		top.Points = append(top.Points, &PointReport{
+			Name: p.Name, Set: c.pointSets[i], Params: first.Result.Params,
+			TrainTokens: first.Config.Train.Steps * first.Config.Train.BatchSize * first.Config.Train.SeqLen,
+			Report:      rep, Claims: rep.Claims,
+		})
+	}
+	top.TrainLen, top.Lengths = top.Points[0].Report.TrainLen, top.Points[0].Report.Lengths
+	if err := top.writeGrid(r.Dir); err != nil {
+		return nil, err
+	}
+	return top, nil
+}
+
+// gridClaims lists the claims that some point could judge (not "not applicable" at every
+// point: a claim about a scheme the comparison does not run), in the order of the registry.
+func (rep *Report) gridClaims() []ClaimResult {
+	var out []ClaimResult
+	for _, cl := range claims {
+		for _, p := range rep.Points {
+			if r, ok := p.claimAt(cl.id); ok && r.Verdict != NotApplicable {
+				out = append(out, r)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// claimAt is the claim id's result at a point.
+func (p *PointReport) claimAt(id string) (ClaimResult, bool) {
+	i := slices.IndexFunc(p.Claims, func(c ClaimResult) bool { return c.ID == id })
+	if i < 0 {
+		return ClaimResult{}, false
+	}
+	return p.Claims[i], true
+}
+
+func (rep *Report) writeGrid(dir string) error {
+	if err := writeFile(filepath.Join(dir, ScaleCSV), rep.gridCSV()); err != nil {
+		return err
+	}
+	if err := writeJSON(filepath.Join(dir, ScaleJSON), struct {
+		Command   string         `json:"command"`
+		Generated time.Time      `json:"generated"`
+		Points    []*PointReport `json:"points"`
+	}{rep.Command, rep.Generated, rep.Points}); err != nil {
+		return err
+	}
+	for _, cl := range rep.gridClaims() {
+		if err := rep.writeScaleFigure(dir, cl.ID); err != nil {
+			return err
+		}
+	}
+	return writeFile(filepath.Join(dir, ReportFile), rep.gridMarkdown())
+}
+
+// gridCSV has a row per claim, point and seed ("mean" for the ratio of the means).
+func (rep *Report) gridCSV() []byte {
+	var b bytes.Buffer
+	b.WriteString("claim,point,params,train_tokens,verdict,what,limit,at_least,seed,ratio\n")
+	for _, cl := range rep.gridClaims() {
+		for _, p := range rep.Points {
+			r, ok := p.claimAt(cl.ID)
+			if !ok {
+				continue
+			}
+			d := r.Deciding
+			if d == nil {
+				fmt.Fprintf(&b, "%s,%s,%d,%d,%s,,,,,\n", cl.ID, p.Name, p.Params, p.TrainTokens, r.Verdict)
+				continue
+			}
+			row := func(seed string, ratio float64) {
+				fmt.Fprintf(&b, "%s,%s,%d,%d,%s,%q,%g,%v,%s,%.6g\n", cl.ID, p.Name, p.Params, p.TrainTokens, r.Verdict, d.What, d.Limit, d.AtLeast, seed, ratio)
+			}
+			row("mean", d.Ratio)
+			for i, x := range d.Seeds {
+				row(fmt.Sprint(i+1), x)
+			}
+		}
+	}
+	return b.Bytes()
+}
+
+// verdictCell is a claim's verdict and deciding ratio at a point, for the table.
+func verdictCell(r ClaimResult) string {
+	mark := map[Verdict]string{Reproduced: "✓", NotReproduced: "✗", NotApplicable: "n/a"}[r.Verdict]
+	d := r.Deciding
+	if d == nil {
+		return mark
+	}
+	cell := fmt.Sprintf("%s %.2f", mark, d.Ratio)
+	if len(d.Seeds) > 1 {
+		cell += fmt.Sprintf(" (%.2f–%.2f)", slices.Min(d.Seeds), slices.Max(d.Seeds))
+	}
+	return cell
+}
+
+func (rep *Report) gridMarkdown() []byte {
+	var b bytes.Buffer
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	c := rep.Comparison
+	p("# Claims by scale: %s\n\n", c.Name)
+	var compute float64
+	cpus := map[string]bool{}
+	for _, pt := range rep.Points {
+		for _, r := range pt.Report.Runs {
+			compute += r.Result.TrainSeconds + r.Result.EvalSeconds
+			if r.Result.CPU != "" {
+				cpus[r.Result.CPU] = true
+			}
+		}
+	}
+	cpuList := slices.Sorted(func(yield func(string) bool) {
+		for k := range cpus {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	if len(cpuList) == 0 {
+		cpuList = []string{"not recorded"}
+	}
+	p("Produced by `%s` on %s. The same runs, trained at %d tokens and scored at %d to %d, at each of %d points; every claim is judged at every point by the rule and threshold of the single comparison (below). Training and evaluation took %.0f s of computation in all, on %s.\n\n",
+		rep.Command, rep.Generated.Format("2006-01-02"), rep.TrainLen, rep.Lengths[0], rep.Lengths[len(rep.Lengths)-1], len(rep.Points), compute, strings.Join(cpuList, "; "))
+	p("## Points\n\n| point | settings | weights | training tokens | report |\n|---|---|---:|---:|---|\n")
+	for _, pt := range rep.Points {
+		p("| %s | %s | %d | %d | [%s](%s/%s) |\n", pt.Name, orDash(pt.Set), pt.Params, pt.TrainTokens, pt.Name, pt.Name, ReportFile)
+	}
+	p("\n## Verdicts by scale\n\nEach cell: ✓ reproduced, ✗ not reproduced, then the deciding ratio (of the means over seeds) and its range over seeds; the rule's limit is in the second column.\n\n| claim | limit |")
+	for _, pt := range rep.Points {
+		p(" %s |", pt.Name)
+	}
+	p("\n|---|---|%s\n", strings.Repeat("---|", len(rep.Points)))
+	for _, cl := range rep.gridClaims() {
+		limit := ""
+		for _, pt := range rep.Points {
+			if r, ok := pt.claimAt(cl.ID); ok && r.Deciding != nil {
+				op := "≤"
+				if r.Deciding.AtLeast {
+					op = "≥"
+				}
+				limit = fmt.Sprintf("%s %g", op, r.Deciding.Limit)
+			}
+		}
+		p("| %s | %s |", cl.ID, limit)
+		for _, pt := range rep.Points {
+			r, ok := pt.claimAt(cl.ID)
+			if !ok {
+				p(" – |")
+				continue
+			}
+			p(" %s |", verdictCell(r))
+		}
+		p("\n")
+	}
+	p("\n## Deciding ratios against size and budget\n\nEach figure: the claim's deciding ratio at each point against the model's weights (left) and the tokens it trained on (right), the bars spanning the seeds, the dashed line the rule's limit.\n")
+	for _, cl := range rep.gridClaims() {
+		if rep.hasRatios(cl.ID) {
+			p("\n![%s](%s)\n", cl.ID, scaleFigure(cl.ID, "png"))
+		}
+	}
+	p("\n## Perplexity at 1x and 16x by point (mean over seeds)\n\n| run |")
+	mults := []int{1, 16}
+	for _, pt := range rep.Points {
+		for _, m := range mults {
+			p(" %s %dx |", pt.Name, m)
+		}
+	}
+	p("\n|---|%s\n", strings.Repeat("---:|", len(rep.Points)*len(mults)))
+	for _, s := range rep.Points[0].Report.Series {
+		p("| %s |", s.Label)
+		for _, pt := range rep.Points {
+			i := slices.IndexFunc(pt.Report.Series, func(x *Series) bool { return x.Label == s.Label })
+			for _, m := range mults {
+				if i < 0 {
+					p(" – |")
+				} else if st, ok := pt.Report.at(pt.Report.Series[i], m); ok {
+					p(" %.2f |", st.PPLMean)
+				} else {
+					p(" n/a |")
+				}
+			}
+		}
+		p("\n")
+	}
+	p("\n## Rules\n\n")
+	for _, cl := range rep.gridClaims() {
+		p("- **%s**: %s. %s\n", cl.ID, cl.Statement, cl.Rule)
+	}
+	return b.Bytes()
+}
+
+// hasRatios reports whether some point has a deciding ratio for the claim.
+func (rep *Report) hasRatios(id string) bool {
+	for _, pt := range rep.Points {
+		if r, ok := pt.claimAt(id); ok && r.Deciding != nil {
+			return true
+		}
+	}
+	return false
+}
