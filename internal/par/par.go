@@ -25,6 +25,11 @@ import (
 // sleep and use no CPU.
 const spin = 200 * time.Microsecond
 
+// quiet is how long the workers sleep at once instead of spinning after a call found a
+// spinning worker too late to take its part: the sign that the process does not get its cores.
+// Then a call wakes the workers, and the caller runs what they do not claim in time.
+const quiet = 20 * time.Millisecond
+
 // Workers is how many parts a call runs at once: GOMAXPROCS when the program started.
 // It is read once, so scratch space sized by it stays valid.
 func Workers() int { return workers }
@@ -42,9 +47,15 @@ func Available() int {
 	return workers
 }
 
-// Do runs fn(0), …, fn(Workers()-1), each at most once at a time, and returns when all have
-// returned. fn(0) runs on the calling goroutine. When the workers are busy with another call,
-// Do runs every part on the caller, one after another.
+// Do runs fn(0), …, fn(Workers()-1), each exactly once, and returns when all have returned.
+// fn(0) runs on the calling goroutine. When the workers are busy with another call, Do runs
+// every part on the caller, one after another.
+//
+// The parts are claimed, not assigned: a part that no worker has claimed when the caller
+// finishes its own runs on the caller. On a machine shared with other work a worker may not get
+// a core for milliseconds, and waiting for it would leave the caller's core idle too; such a
+// call also stops the workers spinning for a while (see quiet), so that they do not take the
+// cores from the work.
 func Do(fn func(w int)) {
 	if workers == 1 || !the.busy.CompareAndSwap(false, true) {
 		for w := 0; w < workers; w++ {
@@ -53,22 +64,56 @@ func Do(fn func(w int)) {
 		return
 	}
 	the.start.Do(the.launch)
+	// The order matters to a worker left over from an earlier call: it may claim a part as soon
+	// as claim is reset, and must then find this call's job and count.
 	the.job = fn
 	the.left.Store(int32(workers - 1))
+	the.claim.Store(1)
+	spinning := the.sleeping.Load() == 0
 	the.gen.Add(1)
-	if the.sleeping.Load() > 0 {
+	if !spinning {
 		the.mu.Lock()
 		the.wake.Broadcast()
 		the.mu.Unlock()
 	}
 	fn(0)
-	for i := 1; the.left.Load() != 0; i++ {
-		if i%256 == 0 {
-			runtime.Gosched()
-		}
+	if the.runParts() > 0 && spinning {
+		// A spinning worker that has not claimed a part in the time the caller took for its
+		// own is not getting a core: stop spinning for a while.
+		the.quietUntil.Store(time.Now().Add(quiet).UnixNano())
 	}
+	the.wait()
 	the.job = nil
 	the.busy.Store(false)
+}
+
+// runParts runs the current call's unclaimed parts and returns how many it ran.
+func (p *pool) runParts() int {
+	n := 0
+	for {
+		w := int(p.claim.Add(1)) - 1
+		if w >= workers {
+			return n
+		}
+		p.job(w)
+		p.left.Add(-1)
+		n++
+	}
+}
+
+// wait returns when every claimed part has finished: polling at first, then sleeping between
+// polls, so that a caller whose workers lost their core leaves the core to them.
+func (p *pool) wait() {
+	t0 := time.Now()
+	for i := 1; p.left.Load() != 0; i++ {
+		switch {
+		case i%64 != 0:
+		case time.Since(t0) < spin:
+			runtime.Gosched()
+		default:
+			time.Sleep(spin / 8)
+		}
+	}
 }
 
 // For splits [0, n) into one contiguous range per worker and runs fn on each, when the work is
@@ -95,14 +140,16 @@ const minWork = 1 << 14
 // pool is the workers' shared state. One call runs at a time; gen counts the calls, and a
 // worker runs its part of each new generation and then counts itself off in left.
 type pool struct {
-	busy     atomic.Bool   // a call is running
-	gen      atomic.Uint64 // calls so far
-	left     atomic.Int32  // workers yet to finish the current call
-	job      func(w int)   // the current call's function, set before gen moves
-	sleeping atomic.Int32  // workers waiting on wake
-	mu       sync.Mutex
-	wake     *sync.Cond
-	start    sync.Once
+	busy       atomic.Bool   // a call is running
+	gen        atomic.Uint64 // calls so far
+	claim      atomic.Int32  // the next part of the current call to run
+	left       atomic.Int32  // parts 1.. of the current call not yet finished
+	job        func(w int)   // the current call's function, set before gen moves
+	sleeping   atomic.Int32  // workers waiting on wake
+	quietUntil atomic.Int64  // until this time (Unix ns) the workers do not spin
+	mu         sync.Mutex
+	wake       *sync.Cond
+	start      sync.Once
 }
 
 var the = &pool{}
@@ -110,23 +157,24 @@ var the = &pool{}
 func (p *pool) launch() {
 	p.wake = sync.NewCond(&p.mu)
 	for w := 1; w < workers; w++ {
-		go p.work(w)
+		go p.work()
 	}
 }
 
-func (p *pool) work(w int) {
+func (p *pool) work() {
 	var seen uint64
 	for {
 		seen = p.next(seen)
-		p.job(w)
-		p.left.Add(-1)
+		p.runParts()
 	}
 }
 
-// next waits for a generation after seen and returns it: polling for spin, then asleep.
+// next waits for a generation after seen and returns it: polling for spin, unless the pool is
+// quiet, then asleep.
 func (p *pool) next(seen uint64) uint64 {
 	t0 := time.Now()
-	for i := 1; ; i++ {
+	poll := t0.UnixNano() >= p.quietUntil.Load()
+	for i := 1; poll; i++ {
 		if g := p.gen.Load(); g != seen {
 			return g
 		}
