@@ -93,6 +93,9 @@ func run() int {
 	if flag.NArg() > 0 {
 		return fail(fmt.Errorf("unexpected argument %q", flag.Arg(0)))
 	}
+	if params.err != nil {
+		return fail(params.err)
+	}
 	switch {
 	case *dim <= 0 || *dim > maxDim:
 		return fail(fmt.Errorf("-dim: %d, want 1 to %d", *dim, maxDim))
@@ -297,19 +300,29 @@ func (r *report) json() ([]byte, error) {
 	return json.MarshalIndent(m, "", "  ")
 }
 
-// paramFlags collects -param name=value, each value read as YAML.
-type paramFlags struct{ values map[string]any }
+// paramFlags collects -param name=value, each value read as YAML. A bad one is kept in err, to
+// be reported on one line after parsing rather than with the flag package's usage text.
+type paramFlags struct {
+	values map[string]any
+	err    error
+}
 
 func (p *paramFlags) String() string { return "" }
 func (p *paramFlags) Set(s string) error {
 	k, v, ok := strings.Cut(s, "=")
-	if !ok || k == "" {
-		return fmt.Errorf("want name=value, e.g. buckets=16")
+	switch {
+	case p.err != nil:
+	case !ok || k == "":
+		p.err = fmt.Errorf("-param %q: want name=value, e.g. buckets=16", s)
+	case strings.TrimSpace(v) == "":
+		// An unset shell variable, most likely, as for train's -set.
+		p.err = fmt.Errorf("-param %s: empty value; give one", k)
+	default:
+		if p.values == nil {
+			p.values = map[string]any{}
+		}
+		p.values[k] = yamlValue(v)
 	}
-	if p.values == nil {
-		p.values = map[string]any{}
-	}
-	p.values[k] = yamlValue(v)
 	return nil
 }
 

@@ -114,6 +114,11 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-scheme", "sinusoidal", "-dim", "4096", "-eval-len", "4096", "-out", "a.png"}, "-dim and -eval-len"},
 		{[]string{"-scheme", "rope", "-dim", "4096", "-heads", "64", "-eval-len", "16384", "-json"}, "-eval-len"},
 		{[]string{"-scheme", "sinusoidal", "-dim", "4096", "-eval-len", "16384", "-json"}, "-eval-len"},
+		{[]string{"-scheme", "t5", "-param", "buckets=3.5", "-json"}, "-param buckets: 3.5, want a whole number"},
+		{[]string{"-scheme", "t5", "-param", "buckets=16.0", "-json"}, "-param buckets: 16.0, want a whole number"},
+		{[]string{"-scheme", "t5", "-param", "buckets=", "-json"}, "-param buckets: empty value"},
+		{[]string{"-scheme", "t5", "-param", "buckets"}, "-param \"buckets\": want name=value"},
+		{[]string{"-scheme", "rope", "-scaling", "llama3", "-original-max-position-embeddings", "64.5", "-json"}, "-original-max-position-embeddings: 64.5, want a whole number"},
 	} {
 		dir := t.TempDir()
 		code, _, stderr := inspect(t, dir, c.args...)
