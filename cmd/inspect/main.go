@@ -30,13 +30,16 @@ import (
 type report struct {
 	Scheme     string `json:"scheme"`
 	Checkpoint string `json:"checkpoint,omitempty"`
-	Scaling    string `json:"scaling,omitempty"`
-	Factor     string `json:"factor,omitempty"`
-	Dim        int    `json:"dim"`
-	Heads      int    `json:"heads"`
-	Layers     int    `json:"layers"`
-	TrainLen   int    `json:"train_len"`
-	EvalLen    int    `json:"eval_len"`
+	// Partial says how far training went when the checkpoint was saved before it finished, as
+	// cmd/eval's report does.
+	Partial  string `json:"partial,omitempty"`
+	Scaling  string `json:"scaling,omitempty"`
+	Factor   string `json:"factor,omitempty"`
+	Dim      int    `json:"dim"`
+	Heads    int    `json:"heads"`
+	Layers   int    `json:"layers"`
+	TrainLen int    `json:"train_len"`
+	EvalLen  int    `json:"eval_len"`
 	// A rotation: frequencies in radians per position, their wavelengths in positions, and the
 	// factor that scales cos and sin.
 	InvFreq         []float64 `json:"inv_freq,omitempty"`
@@ -111,8 +114,9 @@ func run() int {
 		return fail(fmt.Errorf("-eval-len: %d positions × %d × %d heads is above %d values", *evalLen, *dim, *heads, maxValues))
 	}
 	var (
-		spec position.Spec
-		m    *model.Model
+		spec    position.Spec
+		m       *model.Model
+		partial string
 	)
 	if *checkpoint != "" {
 		var setting []string
@@ -132,7 +136,7 @@ func run() int {
 		}
 		c := t.Config
 		spec = c.Spec(c.Position)
-		m = t.Model
+		m, partial = t.Model, t.Progress
 	} else {
 		pc := position.Config{Scheme: *scheme, Params: params.values}
 		if *scheme == "rope" {
@@ -175,7 +179,7 @@ func run() int {
 	} else if rep, err = describe(s, spec, m.SchemeWeights(0), *evalLen); err != nil {
 		return fail(err)
 	}
-	rep.Checkpoint = *checkpoint
+	rep.Checkpoint, rep.Partial = *checkpoint, partial
 	if t := rep.Table; !*asJSON && len(t) > 0 && len(t)*len(t[0]) > maxCells {
 		return fail(fmt.Errorf("-dim and -eval-len: a table of %d × %d to draw, above the limit of %d cells; use -json or fewer", len(t), len(t[0]), maxCells))
 	}
@@ -186,6 +190,10 @@ func run() int {
 		}
 		fmt.Println(string(b))
 		return 0
+	}
+	if partial != "" {
+		// As cmd/eval says it: these are not the weights of a finished run.
+		fmt.Printf("partly trained: checkpoint saved at %s\n", partial)
 	}
 	path := *out
 	if path == "" {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -245,5 +246,39 @@ func TestCheckpoint(t *testing.T) {
 	}
 	if code, _, stderr := inspect(t, dir, "-checkpoint", ckpt, "-scheme", "rope"); code != 2 || !strings.Contains(stderr, "-scheme") {
 		t.Fatalf("-scheme with -checkpoint: exit %d: %s", code, stderr)
+	}
+}
+
+// TestPartialCheckpoint checks that a checkpoint saved before training finished is shown as
+// partly trained, as cmd/eval says it: in the JSON, the picture's title and the output.
+func TestPartialCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	c := experiments.Default()
+	c.Name = "partial"
+	c.Data = data.Config{Corpus: "text", Path: cmdtest.TextCorpus(t)}
+	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 1, 2
+	c.Position = position.Config{Scheme: "kerple"}
+	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps = 16, 4, 10
+	c.Eval = experiments.Eval{Lengths: []int{16}, Tokens: 256, BatchTokens: 256}
+	if err := c.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // interrupted at its start: saved at train step 0 of 10
+	run := &experiments.Run{Config: c, Dir: filepath.Join(dir, "run")}
+	if _, err := run.Execute(ctx); !errors.Is(err, experiments.ErrInterrupted) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	ckpt := filepath.Join(run.Dir, experiments.CheckpointFile)
+	code, out, stderr := inspect(t, dir, "-checkpoint", ckpt, "-eval-len", "16", "-json")
+	var r struct {
+		Partial string `json:"partial"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil || r.Partial != "train step 0 of 10" {
+		t.Errorf("-json: exit %d, partial %q (%v), stderr %s; want it to say train step 0 of 10", code, r.Partial, err, stderr)
+	}
+	code, out, stderr = inspect(t, dir, "-checkpoint", ckpt, "-eval-len", "16", "-out", "k.png")
+	if code != 0 || !strings.Contains(out, "partly trained: checkpoint saved at train step 0 of 10") {
+		t.Errorf("picture: exit %d, stdout %q, stderr %s; want it to say it is partly trained", code, out, stderr)
 	}
 }
