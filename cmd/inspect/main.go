@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -158,6 +159,16 @@ func run() int {
 	if err != nil {
 		return fail(flagNames(err))
 	}
+	path := *out
+	if path == "" {
+		path = "inspect_" + s.Name() + ".png"
+	}
+	if !*asJSON {
+		// Before computing and drawing, so that a picture with nowhere to go costs nothing.
+		if err := checkOut(path); err != nil {
+			return fail(err)
+		}
+	}
 	if m == nil {
 		// A fresh scheme's weights as a model would draw them, from seed 1.
 		if m, err = model.New(model.Config{DModel: spec.DModel, Layers: spec.Layers, Heads: spec.Heads, Vocab: 1, TrainLen: spec.TrainLen}, s, tensor.Float64, 1); err != nil {
@@ -195,10 +206,6 @@ func run() int {
 		// As cmd/eval says it: these are not the weights of a finished run.
 		fmt.Printf("partly trained: checkpoint saved at %s\n", partial)
 	}
-	path := *out
-	if path == "" {
-		path = "inspect_" + rep.Scheme + ".png"
-	}
 	png, err := picture(rep)
 	if err != nil {
 		return fail(err)
@@ -209,6 +216,31 @@ func run() int {
 	}
 	fmt.Println("wrote", path)
 	return 0
+}
+
+// checkOut refuses a picture file that cannot be written: one whose folder does not exist or
+// cannot be written in, or that names a folder.
+func checkOut(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("-out %s: a folder, want a picture file's name", path)
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("-out %s: folder %s does not exist", path, dir)
+	case err != nil:
+		return fmt.Errorf("-out %s: %w", path, err)
+	case !st.IsDir():
+		return fmt.Errorf("-out %s: %s is not a folder", path, dir)
+	}
+	f, err := os.CreateTemp(dir, ".writable*")
+	if err != nil {
+		return fmt.Errorf("-out %s: cannot write in %s", path, dir)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }
 
 // describe asks the scheme, through each optional interface it implements, what it adds at n

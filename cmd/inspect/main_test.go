@@ -282,3 +282,32 @@ func TestPartialCheckpoint(t *testing.T) {
 		t.Errorf("picture: exit %d, stdout %q, stderr %s; want it to say it is partly trained", code, out, stderr)
 	}
 }
+
+// TestBadOut checks that a picture file that cannot be written is refused before anything is
+// drawn, with one line naming -out and no temporary file's name, and exit 2.
+func TestBadOut(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "folder"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ out, want string }{
+		{"missing/dir/a.png", "-out missing/dir/a.png: folder missing/dir does not exist"},
+		{"folder", "-out folder: a folder"},
+		{"file/a.png", "-out file/a.png: file is not a folder"},
+	} {
+		code, stdout, stderr := inspect(t, dir, "-scheme", "alibi", "-out", c.out)
+		msg := strings.TrimSpace(stderr)
+		if code != 2 || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") || strings.Contains(msg, ".tmp") || stdout != "" {
+			t.Errorf("-out %s: exit %d, stdout %q, stderr %q; want 2 and one line %q", c.out, code, stdout, msg, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("the folder holds %d entries, want the 2 it had", len(entries))
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "folder")); len(entries) != 0 {
+		t.Errorf("wrote into -out's folder")
+	}
+}
