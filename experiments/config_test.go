@@ -98,3 +98,44 @@ func TestConfigFieldErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestWholeNumbersEverywhere checks that a fraction in a whole-number field is refused wherever
+// the config is given: the file, -set, and a comparison's set and runs' set, which yaml.v3
+// would all truncate (train.steps 20.9 training 20 steps).
+func TestWholeNumbersEverywhere(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	run := write("run.yaml", "name: run\nposition: {scheme: t5}\n")
+	for _, c := range []struct {
+		name string
+		err  func() error
+		want string
+	}{
+		{"file", func() error { _, err := Load(write("f.yaml", "name: f\nseed: 2.5\n"), nil); return err }, "seed: 2.5, want a whole number (line 2)"},
+		{"-set", func() error { _, err := Load(run, []string{"train.steps=20.9"}); return err }, "train.steps: 20.9, want a whole number"},
+		{"-set scheme field", func() error { _, err := Load(run, []string{"position.buckets=3.5"}); return err }, "position.buckets: 3.5, want a whole number"},
+		{"-set 20.0", func() error { _, err := Load(run, []string{"eval.tokens=65536.0"}); return err }, "eval.tokens: 65536.0, want a whole number"},
+		{"comparison set", func() error {
+			_, err := LoadComparison(write("c1.yaml", "comparison: c1\nseeds: [1]\nset: {train.steps: 20.9}\nruns: [{config: run}]\n"), nil)
+			return err
+		}, "train.steps: 20.9, want a whole number"},
+		{"run set", func() error {
+			_, err := LoadComparison(write("c2.yaml", "comparison: c2\nseeds: [1]\nruns: [{config: run, set: {position.buckets: 3.5}}]\n"), nil)
+			return err
+		}, "position.buckets: 3.5, want a whole number"},
+		{"seeds", func() error {
+			_, err := LoadComparison(write("c3.yaml", "comparison: c3\nseeds: [1, 2.5]\nruns: [{config: run}]\n"), nil)
+			return err
+		}, "seeds: 2.5, want a whole number (line 2)"},
+	} {
+		if err := c.err(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}

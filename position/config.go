@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"extrapolate/internal/strictyaml"
 )
 
 // Config is the position section of a run's config: the scheme's name, an optional RoPE scaling,
@@ -23,6 +25,10 @@ type Config struct {
 	Scaling *Scaling
 	// Params holds the scheme's other fields by name, as decoded from YAML.
 	Params map[string]any
+
+	// nodes holds the YAML node each of Params was read from, so that an error in it says
+	// where it was given; With drops a field's node.
+	nodes map[string]*yaml.Node
 }
 
 // Scaling is a RoPE context-extension method, named as in Hugging Face transformers: its type,
@@ -37,6 +43,9 @@ type Scaling struct {
 	// Params holds the type's own fields by name, such as YaRN's beta_fast.
 	Params map[string]any
 
+	// nodes holds the YAML node each of Params was read from, as Config's.
+	nodes map[string]*yaml.Node
+
 	// decoded holds Params decoded into the type's struct, set by check.
 	decoded any
 }
@@ -44,7 +53,7 @@ type Scaling struct {
 // UnmarshalYAML reads the section: type and factor, and every other field into Params.
 func (c *Scaling) UnmarshalYAML(n *yaml.Node) error {
 	var out Scaling
-	_, err := unmarshalFields(n, "position.scaling.", map[string]any{"type": &out.Type, "factor": &out.Factor}, &out.Params)
+	_, err := unmarshalFields(n, "position.scaling.", map[string]any{"type": &out.Type, "factor": &out.Factor}, &out.Params, &out.nodes)
 	if err != nil {
 		return err
 	}
@@ -53,34 +62,36 @@ func (c *Scaling) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // unmarshalFields decodes a mapping: each key of known into the value it points to, and every
-// other key into params. A repeated key or a value of the wrong type is an error naming the
-// field prefix+key. It returns the keys it saw.
-func unmarshalFields(n *yaml.Node, prefix string, known map[string]any, params *map[string]any) (map[string]bool, error) {
+// other key into params, keeping its node in nodes. A repeated key or a value of the wrong type
+// is an error naming the field prefix+key and where it was given. It returns the keys it saw.
+func unmarshalFields(n *yaml.Node, prefix string, known map[string]any, params *map[string]any, nodes *map[string]*yaml.Node) (map[string]bool, error) {
 	if n.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("line %d: %s: want a section of fields", n.Line, strings.TrimSuffix(prefix, "."))
+		return nil, fmt.Errorf("%s: want a section of fields (%s)", strings.TrimSuffix(prefix, "."), strictyaml.Where(n))
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if seen[k.Value] {
-			return nil, fmt.Errorf("line %d: %s%s: given twice", k.Line, prefix, k.Value)
+			return nil, fmt.Errorf("%s%s: given twice (%s)", prefix, k.Value, strictyaml.Where(k))
 		}
 		seen[k.Value] = true
-		var err error
 		if dst, ok := known[k.Value]; ok {
-			err = v.Decode(dst)
-		} else {
-			var x any
-			if err = v.Decode(&x); err == nil {
-				if *params == nil {
-					*params = map[string]any{}
+			if err := strictyaml.DecodeNode(v, dst); err != nil {
+				if strings.HasPrefix(err.Error(), prefix+k.Value) {
+					return nil, err // the field's own decoder named it, and where
 				}
-				(*params)[k.Value] = x
+				return nil, fmt.Errorf("%s%s: %v (%s)", prefix, k.Value, err, strictyaml.Where(v))
 			}
+			continue
 		}
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %s%s: %v", k.Line, prefix, k.Value, err)
+		var x any
+		if err := strictyaml.DecodeNode(v, &x); err != nil {
+			return nil, fmt.Errorf("%s%s: %v (%s)", prefix, k.Value, err, strictyaml.Where(v))
 		}
+		if *params == nil {
+			*params, *nodes = map[string]any{}, map[string]*yaml.Node{}
+		}
+		(*params)[k.Value], (*nodes)[k.Value] = x, v
 	}
 	return seen, nil
 }
@@ -153,11 +164,11 @@ func (f Factor) String() string {
 // UnmarshalYAML accepts a number or the word auto.
 func (f *Factor) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
-		return fmt.Errorf("line %d: factor must be a number or auto", n.Line)
+		return fmt.Errorf("position.scaling.factor: want a number or auto (%s)", strictyaml.Where(n))
 	}
 	v, err := ParseFactor(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: factor: %v", n.Line, err)
+		return fmt.Errorf("position.scaling.factor: %v (%s)", err, strictyaml.Where(n))
 	}
 	*f = v
 	return nil
@@ -175,7 +186,7 @@ func (f Factor) MarshalYAML() (any, error) {
 func (c *Config) UnmarshalYAML(n *yaml.Node) error {
 	out := Config{Scheme: c.Scheme}
 	var scaling *Scaling // a null scaling leaves it nil
-	seen, err := unmarshalFields(n, "position.", map[string]any{"scheme": &out.Scheme, "scaling": &scaling}, &out.Params)
+	seen, err := unmarshalFields(n, "position.", map[string]any{"scheme": &out.Scheme, "scaling": &scaling}, &out.Params, &out.nodes)
 	if err != nil {
 		return err
 	}
@@ -209,18 +220,29 @@ func (c Config) With(name string, v any) Config {
 	}
 	p[name] = v
 	c.Params = p
+	if _, ok := c.nodes[name]; ok {
+		// The value no longer comes from the node.
+		nodes := make(map[string]*yaml.Node, len(c.nodes))
+		for k, n := range c.nodes {
+			if k != name {
+				nodes[k] = n
+			}
+		}
+		c.nodes = nodes
+	}
 	return c
 }
 
 // Decode sets the fields of the struct dst points to from the scheme's fields, by their yaml
 // tags. A field dst does not have, or a value of the wrong type, is an error naming the field
-// as position.NAME; fields left out keep the values dst holds.
+// as position.NAME and where it was given; fields left out keep the values dst holds.
 func (c Config) Decode(dst any) error {
-	return decodeParams("position.", "the "+c.Scheme+" scheme", c.Params, dst)
+	return decodeParams("position.", "the "+c.Scheme+" scheme", c.Params, c.nodes, dst)
 }
 
-// decodeParams decodes params into the struct dst points to, naming a bad field prefix+name.
-func decodeParams(prefix, owner string, params map[string]any, dst any) error {
+// decodeParams decodes params into the struct dst points to, naming a bad field prefix+name, and
+// saying where it was given when nodes holds its node.
+func decodeParams(prefix, owner string, params map[string]any, nodes map[string]*yaml.Node, dst any) error {
 	v := reflect.ValueOf(dst)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
 		return fmt.Errorf("position: Decode needs a pointer to a struct, not %T", dst)
@@ -242,22 +264,74 @@ func decodeParams(prefix, owner string, params map[string]any, dst any) error {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		where := ""
+		if n, ok := nodes[k]; ok {
+			where = " (" + strictyaml.Where(n) + ")"
+		}
 		i, ok := fields[k]
 		if !ok {
 			takes := "no fields"
 			if len(names) > 0 {
 				takes = strings.Join(names, ", ")
 			}
-			return fmt.Errorf("%s%s: %s does not take %s (it takes %s)", prefix, k, owner, k, takes)
+			return fmt.Errorf("%s%s: %s does not take %s%s; it takes %s", prefix, k, owner, k, where, takes)
+		}
+		field := v.Field(i)
+		if err := integersOnly(params[k], field.Type()); err != nil {
+			return fmt.Errorf("%s%s: %v%s", prefix, k, err, where)
 		}
 		var node yaml.Node
 		if err := node.Encode(params[k]); err != nil {
-			return fmt.Errorf("%s%s: %v", prefix, k, err)
+			return fmt.Errorf("%s%s: %v%s", prefix, k, err, where)
 		}
-		if err := node.Decode(v.Field(i).Addr().Interface()); err != nil {
-			msg := strings.Join(strings.Fields(strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:")), " ")
-			return fmt.Errorf("%s%s: %s", prefix, k, strings.TrimPrefix(msg, "line 1: "))
+		if err := strictyaml.DecodeNode(&node, field.Addr().Interface()); err != nil {
+			return fmt.Errorf("%s%s: %v%s", prefix, k, err, where)
 		}
 	}
 	return nil
+}
+
+// integersOnly refuses a value that is not an integer for a whole-number field, as
+// strictyaml.DecodeNode does for a node: a param holds what YAML gave (float64 for 3.5 or 20.0,
+// int for 20), and encoding float64(20) again would make an integer of it.
+func integersOnly(x any, t reflect.Type) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if f, ok := x.(float64); ok {
+			return fmt.Errorf("%s, want a whole number", formatFloat(f))
+		}
+		if f, ok := x.(float32); ok {
+			return fmt.Errorf("%s, want a whole number", formatFloat(float64(f)))
+		}
+	case reflect.Slice, reflect.Array:
+		if xs, ok := x.([]any); ok {
+			for _, e := range xs {
+				if err := integersOnly(e, t.Elem()); err != nil {
+					return err
+				}
+			}
+		}
+	case reflect.Map:
+		if m, ok := x.(map[string]any); ok {
+			for _, e := range m {
+				if err := integersOnly(e, t.Elem()); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// formatFloat writes a float as a number that is not a whole one: 20 as 20.0.
+func formatFloat(f float64) string {
+	s := strconv.FormatFloat(f, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eIN") {
+		s += ".0"
+	}
+	return s
 }

@@ -39,9 +39,19 @@ func newMix(s Spec) (Scheme, error) {
 	if len(p.Layers) > s.Layers {
 		return nil, fmt.Errorf("position.layers: %d slots for a model of %d layers", len(p.Layers), s.Layers)
 	}
+	// The slots' nodes, when the list was read from YAML, so that a slot's error says where
+	// it was given.
+	var nodes []*yaml.Node
+	if n := s.Config.nodes["layers"]; n != nil && n.Kind == yaml.SequenceNode && len(n.Content) == len(p.Layers) {
+		nodes = n.Content
+	}
 	slots := make([]Config, len(p.Layers))
 	for i, v := range p.Layers {
-		c, err := slotConfig(v)
+		var n *yaml.Node
+		if nodes != nil {
+			n = nodes[i]
+		}
+		c, err := slotConfig(v, n)
 		if err != nil {
 			return nil, fmt.Errorf("position.layers[%d]: %v", i, err)
 		}
@@ -78,18 +88,30 @@ func newMix(s Spec) (Scheme, error) {
 	return m, nil
 }
 
-// slotConfig reads one slot: a scheme's name, or a section with scheme and the scheme's fields.
-func slotConfig(v any) (Config, error) {
+// slotConfig reads one slot, from its node n when there is one: a scheme's name, or a section
+// with scheme and the scheme's fields.
+func slotConfig(v any, n *yaml.Node) (Config, error) {
 	if name, ok := v.(string); ok {
-		return Config{Scheme: name}, nil
+		c := Config{Scheme: name}
+		if name == "mix" {
+			return Config{}, fmt.Errorf("a mix cannot fill a slot of a mix: each slot is one layer's scheme")
+		}
+		return c, nil
 	}
-	var node yaml.Node
-	if err := node.Encode(v); err != nil {
-		return Config{}, err
+	if n == nil {
+		n = new(yaml.Node)
+		if err := n.Encode(v); err != nil {
+			return Config{}, err
+		}
 	}
 	var c Config
-	if err := node.Decode(&c); err != nil {
+	if err := n.Decode(&c); err != nil {
 		return Config{}, err
+	}
+	if _, nested := c.Params["layers"]; nested || c.Scheme == "mix" {
+		// Checked here, before the slot's scheme is built for one layer, which would fail
+		// for a reason that is not the mistake.
+		return Config{}, fmt.Errorf("a mix cannot fill a slot of a mix: each slot is one layer's scheme")
 	}
 	if c.Scheme == "" {
 		return Config{}, fmt.Errorf("want a scheme's name or a section with scheme")

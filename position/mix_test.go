@@ -53,3 +53,14 @@ func TestMixBadConfigs(t *testing.T) {
 		t.Errorf("a scaling with no RoPE slot: %v", err)
 	}
 }
+
+// TestMixNotNested checks that a mix in a slot of a mix is refused for that reason, whatever
+// its number of slots, rather than for having more slots than the one layer a slot is.
+func TestMixNotNested(t *testing.T) {
+	for _, doc := range []string{"{layers: [{layers: [rope, nope]}, nope]}", "{layers: [mix]}", "{layers: [{scheme: mix, layers: [rope]}]}"} {
+		_, err := New(Spec{DModel: 8, Heads: 2, Layers: 2, TrainLen: 16, Config: fromYAML(t, doc)})
+		if err == nil || !strings.Contains(err.Error(), "position.layers[0]: a mix cannot fill a slot of a mix") {
+			t.Errorf("%s: %v, want it refused as a nested mix", doc, err)
+		}
+	}
+}

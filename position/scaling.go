@@ -85,7 +85,7 @@ func (c *Scaling) check(d int) error {
 	if t.Params != nil {
 		params = t.Params()
 	}
-	if err := decodeParams("position.scaling.", "the "+c.Type+" scaling", c.Params, params); err != nil {
+	if err := decodeParams("position.scaling.", "the "+c.Type+" scaling", c.Params, c.nodes, params); err != nil {
 		return err
 	}
 	if t.Check != nil {

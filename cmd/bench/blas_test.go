@@ -129,3 +129,36 @@ func TestTorchRefusesReferenceBLAS(t *testing.T) {
 		t.Errorf("OpenBLAS: summary %s; want torch_blas openblas, go_blas and the ratio", stdout)
 	}
 }
+
+// TestTorchPassesFlags runs -torch against a stand-in for torch_ref.py that records its
+// arguments: -warmup reaches both sides and -stock-ops the Go side, and the summary says what
+// was measured (mode, scheme, stock ops, warmup, steps).
+func TestTorchPassesFlags(t *testing.T) {
+	dir := t.TempDir()
+	out := map[string]any{"tokens_per_s": 1000.0, "step_ms_median": 2.0, "peak_rss_MB": 100.0,
+		"loss_first": 4.5, "loss_last": 4.4, "blas_libs": []string{"/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3"}}
+	b, _ := json.Marshal(out)
+	args := filepath.Join(dir, "args")
+	script := filepath.Join(dir, "torch_ref.sh")
+	if err := os.WriteFile(script, []byte("echo \"$@\" > "+args+"\necho '"+string(b)+"'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := cmdtest.Run(t, binary, "", "-config", "tiny", "-steps", "5", "-warmup", "2", "-stock-ops", "-rounds", "1", "-torch", "-python", "/bin/sh", "-script", script)
+	var sum map[string]any
+	if err := json.Unmarshal([]byte(stdout), &sum); code != 0 || err != nil {
+		t.Fatalf("exit %d, stdout %q (%v), stderr %q; want 0 and a JSON summary", code, stdout, err, stderr)
+	}
+	want := map[string]any{"mode": "train", "scheme": "learned", "stock_ops": true, "go_impl": "gorgonia-stock-ops", "warmup": 2.0, "steps": 5.0}
+	for k, v := range want {
+		if sum[k] != v {
+			t.Errorf("summary %s = %v, want %v", k, sum[k], v)
+		}
+	}
+	got, err := os.ReadFile(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(got), "--steps 5 --warmup 2") {
+		t.Errorf("torch_ref.py was run with %q, want --steps 5 --warmup 2", got)
+	}
+}

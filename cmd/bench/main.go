@@ -19,6 +19,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"syscall"
 	"time"
 
@@ -30,7 +31,7 @@ import (
 	"extrapolate/position"
 )
 
-// The configs of torch_ref.py.
+// The configs of torch_ref.py: flags, help and errors list them from here.
 var configs = map[string]struct{ vocab, dModel, layers, heads, seqLen, batch int }{
 	"A":    {96, 64, 2, 4, 64, 16},
 	"B":    {96, 128, 4, 4, 128, 16},
@@ -38,29 +39,43 @@ var configs = map[string]struct{ vocab, dModel, layers, heads, seqLen, batch int
 	"tiny": {96, 16, 1, 2, 8, 2},
 }
 
+// configNames lists the configs, sorted: "A, B, C or tiny".
+func configNames() string {
+	names := make([]string, 0, len(configs))
+	for n := range configs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
 // Result is what one measurement found.
 type Result struct {
-	Impl         string   `json:"impl"`
-	BLAS         string   `json:"blas"`
-	BLASLibs     []string `json:"blas_libs,omitempty"` // mapped BLAS libraries: OpenBLAS's with -tags openblas
-	Go           string   `json:"go"`
-	Config       string   `json:"config"`
-	Mode         string   `json:"mode"` // train or eval
-	Scheme       string   `json:"scheme"`
-	Batch        int      `json:"batch"`
-	SeqLen       int      `json:"seq_len"`
-	Params       int      `json:"params"`
-	Steps        int      `json:"timed_steps"`
-	BuildMS      float64  `json:"build_ms"`
-	LossFirst    float64  `json:"loss_first"`
-	LossLast     float64  `json:"loss_last"`
-	StepMSMedian float64  `json:"step_ms_median"`
-	StepMSMin    float64  `json:"step_ms_min"`
-	TokensPerS   float64  `json:"tokens_per_s"`
-	GFLOPS       float64  `json:"gflops_per_s"`
-	AllocsStep   float64  `json:"allocs_per_step"`
-	BytesStep    float64  `json:"alloc_bytes_per_step"`
-	PeakRSSMB    float64  `json:"peak_rss_MB"`
+	Impl     string   `json:"impl"`
+	BLAS     string   `json:"blas"`
+	BLASLibs []string `json:"blas_libs,omitempty"` // mapped BLAS libraries: OpenBLAS's with -tags openblas
+	Go       string   `json:"go"`
+	Config   string   `json:"config"`
+	Mode     string   `json:"mode"` // train or eval
+	// EvalFactor is, in eval mode, the evaluation length as a multiple of the training length.
+	EvalFactor   int     `json:"eval_factor,omitempty"`
+	Scheme       string  `json:"scheme"`
+	StockOps     bool    `json:"stock_ops"`
+	Warmup       int     `json:"warmup"`
+	Batch        int     `json:"batch"`
+	SeqLen       int     `json:"seq_len"`
+	Params       int     `json:"params"`
+	Steps        int     `json:"timed_steps"`
+	BuildMS      float64 `json:"build_ms"`
+	LossFirst    float64 `json:"loss_first"`
+	LossLast     float64 `json:"loss_last"`
+	StepMSMedian float64 `json:"step_ms_median"`
+	StepMSMin    float64 `json:"step_ms_min"`
+	TokensPerS   float64 `json:"tokens_per_s"`
+	GFLOPS       float64 `json:"gflops_per_s"`
+	AllocsStep   float64 `json:"allocs_per_step"`
+	BytesStep    float64 `json:"alloc_bytes_per_step"`
+	PeakRSSMB    float64 `json:"peak_rss_MB"`
 	// EvalSeconds65536 is, in eval mode, the time to score 65,536 tokens.
 	EvalSeconds65536 float64 `json:"eval_seconds_per_65536_tokens,omitempty"`
 }
@@ -69,12 +84,12 @@ func main() { os.Exit(run()) }
 
 func run() int {
 	var (
-		cfgName = flag.String("config", "A", "A, B, C or tiny: the shapes of torch_ref.py's configs")
+		cfgName = flag.String("config", "A", configNames()+": the shapes of torch_ref.py's configs")
 		steps   = flag.Int("steps", 200, "training steps (or evaluation batches)")
 		warmup  = flag.Int("warmup", 5, "steps excluded from timing")
 		stock   = flag.Bool("stock-ops", false, "build the model from gorgonia's stock ops (the baseline before the fused ops)")
 		eval    = flag.Int("eval", 0, "measure evaluation at this multiple of the training length instead of training")
-		torch   = flag.Bool("torch", false, "alternate with PyTorch's torch_ref.py and report the median ratio of tokens/s")
+		torch   = flag.Bool("torch", false, "alternate with PyTorch's torch_ref.py and report the median ratio of tokens/s (training, learned positions: what torch_ref.py measures)")
 		rounds  = flag.Int("rounds", 5, "with -torch, rounds of both programs")
 		python  = flag.String("python", "/usr/bin/python3", "with -torch, the Python that has torch")
 		script  = flag.String("script", filepath.Join("bench", "torch_ref.py"), "with -torch, the reference script")
@@ -87,17 +102,26 @@ func run() int {
 	}
 	c, ok := configs[*cfgName]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "bench: -config: %q, want A, B or tiny\n", *cfgName)
+		fmt.Fprintf(os.Stderr, "bench: -config: %q, want %s\n", *cfgName, configNames())
 		return 2
 	}
 	if err := checkFlags(c.seqLen, *steps, *warmup, *eval, *rounds); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 2
 	}
-	if *torch {
-		return compareTorch(*cfgName, *rounds, *steps, *python, *script)
+	s, err := benchScheme(c, *eval, *scheme)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 2
 	}
-	res, err := measure(*cfgName, c, *steps, *warmup, *stock, *eval, *scheme)
+	if *torch {
+		if err := checkTorch(*eval, s.Name(), *python, *script); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 2
+		}
+		return compareTorch(*cfgName, *rounds, *steps, *warmup, *stock, *python, *script)
+	}
+	res, err := measure(*cfgName, c, *steps, *warmup, *stock, *eval, s)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1
@@ -124,6 +148,48 @@ func checkFlags(seqLen, steps, warmup, eval, rounds int) error {
 		return fmt.Errorf("-eval: %d, want 0 (measure training) or a multiple of the training length %d from 1 to %d", eval, seqLen, maxEvalLen/seqLen)
 	case rounds < 1:
 		return fmt.Errorf("-rounds: %d, want a positive number", rounds)
+	}
+	return nil
+}
+
+// benchScheme builds the position scheme to measure: -scheme, or by default learned positions
+// for training, as torch_ref.py has, and RoPE for evaluation, since learned positions stop at
+// the training length. A scheme that cannot take the length measured is refused by -scheme.
+func benchScheme(c struct{ vocab, dModel, layers, heads, seqLen, batch int }, evalMult int, scheme string) (position.Scheme, error) {
+	name, n := scheme, c.seqLen
+	if evalMult > 0 {
+		n = c.seqLen * evalMult
+	}
+	if name == "" {
+		name = "learned"
+		if evalMult > 0 {
+			name = "rope"
+		}
+	}
+	s, err := position.New(position.Spec{DModel: c.dModel, Heads: c.heads, Layers: c.layers, TrainLen: c.seqLen, Config: position.Config{Scheme: name}})
+	if err != nil {
+		return nil, fmt.Errorf("-scheme %s: %v", name, err)
+	}
+	if err := position.Check(s, n); err != nil {
+		return nil, fmt.Errorf("-scheme %s: cannot be measured at %d positions (-eval %d): %v", name, n, evalMult, err)
+	}
+	return s, nil
+}
+
+// checkTorch refuses what torch_ref.py cannot mirror, so that a ratio compares like with like:
+// it trains only, with learned absolute positions. And the Python must be there.
+func checkTorch(evalMult int, scheme, python, script string) error {
+	if evalMult > 0 {
+		return fmt.Errorf("-eval %d: not with -torch: torch_ref.py measures training only", evalMult)
+	}
+	if scheme != "learned" {
+		return fmt.Errorf("-scheme %s: not with -torch: torch_ref.py has learned positions only", scheme)
+	}
+	if _, err := exec.LookPath(python); err != nil {
+		return fmt.Errorf("-python %s: not an executable file", python)
+	}
+	if st, err := os.Stat(script); err != nil || st.IsDir() {
+		return fmt.Errorf("-script %s: no such file", script)
 	}
 	return nil
 }
@@ -167,7 +233,7 @@ func torchCorpus() ([]byte, error) {
 	return out, nil
 }
 
-func measure(name string, c struct{ vocab, dModel, layers, heads, seqLen, batch int }, steps, warmup int, stock bool, evalMult int, scheme string) (*Result, error) {
+func measure(name string, c struct{ vocab, dModel, layers, heads, seqLen, batch int }, steps, warmup int, stock bool, evalMult int, s position.Scheme) (*Result, error) {
 	corpus, err := torchCorpus()
 	if err != nil {
 		return nil, err
@@ -175,27 +241,18 @@ func measure(name string, c struct{ vocab, dModel, layers, heads, seqLen, batch 
 	const seed = 1234
 	mc := model.Config{DModel: c.dModel, Layers: c.layers, Heads: c.heads, Vocab: c.vocab}
 	start := time.Now()
-	res := &Result{Impl: "gorgonia-fused", BLAS: nn.BLAS, Go: runtime.Version(), Config: name, Mode: "train", Batch: c.batch, SeqLen: c.seqLen}
+	res := &Result{Impl: "gorgonia-fused", BLAS: nn.BLAS, Go: runtime.Version(), Config: name, Mode: "train", Batch: c.batch, SeqLen: c.seqLen,
+		Scheme: s.Name(), StockOps: stock, Warmup: warmup}
 	if stock {
 		res.Impl = "gorgonia-stock-ops"
 		if nn.BLAS != "openblas" {
 			res.BLAS = "gonum" // gorgonia's own products
 		}
 	}
-	schemeName := "learned" // torch_ref's absolute position embeddings
 	n, batch := c.seqLen, c.batch
 	if evalMult > 0 {
-		// Learned positions stop at the training length; evaluation past it uses RoPE.
-		schemeName, n, batch = "rope", c.seqLen*evalMult, max(1, c.batch/evalMult)
-		res.Mode, res.SeqLen, res.Batch = "eval", n, batch
-	}
-	if scheme != "" {
-		schemeName = scheme
-	}
-	res.Scheme = schemeName
-	s, err := position.New(position.Spec{DModel: c.dModel, Heads: c.heads, Layers: c.layers, TrainLen: c.seqLen, Config: position.Config{Scheme: schemeName}})
-	if err != nil {
-		return nil, err
+		n, batch = c.seqLen*evalMult, max(1, c.batch/evalMult)
+		res.Mode, res.EvalFactor, res.SeqLen, res.Batch = "eval", evalMult, n, batch
 	}
 	m, err := model.New(mc, s, tensor.Float32, seed)
 	if err != nil {
@@ -277,16 +334,13 @@ func flopsPerStep(v, d, l, t, b int) float64 {
 
 // compareTorch runs this command and torch_ref.py in turn, rounds times, each in a fresh
 // process, and prints both sides' medians, the BLAS each ran on, and the ratio of tokens/s. It
-// stops after PyTorch's first round when that ran on the reference BLAS.
-func compareTorch(cfg string, rounds, steps int, python, script string) int {
+// stops after PyTorch's first round when that ran on the reference BLAS. Both sides train
+// (checkTorch refuses the rest), with the same steps and warmup.
+func compareTorch(cfg string, rounds, steps, warmup int, stock bool, python, script string) int {
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1
-	}
-	if _, err := os.Stat(script); err != nil {
-		fmt.Fprintf(os.Stderr, "bench: -script: %v\n", err)
-		return 2
 	}
 	var ours, theirs []map[string]any
 	var torchKind string
@@ -294,9 +348,9 @@ func compareTorch(cfg string, rounds, steps int, python, script string) int {
 		for _, side := range []string{"go", "torch"} {
 			var cmd *exec.Cmd
 			if side == "go" {
-				cmd = exec.Command(self, "-config", cfg, "-steps", fmt.Sprint(steps))
+				cmd = exec.Command(self, "-config", cfg, "-steps", fmt.Sprint(steps), "-warmup", fmt.Sprint(warmup), "-stock-ops="+fmt.Sprint(stock))
 			} else {
-				cmd = exec.Command(python, script, "--config", cfg, "--steps", fmt.Sprint(steps), "--quiet")
+				cmd = exec.Command(python, script, "--config", cfg, "--steps", fmt.Sprint(steps), "--warmup", fmt.Sprint(warmup), "--quiet")
 			}
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, os.Stderr
@@ -338,7 +392,10 @@ func compareTorch(cfg string, rounds, steps int, python, script string) int {
 		fmt.Fprintf(os.Stderr, "bench: %s reported no BLAS library or build: the ratio may be against a slow BLAS\n", script)
 	}
 	summary := map[string]any{
-		"config": cfg, "rounds": rounds,
+		"config": cfg, "rounds": rounds, "steps": steps, "warmup": warmup,
+		// What was measured, as the Go side reported it: torch_ref.py trains with learned
+		// positions, and so did the Go side (checkTorch).
+		"mode": ours[0]["mode"], "scheme": ours[0]["scheme"], "stock_ops": ours[0]["stock_ops"], "go_impl": ours[0]["impl"],
 		"go_blas": nn.BLAS, "go_blas_libs": ours[0]["blas_libs"],
 		"torch_blas": torchKind, "torch_blas_libs": theirs[0]["blas_libs"], "torch_blas_build": theirs[0]["blas_build"],
 		"go_tokens_per_s": med(ours, "tokens_per_s"), "torch_tokens_per_s": med(theirs, "tokens_per_s"),

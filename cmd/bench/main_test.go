@@ -18,7 +18,13 @@ func TestBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-config", "D"}, "-config"},
+		{[]string{"-config", "D"}, `-config: "D", want A, B, C or tiny`},
+		{[]string{"-config", "tiny", "-scheme", "bogus"}, "-scheme bogus"},
+		{[]string{"-config", "tiny", "-scheme", "learned", "-eval", "2"}, "-scheme learned: cannot be measured at 16 positions"},
+		{[]string{"-config", "tiny", "-torch", "-python", "/missing"}, "-python /missing"},
+		{[]string{"-config", "tiny", "-torch", "-eval", "2"}, "-eval 2: not with -torch"},
+		{[]string{"-config", "tiny", "-torch", "-scheme", "rope"}, "-scheme rope: not with -torch"},
+		{[]string{"-config", "tiny", "-torch", "-script", "/missing.py"}, "-script /missing.py"},
 		{[]string{"-config", "tiny", "-eval", "-1"}, "-eval: -1"},
 		{[]string{"-config", "tiny", "-eval", "1000000"}, "-eval: 1000000"},
 		{[]string{"-config", "tiny", "-rounds", "-3"}, "-rounds: -3"},

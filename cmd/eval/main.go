@@ -26,7 +26,7 @@ func main() { os.Exit(run()) }
 func run() int {
 	var (
 		ckpt     = flag.String("checkpoint", "", "checkpoint file written by train (results/<name>/model.ckpt)")
-		scalings = flag.String("scaling", "none,"+strings.Join(position.ScalingTypes(), ","), "comma-separated RoPE scalings to evaluate under; none is plain RoPE")
+		scalings = flag.String("scaling", "", "comma-separated RoPE scalings to evaluate under; none is plain RoPE (default: none and every scaling the checkpoint's scheme takes: "+strings.Join(position.ScalingTypes(), ",")+" for RoPE, none alone for a scheme without rotation)")
 		factor   = flag.String("factor", "auto", "scaling factor: a number ≥ 1, or auto (the ratio of each evaluation length to the training length)")
 		lengths  = flag.String("lengths", "", "comma-separated evaluation lengths (default: the checkpoint config's)")
 		tokens   = flag.Int("tokens", 0, "validation tokens scored at every length (default: the checkpoint config's)")
@@ -68,12 +68,17 @@ func run() int {
 		return fail(fmt.Errorf("%s: saved at %s, before training finished; finish it with train, or evaluate it as it is with -partial", *ckpt, t.Progress))
 	}
 	var list []*position.Scaling
-	names := strings.Split(*scalings, ",")
-	for i := range names {
-		names[i] = strings.TrimSpace(names[i])
+	var names []string
+	if *scalings == "" {
+		names = takes(t.Config)
+	} else {
+		names = strings.Split(*scalings, ",")
+		for i := range names {
+			names[i] = strings.TrimSpace(names[i])
+		}
 	}
 	if u := fields.Unused(names); u != "" {
-		return fail(fmt.Errorf("%s: none of the scalings %s takes it", u, *scalings))
+		return fail(fmt.Errorf("%s: none of the scalings %s takes it", u, strings.Join(names, ",")))
 	}
 	for _, name := range names {
 		if name == "none" {
@@ -141,4 +146,19 @@ func run() int {
 	fmt.Print(rep.Table())
 	fmt.Printf("results in %s\n", dir)
 	return 0
+}
+
+// takes lists none and every registered scaling that the checkpoint's scheme takes: the default
+// of -scaling. A list of every type would fail on any scheme without a rotation. Each is tried
+// at its defaults, so that a bad -factor or field is still reported below, not left out.
+func takes(c experiments.Config) []string {
+	names := []string{"none"}
+	for _, name := range position.ScalingTypes() {
+		pc := c.Position
+		pc.Scaling = &position.Scaling{Type: name, Factor: position.Factor{Auto: true}}
+		if _, err := position.New(c.Spec(pc)); err == nil {
+			names = append(names, name)
+		}
+	}
+	return names
 }

@@ -121,3 +121,38 @@ func TestEvalBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultScalings checks that without -scaling a checkpoint is evaluated under the scalings
+// its scheme takes: every type for RoPE, none alone for ALiBi, which takes no scaling.
+func TestDefaultScalings(t *testing.T) {
+	for _, c := range []struct {
+		scheme string
+		want   []string
+	}{
+		{"alibi", []string{"none"}},
+		{"rope", append([]string{"none"}, position.ScalingTypes()...)},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		code, stdout, stderr := runEval(t, "-checkpoint", train(t, c.scheme), "-lengths", "16,32", "-out", out, "-quiet")
+		if code != 0 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", c.scheme, code, stdout, stderr)
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(out, experiments.ScalingsJSON))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep experiments.ScalingReport
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range rep.Results {
+			name, _, _ := strings.Cut(r.Scaling, "(") // yarn(factor=auto)
+			got = append(got, name)
+		}
+		if strings.Join(got, ",") != strings.Join(c.want, ",") {
+			t.Errorf("%s: evaluated under %v, want %v", c.scheme, got, c.want)
+		}
+	}
+}

@@ -39,6 +39,9 @@ func picture(rep *report) ([]byte, error) {
 	title := fmt.Sprintf("%s, %d heads of dimension %d, L=%d, n=%d", rep.Scheme, rep.Heads, rep.Dim, rep.TrainLen, rep.EvalLen)
 	if rep.Checkpoint != "" {
 		title += ", trained: " + rep.Checkpoint
+		if rep.Partial != "" {
+			title += " (partly: saved at " + rep.Partial + ")"
+		}
 	}
 	return tiles(plots, title)
 }

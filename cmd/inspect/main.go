@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -30,13 +31,16 @@ import (
 type report struct {
 	Scheme     string `json:"scheme"`
 	Checkpoint string `json:"checkpoint,omitempty"`
-	Scaling    string `json:"scaling,omitempty"`
-	Factor     string `json:"factor,omitempty"`
-	Dim        int    `json:"dim"`
-	Heads      int    `json:"heads"`
-	Layers     int    `json:"layers"`
-	TrainLen   int    `json:"train_len"`
-	EvalLen    int    `json:"eval_len"`
+	// Partial says how far training went when the checkpoint was saved before it finished, as
+	// cmd/eval's report does.
+	Partial  string `json:"partial,omitempty"`
+	Scaling  string `json:"scaling,omitempty"`
+	Factor   string `json:"factor,omitempty"`
+	Dim      int    `json:"dim"`
+	Heads    int    `json:"heads"`
+	Layers   int    `json:"layers"`
+	TrainLen int    `json:"train_len"`
+	EvalLen  int    `json:"eval_len"`
 	// A rotation: frequencies in radians per position, their wavelengths in positions, and the
 	// factor that scales cos and sin.
 	InvFreq         []float64 `json:"inv_freq,omitempty"`
@@ -93,6 +97,9 @@ func run() int {
 	if flag.NArg() > 0 {
 		return fail(fmt.Errorf("unexpected argument %q", flag.Arg(0)))
 	}
+	if params.err != nil {
+		return fail(params.err)
+	}
 	switch {
 	case *dim <= 0 || *dim > maxDim:
 		return fail(fmt.Errorf("-dim: %d, want 1 to %d", *dim, maxDim))
@@ -108,8 +115,9 @@ func run() int {
 		return fail(fmt.Errorf("-eval-len: %d positions × %d × %d heads is above %d values", *evalLen, *dim, *heads, maxValues))
 	}
 	var (
-		spec position.Spec
-		m    *model.Model
+		spec    position.Spec
+		m       *model.Model
+		partial string
 	)
 	if *checkpoint != "" {
 		var setting []string
@@ -129,7 +137,7 @@ func run() int {
 		}
 		c := t.Config
 		spec = c.Spec(c.Position)
-		m = t.Model
+		m, partial = t.Model, t.Progress
 	} else {
 		pc := position.Config{Scheme: *scheme, Params: params.values}
 		if *scheme == "rope" {
@@ -150,6 +158,16 @@ func run() int {
 	s, err := position.New(spec)
 	if err != nil {
 		return fail(flagNames(err))
+	}
+	path := *out
+	if path == "" {
+		path = "inspect_" + s.Name() + ".png"
+	}
+	if !*asJSON {
+		// Before computing and drawing, so that a picture with nowhere to go costs nothing.
+		if err := checkOut(path); err != nil {
+			return fail(err)
+		}
 	}
 	if m == nil {
 		// A fresh scheme's weights as a model would draw them, from seed 1.
@@ -172,7 +190,7 @@ func run() int {
 	} else if rep, err = describe(s, spec, m.SchemeWeights(0), *evalLen); err != nil {
 		return fail(err)
 	}
-	rep.Checkpoint = *checkpoint
+	rep.Checkpoint, rep.Partial = *checkpoint, partial
 	if t := rep.Table; !*asJSON && len(t) > 0 && len(t)*len(t[0]) > maxCells {
 		return fail(fmt.Errorf("-dim and -eval-len: a table of %d × %d to draw, above the limit of %d cells; use -json or fewer", len(t), len(t[0]), maxCells))
 	}
@@ -184,9 +202,9 @@ func run() int {
 		fmt.Println(string(b))
 		return 0
 	}
-	path := *out
-	if path == "" {
-		path = "inspect_" + rep.Scheme + ".png"
+	if partial != "" {
+		// As cmd/eval says it: these are not the weights of a finished run.
+		fmt.Printf("partly trained: checkpoint saved at %s\n", partial)
 	}
 	png, err := picture(rep)
 	if err != nil {
@@ -198,6 +216,31 @@ func run() int {
 	}
 	fmt.Println("wrote", path)
 	return 0
+}
+
+// checkOut refuses a picture file that cannot be written: one whose folder does not exist or
+// cannot be written in, or that names a folder.
+func checkOut(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("-out %s: a folder, want a picture file's name", path)
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("-out %s: folder %s does not exist", path, dir)
+	case err != nil:
+		return fmt.Errorf("-out %s: %w", path, err)
+	case !st.IsDir():
+		return fmt.Errorf("-out %s: %s is not a folder", path, dir)
+	}
+	f, err := os.CreateTemp(dir, ".writable*")
+	if err != nil {
+		return fmt.Errorf("-out %s: cannot write in %s", path, dir)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }
 
 // describe asks the scheme, through each optional interface it implements, what it adds at n
@@ -297,19 +340,29 @@ func (r *report) json() ([]byte, error) {
 	return json.MarshalIndent(m, "", "  ")
 }
 
-// paramFlags collects -param name=value, each value read as YAML.
-type paramFlags struct{ values map[string]any }
+// paramFlags collects -param name=value, each value read as YAML. A bad one is kept in err, to
+// be reported on one line after parsing rather than with the flag package's usage text.
+type paramFlags struct {
+	values map[string]any
+	err    error
+}
 
 func (p *paramFlags) String() string { return "" }
 func (p *paramFlags) Set(s string) error {
 	k, v, ok := strings.Cut(s, "=")
-	if !ok || k == "" {
-		return fmt.Errorf("want name=value, e.g. buckets=16")
+	switch {
+	case p.err != nil:
+	case !ok || k == "":
+		p.err = fmt.Errorf("-param %q: want name=value, e.g. buckets=16", s)
+	case strings.TrimSpace(v) == "":
+		// An unset shell variable, most likely, as for train's -set.
+		p.err = fmt.Errorf("-param %s: empty value; give one", k)
+	default:
+		if p.values == nil {
+			p.values = map[string]any{}
+		}
+		p.values[k] = yamlValue(v)
 	}
-	if p.values == nil {
-		p.values = map[string]any{}
-	}
-	p.values[k] = yamlValue(v)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -114,6 +115,11 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-scheme", "sinusoidal", "-dim", "4096", "-eval-len", "4096", "-out", "a.png"}, "-dim and -eval-len"},
 		{[]string{"-scheme", "rope", "-dim", "4096", "-heads", "64", "-eval-len", "16384", "-json"}, "-eval-len"},
 		{[]string{"-scheme", "sinusoidal", "-dim", "4096", "-eval-len", "16384", "-json"}, "-eval-len"},
+		{[]string{"-scheme", "t5", "-param", "buckets=3.5", "-json"}, "-param buckets: 3.5, want a whole number"},
+		{[]string{"-scheme", "t5", "-param", "buckets=16.0", "-json"}, "-param buckets: 16.0, want a whole number"},
+		{[]string{"-scheme", "t5", "-param", "buckets=", "-json"}, "-param buckets: empty value"},
+		{[]string{"-scheme", "t5", "-param", "buckets"}, "-param \"buckets\": want name=value"},
+		{[]string{"-scheme", "rope", "-scaling", "llama3", "-original-max-position-embeddings", "64.5", "-json"}, "-original-max-position-embeddings: 64.5, want a whole number"},
 	} {
 		dir := t.TempDir()
 		code, _, stderr := inspect(t, dir, c.args...)
@@ -240,5 +246,68 @@ func TestCheckpoint(t *testing.T) {
 	}
 	if code, _, stderr := inspect(t, dir, "-checkpoint", ckpt, "-scheme", "rope"); code != 2 || !strings.Contains(stderr, "-scheme") {
 		t.Fatalf("-scheme with -checkpoint: exit %d: %s", code, stderr)
+	}
+}
+
+// TestPartialCheckpoint checks that a checkpoint saved before training finished is shown as
+// partly trained, as cmd/eval says it: in the JSON, the picture's title and the output.
+func TestPartialCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	c := experiments.Default()
+	c.Name = "partial"
+	c.Data = data.Config{Corpus: "text", Path: cmdtest.TextCorpus(t)}
+	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 1, 2
+	c.Position = position.Config{Scheme: "kerple"}
+	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps = 16, 4, 10
+	c.Eval = experiments.Eval{Lengths: []int{16}, Tokens: 256, BatchTokens: 256}
+	if err := c.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // interrupted at its start: saved at train step 0 of 10
+	run := &experiments.Run{Config: c, Dir: filepath.Join(dir, "run")}
+	if _, err := run.Execute(ctx); !errors.Is(err, experiments.ErrInterrupted) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	ckpt := filepath.Join(run.Dir, experiments.CheckpointFile)
+	code, out, stderr := inspect(t, dir, "-checkpoint", ckpt, "-eval-len", "16", "-json")
+	var r struct {
+		Partial string `json:"partial"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil || r.Partial != "train step 0 of 10" {
+		t.Errorf("-json: exit %d, partial %q (%v), stderr %s; want it to say train step 0 of 10", code, r.Partial, err, stderr)
+	}
+	code, out, stderr = inspect(t, dir, "-checkpoint", ckpt, "-eval-len", "16", "-out", "k.png")
+	if code != 0 || !strings.Contains(out, "partly trained: checkpoint saved at train step 0 of 10") {
+		t.Errorf("picture: exit %d, stdout %q, stderr %s; want it to say it is partly trained", code, out, stderr)
+	}
+}
+
+// TestBadOut checks that a picture file that cannot be written is refused before anything is
+// drawn, with one line naming -out and no temporary file's name, and exit 2.
+func TestBadOut(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "folder"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ out, want string }{
+		{"missing/dir/a.png", "-out missing/dir/a.png: folder missing/dir does not exist"},
+		{"folder", "-out folder: a folder"},
+		{"file/a.png", "-out file/a.png: file is not a folder"},
+	} {
+		code, stdout, stderr := inspect(t, dir, "-scheme", "alibi", "-out", c.out)
+		msg := strings.TrimSpace(stderr)
+		if code != 2 || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") || strings.Contains(msg, ".tmp") || stdout != "" {
+			t.Errorf("-out %s: exit %d, stdout %q, stderr %q; want 2 and one line %q", c.out, code, stdout, msg, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("the folder holds %d entries, want the 2 it had", len(entries))
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "folder")); len(entries) != 0 {
+		t.Errorf("wrote into -out's folder")
 	}
 }

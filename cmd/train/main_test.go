@@ -103,6 +103,12 @@ func TestBadInput(t *testing.T) {
 		{name: "set below a value", args: []string{"-set", "train.steps.x=1"}, want: "train.steps is not a section", notWant: "line 0"},
 		{name: "set into a null section", edit: [2]string{"train: {seq_len: 8, batch_size: 2, steps: 3, lr: 1.0e-3, warmup: 1}", "train: null"}, args: []string{"-set", "train.steps=0"}, want: "train.steps: 0, want a positive number"},
 		{name: "set unknown key names -set", args: []string{"-set", "train.epochs=3"}, want: "-set", notWant: "line 0"},
+		{name: "set a fraction", args: []string{"-set", "train.steps=20.9"}, want: "train.steps: 20.9, want a whole number (from -set train.steps=20.9)"},
+		{name: "a fraction in the file", edit: [2]string{"steps: 3", "steps: 3.0"}, want: "train.steps: 3.0, want a whole number (line 6)"},
+		{name: "a fraction in a scheme field", edit: [2]string{"position: {scheme: rope}", "position:\n  scheme: t5\n  buckets: 3.5"}, want: "position.buckets: 3.5, want a whole number (line 7)"},
+		{name: "a scheme field's line", edit: [2]string{"position: {scheme: rope}", "position:\n  scheme: t5\n  buckets: many"}, want: "position.buckets: cannot unmarshal !!str `many` into int (line 7)", notWant: "line 0"},
+		{name: "set empty", args: []string{"-set", "train.steps="}, want: "-set train.steps: empty value"},
+		{name: "set nested mix", args: []string{"-set", "position={layers: [{layers: [rope, nope]}]}"}, want: "position.layers[0]: a mix cannot fill a slot of a mix"},
 		{name: "dangling symlink output", args: []string{"-out", "link"}, symlinks: map[string]string{"link": "nowhere"}, want: "link"},
 	}
 	for _, c := range cases {

@@ -3,23 +3,28 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 )
 
-// WriteFile writes data to path atomically.
+// WriteFile writes data to path atomically. Its errors name path, never the temporary file,
+// whose name means nothing to the user.
 func WriteFile(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("writing %s: folder %s: %w", path, dir, cause(err))
+		}
+		return fmt.Errorf("writing %s: %w", path, cause(err))
 	}
 	tmp := f.Name()
 	fail := func(err error) error {
 		f.Close()
 		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, cause(err))
 	}
 	if _, err := f.Write(data); err != nil {
 		return fail(err)
@@ -32,11 +37,16 @@ func WriteFile(path string, data []byte) error {
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, cause(err))
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		// Rename would say "file exists" about the temporary file.
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: a folder is there", path)
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, cause(err))
 	}
 	// Sync the folder so that the rename itself survives a crash.
 	if d, err := os.Open(dir); err == nil {
@@ -44,4 +54,18 @@ func WriteFile(path string, data []byte) error {
 		d.Close()
 	}
 	return nil
+}
+
+// cause strips the path or paths an error of package os names, which here are the temporary
+// file's, and keeps what went wrong.
+func cause(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }

@@ -52,11 +52,17 @@ func Parse(path string, b []byte) (*yaml.Node, error) {
 }
 
 // Set sets key=value in a YAML mapping, key a dotted path such as train.steps and value YAML,
-// creating sections as needed.
+// creating sections as needed. The nodes it adds say where they came from (Where), so that an
+// error in them names the -set rather than a line of the file.
 func Set(root *yaml.Node, set string) error {
 	key, value, ok := strings.Cut(set, "=")
 	if !ok || key == "" {
 		return fmt.Errorf("-set %q: want key=value, e.g. train.steps=300", set)
+	}
+	if strings.TrimSpace(value) == "" {
+		// Most likely an unset shell variable: YAML reads it as null, which would leave the
+		// field at its default, not what was meant.
+		return fmt.Errorf("-set %s: empty value; give one (null for none)", key)
 	}
 	var v yaml.Node
 	if err := yaml.Unmarshal([]byte(value), &v); err != nil {
@@ -65,6 +71,12 @@ func Set(root *yaml.Node, set string) error {
 	val := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: ""}
 	if len(v.Content) == 1 {
 		val = v.Content[0]
+	}
+	origin := setMark + key + "=" + value
+	mark(val, origin)
+	added := func(n *yaml.Node) *yaml.Node {
+		n.LineComment = origin
+		return n
 	}
 	node := root
 	parts := strings.Split(key, ".")
@@ -80,21 +92,21 @@ func Set(root *yaml.Node, set string) error {
 			if slot != nil {
 				*slot = val
 			} else {
-				node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: p}, val)
+				node.Content = append(node.Content, added(&yaml.Node{Kind: yaml.ScalarNode, Value: p}), val)
 			}
 			return nil
 		}
 		switch {
 		case slot == nil:
-			next := &yaml.Node{Kind: yaml.MappingNode}
-			node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: p}, next)
+			next := added(&yaml.Node{Kind: yaml.MappingNode})
+			node.Content = append(node.Content, added(&yaml.Node{Kind: yaml.ScalarNode, Value: p}), next)
 			node = next
 		case (*slot).Kind == yaml.MappingNode:
 			node = *slot
 		case (*slot).Kind == yaml.ScalarNode && (*slot).Tag == "!!null":
 			// "train:" or "train: null" is an empty section: fill it in place, so that the
 			// key is not given twice.
-			*slot = &yaml.Node{Kind: yaml.MappingNode}
+			*slot = added(&yaml.Node{Kind: yaml.MappingNode})
 			node = *slot
 		default:
 			return fmt.Errorf("-set %s: %s is not a section", key, strings.Join(parts[:i+1], "."))
@@ -103,13 +115,30 @@ func Set(root *yaml.Node, set string) error {
 	return nil
 }
 
-// where says where a key came from: its line in the file, or -set for a key that an override
-// added (the YAML parser gives those line 0).
-func where(line int) string {
-	if line == 0 {
-		return "from -set"
+// setMark starts the origin that Set writes into the LineComment of every node it adds. The
+// parser keeps a comment with its '#', so no comment read from a file starts so; and a config
+// is never written back from its nodes, so the mark goes nowhere.
+const setMark = "-set "
+
+// mark marks n and every node under it as coming from origin. Their lines count from the start
+// of the value (line 1), not of the file, so Where reports the origin instead.
+func mark(n *yaml.Node, origin string) {
+	n.Line, n.Column, n.LineComment = 0, 0, origin
+	for _, c := range n.Content {
+		mark(c, origin)
 	}
-	return fmt.Sprintf("line %d", line)
+}
+
+// Where says where a node came from, for an error message: "line 4" of the file, or "from -set
+// key=value" for a node that Set added.
+func Where(n *yaml.Node) string {
+	switch {
+	case strings.HasPrefix(n.LineComment, setMark):
+		return "from " + n.LineComment
+	case n.Line == 0:
+		return "not from the file" // made by a program, not read
+	}
+	return fmt.Sprintf("line %d", n.Line)
 }
 
 // Decode decodes a YAML mapping into v, which holds the defaults. An unknown key, a
@@ -133,7 +162,7 @@ func checkKeys(n *yaml.Node, t reflect.Type, prefix string) error {
 		t = t.Elem()
 	}
 	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("%s: want a section of fields (%s)", strings.TrimSuffix(prefix, "."), where(n.Line))
+		return fmt.Errorf("%s: want a section of fields (%s)", strings.TrimSuffix(prefix, "."), Where(n))
 	}
 	fields := map[string]reflect.Type{}
 	var names []string
@@ -152,7 +181,7 @@ func checkKeys(n *yaml.Node, t reflect.Type, prefix string) error {
 		k, val := n.Content[i], n.Content[i+1]
 		full := prefix + k.Value
 		if seen[k.Value] {
-			return fmt.Errorf("%s: given twice (%s)", full, where(k.Line))
+			return fmt.Errorf("%s: given twice (%s)", full, Where(k))
 		}
 		seen[k.Value] = true
 		ft, ok := fields[k.Value]
@@ -161,7 +190,7 @@ func checkKeys(n *yaml.Node, t reflect.Type, prefix string) error {
 			if prefix != "" {
 				section = strings.TrimSuffix(prefix, ".")
 			}
-			return fmt.Errorf("%s: unknown field (%s); %s takes %s", full, where(k.Line), section, strings.Join(names, ", "))
+			return fmt.Errorf("%s: unknown field (%s); %s takes %s", full, Where(k), section, strings.Join(names, ", "))
 		}
 		if err := checkValue(val, ft, full); err != nil {
 			return err
@@ -171,13 +200,13 @@ func checkKeys(n *yaml.Node, t reflect.Type, prefix string) error {
 }
 
 // checkValue checks one value against its field's type: a section recursively, anything else
-// by decoding it on its own, so that an error names this field.
+// by decoding it on its own, so that an error names this field and where it was given.
 func checkValue(val *yaml.Node, ft reflect.Type, full string) error {
 	et := ft
 	for et.Kind() == reflect.Pointer {
 		et = et.Elem()
 	}
-	_, custom := reflect.New(et).Interface().(yaml.Unmarshaler)
+	custom := unmarshaler(et)
 	null := val.Kind == yaml.ScalarNode && val.Tag == "!!null"
 	if et.Kind() == reflect.Struct && !custom && !null {
 		return checkKeys(val, et, full+".")
@@ -190,10 +219,95 @@ func checkValue(val *yaml.Node, ft reflect.Type, full string) error {
 		}
 		return nil
 	}
-	if err := val.Decode(reflect.New(ft).Interface()); err != nil {
-		return fmt.Errorf("%s: %s", full, strings.TrimSpace(lineRE.ReplaceAllString(OneLine(err), "")))
+	if err := DecodeNode(val, reflect.New(ft).Interface()); err != nil {
+		if custom && strings.HasPrefix(err.Error(), full) {
+			return err // the type's own decoder named the field, and where
+		}
+		return fmt.Errorf("%s: %v (%s)", full, err, Where(val))
 	}
 	return nil
+}
+
+// unmarshaler reports whether t decodes itself.
+func unmarshaler(t reflect.Type) bool {
+	_, ok := reflect.New(t).Interface().(yaml.Unmarshaler)
+	return ok
+}
+
+var nodeType = reflect.TypeOf(yaml.Node{})
+
+// DecodeNode decodes n into the value v points to, as n.Decode does, except that a whole-number
+// field takes only an integer: yaml.v3 fills an int from 3.5 with 3, and from 20.0 or 1e3 as
+// well, without a word. Its error is one line, without the line numbers of the YAML parser,
+// which count from the start of n's document.
+func DecodeNode(n *yaml.Node, v any) error {
+	if err := integersOnly(n, reflect.TypeOf(v)); err != nil {
+		return err
+	}
+	if err := n.Decode(v); err != nil {
+		return errors.New(strings.TrimSpace(lineRE.ReplaceAllString(OneLine(err), "")))
+	}
+	return nil
+}
+
+// integersOnly walks n against the type it will be decoded into, and refuses a number that is
+// not an integer where the type wants a whole number. A type that decodes itself applies its
+// own rules; anything else that does not fit is left to the decoder's error.
+func integersOnly(n *yaml.Node, t reflect.Type) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if t == nodeType || unmarshaler(t) {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float" {
+			return fmt.Errorf("%s, want a whole number", n.Value)
+		}
+	case reflect.Slice, reflect.Array:
+		if n.Kind == yaml.SequenceNode {
+			for _, c := range n.Content {
+				if err := integersOnly(c, t.Elem()); err != nil {
+					return err
+				}
+			}
+		}
+	case reflect.Map:
+		if n.Kind == yaml.MappingNode {
+			for i := 1; i < len(n.Content); i += 2 {
+				if err := integersOnly(n.Content[i], t.Elem()); err != nil {
+					return err
+				}
+			}
+		}
+	case reflect.Struct:
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if f, ok := fieldByTag(t, n.Content[i].Value); ok {
+					if err := integersOnly(n.Content[i+1], f.Type); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// fieldByTag finds the field of struct type t whose yaml name is name.
+func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); tag == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
 }
 
 // OneLine is a YAML error on one line: the first problem, and how many more.
