@@ -151,6 +151,11 @@ func run() int {
 	if err != nil {
 		return fail(flagNames(err))
 	}
+	if lc, ok := s.(position.LengthChecker); ok {
+		if err := lc.CheckLength(*evalLen); err != nil {
+			return fail(flagNames(err))
+		}
+	}
 	if m == nil {
 		// A fresh scheme's weights as a model would draw them, from seed 1.
 		if m, err = model.New(model.Config{DModel: spec.DModel, Layers: spec.Layers, Heads: spec.Heads, Vocab: 1, TrainLen: spec.TrainLen}, s, tensor.Float64, 1); err != nil {
