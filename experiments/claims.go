@@ -18,6 +18,8 @@ const (
 	Reproduced    Verdict = "reproduced"
 	NotReproduced Verdict = "not reproduced"
 	NotApplicable Verdict = "not applicable"
+	// Undecided: a number the claim needs is not finite (NaN or infinite) for some seed.
+	Undecided Verdict = "undecided"
 )
 
 // ClaimResult is a claim with the numbers that decide it and the verdict.
@@ -230,8 +232,13 @@ func (rep *Report) judge() {
 }
 
 func fmtStat(st Stat) string {
-	if st.Seeds == 0 {
+	switch {
+	case st.Seeds == 0 && st.NonFinite != nil:
+		return "non-finite"
+	case st.Seeds == 0:
 		return "n/a"
+	case st.NonFinite != nil:
+		return fmt.Sprintf("%.2f ± %.2f (%d non-finite)", st.PPLMean, st.PPLStd, len(st.NonFinite))
 	}
 	return fmt.Sprintf("%.2f ± %.2f", st.PPLMean, st.PPLStd)
 }
@@ -292,8 +299,11 @@ func checkSinusoidal(rep *Report) (Verdict, string) {
 	for _, s := range ss {
 		one, ok1 := rep.at(s, 1)
 		four, ok4 := rep.at(s, 4)
-		if !ok1 || !ok4 {
-			return NotApplicable, fmt.Sprintf("%s has no score at 1x or 4x the training length.", s.Label)
+		if !ok1 {
+			return rep.missing(s, 1)
+		}
+		if !ok4 {
+			return rep.missing(s, 4)
 		}
 		r := four.PPLMean / one.PPLMean
 		rep.consider(Deciding{What: s.Label + " at 4x / at 1x", Ratio: r, Limit: sinusoidalFactor, AtLeast: true,
@@ -325,12 +335,12 @@ func checkALiBi(rep *Report) (Verdict, string) {
 	for _, s := range ss {
 		one, ok := rep.at(s, 1)
 		if !ok {
-			return NotApplicable, fmt.Sprintf("%s has no score at the training length.", s.Label)
+			return rep.missing(s, 1)
 		}
 		for _, m := range []int{4, 16} {
 			st, ok := rep.at(s, m)
 			if !ok {
-				return NotApplicable, fmt.Sprintf("%s has no score at %dx the training length.", s.Label, m)
+				return rep.missing(s, m)
 			}
 			r := st.PPLMean / one.PPLMean
 			rep.consider(Deciding{What: fmt.Sprintf("%s at %dx / at 1x", s.Label, m), Ratio: r, Limit: 1 + alibiTolerance,
@@ -364,17 +374,22 @@ func checkRescue(rep *Report) (Verdict, string) {
 		for _, m := range []int{4, 8} {
 			st, ok := rep.at(s, m)
 			if !ok {
-				return NotApplicable, fmt.Sprintf("%s has no score at %dx the training length.", s.Label, m)
+				return rep.missing(s, m)
 			}
 			var ref Stat
 			refName := ""
 			if len(plain) > 0 {
-				ref, ok = rep.at(plain[0], m)
+				if ref, ok = rep.at(plain[0], m); !ok {
+					return rep.missing(plain[0], m)
+				}
 				refName = plain[0].Label
 			} else if s.Unscaled != nil {
 				for _, u := range s.Unscaled {
 					if u.Length == m*rep.TrainLen {
 						ref, ok = u, u.Seeds > 0
+						if u.NonFinite != nil {
+							return Undecided, fmt.Sprintf("%s unscaled at %dx the training length: %s for seeds %v.", s.Label, m, u.NonFiniteReason, u.NonFinite)
+						}
 					}
 				}
 				refName = "the same weights unscaled"
@@ -494,8 +509,11 @@ func (rep *Report) compareSeries(s *Series, refs []*Series, mults []int, limit f
 		for _, m := range mults {
 			a, ok1 := rep.at(s, m)
 			b, ok2 := rep.at(r, m)
-			if !ok1 || !ok2 {
-				return NotApplicable, fmt.Sprintf("%s or %s has no score at %dx the training length.", s.Label, r.Label, m)
+			if !ok1 {
+				return rep.missing(s, m)
+			}
+			if !ok2 {
+				return rep.missing(r, m)
 			}
 			ratio := a.PPLMean / b.PPLMean
 			n := m * rep.TrainLen
@@ -525,7 +543,9 @@ func checkLogN(rep *Report, form string) (Verdict, string) {
 		}
 		v, e := rep.compareSeries(scaled, []*Series{plain}, []int{16}, lognFactor)
 		found = found || v != NotApplicable
-		if v != Reproduced {
+		// Not reproduced for one scheme decides the claim; otherwise an undecided or
+		// inapplicable half leaves it so.
+		if v == NotReproduced || v != Reproduced && verdict != NotReproduced {
 			verdict = v
 		}
 		ev = append(ev, strings.TrimSuffix(e, "."))

@@ -165,7 +165,7 @@ func checkPasskeyALiBi(rep *Report) (Verdict, string) {
 				return NotApplicable, fmt.Sprintf("%s has no passkey result at %dx.", s.Label, m)
 			}
 			ppl := "n/a"
-			if st, ok := rep.at(s, m); ok {
+			if st, ok := s.At(m * rep.TrainLen); ok {
 				ppl = fmtStat(st)
 			}
 			ev = append(ev, fmt.Sprintf("at %dx: %s on far needles (%s), perplexity %s", m, percent(acc), strings.Join(seeds, ", "), ppl))

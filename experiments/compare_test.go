@@ -39,7 +39,8 @@ func TestParseShard(t *testing.T) {
 	}
 }
 
-// synthetic builds a report from perplexities per label and seed, at 1x, 2x, 4x, 8x, 16x of 64.
+// synthetic builds a report from perplexities per label and seed, at 1x, 2x, 4x, 8x, 16x of 64:
+// NaN for a length not applicable, +Inf for one whose loss was not finite.
 func synthetic(ppl map[string][][]float64, configs map[string]position.Config) *Report {
 	lengths := []int{64, 128, 256, 512, 1024}
 	rep := &Report{Comparison: &Comparison{Name: "syn", Seeds: []uint64{1, 2}}}
@@ -58,10 +59,13 @@ func synthetic(ppl map[string][][]float64, configs map[string]position.Config) *
 			res := &Result{Status: "ok", TrainLen: 64}
 			for i, n := range lengths {
 				l := LengthResult{Length: n}
-				if !math.IsNaN(row[i]) {
+				switch {
+				case math.IsInf(row[i], 1): // a loss that overflowed
+					l.Applicable, l.NonFinite, l.Reason = true, true, "non-finite loss (+Inf)"
+				case !math.IsNaN(row[i]):
 					p, loss := row[i], math.Log(row[i])
 					l.Applicable, l.Perplexity, l.Loss = true, &p, &loss
-				} else {
+				default:
 					l.Reason = "not applicable by design"
 				}
 				res.Lengths = append(res.Lengths, l)

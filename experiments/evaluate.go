@@ -34,6 +34,7 @@ func (e Eval) strideFor(n int) int {
 
 // evaluateAll scores the model at every evaluation length, and the mean loss at each position of
 // the windows. A length the scheme cannot handle by design is recorded as not applicable, with
+// the reason; a length whose loss is not finite is recorded without numbers, NonFinite, with
 // the reason.
 func evaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e Eval, w io.Writer) ([]LengthResult, []PositionLoss, error) {
 	set, err := data.NewEvalSet(corpus.Valid, e.Tokens)
@@ -141,9 +142,37 @@ func evaluate(ctx context.Context, m *model.Model, s position.Scheme, set *data.
 	}
 	loss := total / float64(set.Tokens)
 	ppl := math.Exp(loss)
-	res.Applicable, res.Loss, res.Perplexity, res.Tokens = true, &loss, &ppl, set.Tokens
+	res.Applicable, res.Tokens = true, set.Tokens
+	if reason := nonFinite(loss, ppl, acc.sum); reason != "" {
+		// Recorded as missing, with the reason, as a length the scheme cannot handle is: JSON
+		// has no NaN or infinity, and one length must not cost the run its other results. The
+		// loss by position of such a length says nothing either.
+		res.NonFinite, res.Reason, pl.Reason = true, reason, reason
+		if !math.IsNaN(loss) && !math.IsInf(loss, 0) {
+			res.Loss = &loss
+		}
+		return res, pl, nil
+	}
+	res.Loss, res.Perplexity = &loss, &ppl
 	pl.Applicable, pl.sum, pl.count = true, acc.sum, acc.count
 	return res, pl, nil
+}
+
+// nonFinite says why a length's loss, perplexity or loss by position is not a finite number
+// (a NaN, or an overflow to infinity), or "" when all are finite.
+func nonFinite(loss, ppl float64, byPosition []float64) string {
+	switch {
+	case math.IsNaN(loss) || math.IsInf(loss, 0):
+		return fmt.Sprintf("non-finite loss (%v)", loss)
+	case math.IsInf(ppl, 0):
+		return fmt.Sprintf("non-finite perplexity (%v, from a loss of %.6g)", ppl, loss)
+	}
+	for t, s := range byPosition {
+		if math.IsNaN(s) || math.IsInf(s, 0) {
+			return fmt.Sprintf("non-finite loss (%v) at position %d", s, t)
+		}
+	}
+	return ""
 }
 
 // evalBatch is the largest number of windows at most limit that divides windows, so every batch

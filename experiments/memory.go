@@ -7,6 +7,7 @@ import (
 	"extrapolate/data"
 	"extrapolate/internal/sysmem"
 	"extrapolate/model"
+	"extrapolate/position"
 )
 
 // availableMemory is the memory a run may use; tests replace it.
@@ -36,24 +37,34 @@ func estimateMemory(c Config) MemoryEstimate {
 	d, l, h, v := int64(c.Model.DModel), int64(c.Model.Layers), int64(c.Model.Heads), int64(data.Vocab)
 	params := 2*v*d + v + l*(12*d*d+13*d) + 2*d
 	// The position scheme's own weights, and the model's exactly when the scheme builds.
-	if s, _, err := c.Schemes(); err == nil {
-		if shapes, err := model.Shapes(c.ModelConfig(), s); err == nil {
-			params = 0
-			for _, sh := range shapes {
-				n := int64(1)
-				for _, x := range sh.Dims {
-					n *= int64(x)
-				}
-				params += n
-			}
+	trainScheme, evalScheme, err := c.Schemes()
+	if err == nil {
+		if n, err := paramCount(c.ModelConfig(), trainScheme); err == nil {
+			params = n
 		}
+	}
+	// What the scheme adds at n positions: kept in float32 in the graph (and its gradient when
+	// training), and each piece made in float64 first, by the scheme and again when copied.
+	positions := func(s position.Scheme, n int, training bool) int64 {
+		if s == nil {
+			return 0
+		}
+		pc, err := positionCost(s, c.Model.Layers, c.Model.Heads, c.Model.DModel, n)
+		if err != nil {
+			return 0
+		}
+		kept := f32 * pc.Values
+		if training {
+			kept *= 2
+		}
+		return kept + 2*8*pc.Largest
 	}
 	var e MemoryEstimate
 	e.State = 7 * params * f32
 	train := func(batch, n int) int64 {
 		tok, t := int64(batch)*int64(n), int64(n)
 		perLayer := tok*40*d + 2*int64(batch)*h*t*t
-		return f32 * (l*perLayer + 4*tok*v)
+		return f32*(l*perLayer+4*tok*v) + positions(trainScheme, n, true)
 	}
 	e.Train = train(c.Train.BatchSize, c.Train.SeqLen)
 	if f := c.Train.Finetune; f != nil {
@@ -62,9 +73,131 @@ func estimateMemory(c Config) MemoryEstimate {
 	for _, n := range c.Eval.Lengths {
 		tok, t := int64(max(1, c.Eval.BatchTokens/n)*n), int64(n)
 		// Attention's per-worker scratch holds one n×n score matrix per core.
-		e.Eval = max(e.Eval, f32*(l*(tok*16*d+4*t*t)+3*tok*v))
+		e.Eval = max(e.Eval, f32*(l*(tok*16*d+4*t*t)+3*tok*v)+positions(evalScheme, n, false))
 	}
 	return e
+}
+
+// paramCount is the number of weights of a model of mc with the scheme s, as the model makes
+// them.
+func paramCount(mc model.Config, s position.Scheme) (int64, error) {
+	shapes, err := model.Shapes(mc, s)
+	if err != nil {
+		return 0, err
+	}
+	var params int64
+	for _, sh := range shapes {
+		n := int64(1)
+		for _, x := range sh.Dims {
+			n *= int64(x)
+		}
+		params += n
+	}
+	return params, nil
+}
+
+// PositionCost is what a position scheme returns for a model at n positions, in float64 values
+// (as package position computes them): the work of computing it, and the memory it takes.
+type PositionCost struct {
+	// Values counts every layer's: the table added to the embeddings, the rotation's tables
+	// (four for xPos, whose keys have their own) and the bias, heads × n² a layer for a bias per
+	// query (FIRE), heads × n by distance; a fixed bias once, since the layers share it.
+	Values int64
+	// Bias is the part of Values that is bias.
+	Bias int64
+	// Largest is the largest single piece, one layer's bias or rotation: what is alive at once
+	// when each piece is dropped before the next is made.
+	Largest int64
+}
+
+// positionCost finds what s returns at n positions for a model of the given shape without
+// computing anything at n: it asks the scheme at one position for the form of each piece (a
+// bias per query or by distance, a separate key rotation), whose size at n follows.
+func positionCost(s position.Scheme, layers, heads, dModel, n int) (PositionCost, error) {
+	var c PositionCost
+	add := func(v int64) { c.Values, c.Largest = c.Values+v, max(c.Largest, v) }
+	if p, ok := s.(position.PerLayer); ok {
+		for l := range layers {
+			lc, err := positionCost(p.LayerScheme(l), 1, heads, dModel, n)
+			if err != nil {
+				return c, err
+			}
+			c.Values, c.Bias, c.Largest = c.Values+lc.Values, c.Bias+lc.Bias, max(c.Largest, lc.Largest)
+		}
+		return c, nil
+	}
+	N, H := int64(n), int64(heads)
+	switch s.(type) {
+	case position.Embedder, position.LearnedEmbedder:
+		add(N * int64(dModel))
+	}
+	if r, ok := s.(position.Rotator); ok {
+		rot, err := r.Rotation(1)
+		if err != nil {
+			return c, err
+		}
+		tables := int64(2)
+		if rot.KeyCos != nil {
+			tables = 4
+		}
+		for range layers { // the model asks for each layer's rotation
+			add(tables * int64(len(rot.InvFreq)) * N)
+		}
+	}
+	size := func(b *position.Bias) int64 {
+		v := H * N
+		if b.PerQuery {
+			v *= N
+		}
+		c.Bias += v
+		return v
+	}
+	switch e := s.(type) {
+	case position.Biaser:
+		b, err := e.Bias(1)
+		if err != nil {
+			return c, err
+		}
+		add(size(b))
+	case position.LearnedBiaser:
+		var w [][]float64
+		for _, x := range e.Weights() {
+			w = append(w, make([]float64, x.Size()))
+		}
+		b, err := e.LearnedBias(w, 0, 1)
+		if err != nil {
+			return c, err
+		}
+		for range layers {
+			add(size(b))
+		}
+	}
+	return c, nil
+}
+
+// CheckInspect estimates what showing the scheme s of spec at n positions takes, as cmd/inspect
+// does it: a fresh model's weights in float64, the rotation (with and without its scaling) and
+// table, the bias by distance it keeps of each layer, and two of the largest piece the scheme
+// returns, since the last may not be collected yet when the next is made; the layers' biases
+// themselves are made one at a time. It refuses,
+// naming flags, when that exceeds the memory available, and returns the scheme's cost otherwise.
+func CheckInspect(spec position.Spec, s position.Scheme, n int, flags string) (PositionCost, error) {
+	pc, err := positionCost(s, spec.Layers, spec.Heads, spec.DModel, n)
+	if err != nil {
+		return pc, err
+	}
+	params, err := paramCount(model.Config{DModel: spec.DModel, Layers: spec.Layers, Heads: spec.Heads, Vocab: 1, TrainLen: spec.TrainLen}, s)
+	if err != nil {
+		return pc, err
+	}
+	const f64 = 8
+	need := f64 * (params + 2*(pc.Values-pc.Bias) + 2*pc.Largest + int64(spec.Layers)*int64(spec.Heads)*int64(n))
+	avail, source := availableMemory()
+	if uint64(need) > avail {
+		return pc, fmt.Errorf("%s: showing the %s scheme at %d positions needs about %s of memory (the model's weights %s, the scheme's largest piece, one layer's, %s), more than the %s available (%s)",
+			flags, s.Name(), n, bytesString(need), bytesString(f64*params), bytesString(f64*pc.Largest), bytesString(int64(avail)), source)
+	}
+	return pc, nil
 }
 
 // checkMemory refuses a config whose estimate exceeds the memory available, naming the field

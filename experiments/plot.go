@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -20,20 +21,24 @@ type curve struct {
 	Label     string
 	Lengths   []int
 	Mean, Std []float64
-	// NotApplicable lists lengths the scheme cannot handle.
-	NotApplicable []int
+	// NotApplicable lists lengths the scheme cannot handle, NonFinite those where a seed's
+	// loss was not finite and no seed had one.
+	NotApplicable, NonFinite []int
 }
 
 // curveOf aggregates runs of one scheme by length.
 func curveOf(label string, runs []*Result) curve {
 	c := curve{Label: label}
 	byLen := map[int][]float64{}
-	na := map[int]bool{}
+	na, nonFinite := map[int]bool{}, map[int]bool{}
 	for _, r := range runs {
 		for _, l := range r.Lengths {
-			if l.Applicable && l.Perplexity != nil {
+			switch {
+			case l.Applicable && l.Perplexity != nil:
 				byLen[l.Length] = append(byLen[l.Length], *l.Perplexity)
-			} else {
+			case l.NonFinite:
+				nonFinite[l.Length] = true
+			default:
 				na[l.Length] = true
 			}
 		}
@@ -47,11 +52,17 @@ func curveOf(label string, runs []*Result) curve {
 		c.Mean, c.Std = append(c.Mean, m), append(c.Std, s)
 	}
 	for n := range na {
-		if byLen[n] == nil {
+		if byLen[n] == nil && !nonFinite[n] {
 			c.NotApplicable = append(c.NotApplicable, n)
 		}
 	}
+	for n := range nonFinite {
+		if byLen[n] == nil {
+			c.NonFinite = append(c.NonFinite, n)
+		}
+	}
 	sort.Ints(c.NotApplicable)
+	sort.Ints(c.NonFinite)
 	return c
 }
 
@@ -142,6 +153,9 @@ func writePlotAs(dir, png, svg, title string, trainLen int, curves []curve) (err
 		if len(c.NotApplicable) > 0 {
 			label += fmt.Sprintf(" (n/a from %d)", c.NotApplicable[0])
 		}
+		if len(c.NonFinite) > 0 {
+			label += fmt.Sprintf(" (non-finite at %s)", joinInts(c.NonFinite))
+		}
 		if len(c.Lengths) == 0 {
 			continue
 		}
@@ -225,4 +239,12 @@ func hasSpread(std []float64) bool {
 		}
 	}
 	return false
+}
+
+func joinInts(x []int) string {
+	s := make([]string, len(x))
+	for i, v := range x {
+		s[i] = strconv.Itoa(v)
+	}
+	return strings.Join(s, ", ")
 }

@@ -31,6 +31,11 @@ type Stat struct {
 	LossStd  float64 `json:"loss_std"`
 	// NotApplicable gives the reason when no seed could be scored at this length.
 	NotApplicable string `json:"not_applicable,omitempty"`
+	// NonFinite lists the seeds whose loss or perplexity here was not finite, and
+	// NonFiniteReason the first one's reason: they are left out of the mean and standard
+	// deviation, which are then of the other seeds only, and no claim is decided on them.
+	NonFinite       []uint64 `json:"nonfinite_seeds,omitempty"`
+	NonFiniteReason string   `json:"nonfinite_reason,omitempty"`
 }
 
 // Series is one run of a comparison, aggregated over its seeds.
@@ -92,32 +97,39 @@ func (rep *Report) aggregate() {
 	}
 	for _, label := range order {
 		s := byLabel[label]
-		var runs []*Result
-		var unscaled []*Result
+		var runs, unscaled []*Result
+		var seeds, unscaledSeeds []uint64
 		for _, r := range rep.Runs {
 			if r.Label == label && r.Result.Status == "ok" {
-				runs = append(runs, r.Result)
+				runs, seeds = append(runs, r.Result), append(seeds, r.Seed)
 				if r.Result.Unscaled != nil {
 					unscaled = append(unscaled, &Result{Lengths: r.Result.Unscaled})
+					unscaledSeeds = append(unscaledSeeds, r.Seed)
 				}
 			}
 		}
-		s.Stats = stats(runs, rep.Lengths)
+		s.Stats = stats(runs, seeds, rep.Lengths)
 		if len(unscaled) > 0 {
-			s.Unscaled = stats(unscaled, rep.Lengths)
+			s.Unscaled = stats(unscaled, unscaledSeeds, rep.Lengths)
 		}
 		rep.Series = append(rep.Series, s)
 	}
 }
 
-func stats(runs []*Result, lengths []int) []Stat {
+// stats aggregates runs, of the given seeds, at each length.
+func stats(runs []*Result, seeds []uint64, lengths []int) []Stat {
 	var out []Stat
 	for _, n := range lengths {
 		st := Stat{Length: n}
 		var ppl, loss []float64
-		for _, r := range runs {
+		for i, r := range runs {
 			l, ok := r.At(n)
 			switch {
+			case ok && l.NonFinite:
+				st.NonFinite = append(st.NonFinite, seeds[i])
+				if st.NonFiniteReason == "" {
+					st.NonFiniteReason = l.Reason
+				}
 			case ok && l.Applicable && l.Perplexity != nil:
 				ppl, loss = append(ppl, *l.Perplexity), append(loss, *l.Loss)
 			case ok && !l.Applicable && st.NotApplicable == "":
@@ -129,7 +141,7 @@ func stats(runs []*Result, lengths []int) []Stat {
 			st.NotApplicable = ""
 			st.PPLMean, st.PPLStd = meanStd(ppl)
 			st.LossMean, st.LossStd = meanStd(loss)
-		} else if st.NotApplicable == "" {
+		} else if st.NotApplicable == "" && st.NonFinite == nil {
 			st.NotApplicable = "no run scored this length"
 		}
 		out = append(out, st)
@@ -188,20 +200,30 @@ func (rep *Report) csv() []byte {
 		}
 		for _, l := range r.Result.Lengths {
 			status := "ok"
-			if !l.Applicable {
+			switch {
+			case !l.Applicable:
 				status = "not applicable"
+			case l.NonFinite:
+				status = l.Reason
 			}
 			w.Write([]string{r.Label, pos, seed, strconv.Itoa(l.Length), ratio(l.Length), fp(l.Loss), fp(l.Perplexity), status, protocol})
 		}
 	}
 	for _, s := range rep.Series {
 		for _, st := range s.Stats {
+			status := "ok"
+			if st.NonFinite != nil {
+				status = fmt.Sprintf("%s for seeds %v, left out", st.NonFiniteReason, st.NonFinite)
+			}
 			if st.Seeds == 0 {
-				w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), "", "", "not applicable", protocol})
+				if st.NonFinite == nil {
+					status = "not applicable"
+				}
+				w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), "", "", status, protocol})
 				continue
 			}
-			w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), ff(st.LossMean), ff(st.PPLMean), "ok", protocol})
-			w.Write([]string{s.Label, s.Position, "std", strconv.Itoa(st.Length), ratio(st.Length), ff(st.LossStd), ff(st.PPLStd), "ok", protocol})
+			w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), ff(st.LossMean), ff(st.PPLMean), status, protocol})
+			w.Write([]string{s.Label, s.Position, "std", strconv.Itoa(st.Length), ratio(st.Length), ff(st.LossStd), ff(st.PPLStd), status, protocol})
 		}
 	}
 	w.Flush()
@@ -232,11 +254,7 @@ func (rep *Report) markdown() []byte {
 	for _, s := range rep.Series {
 		p("| %s | %s |", s.Label, s.Position)
 		for _, st := range s.Stats {
-			if st.Seeds == 0 {
-				p(" n/a |")
-				continue
-			}
-			p(" %.2f ± %.2f |", st.PPLMean, st.PPLStd)
+			p(" %s |", fmtStat(st))
 		}
 		p("\n")
 	}
@@ -244,6 +262,11 @@ func (rep *Report) markdown() []byte {
 	for _, s := range rep.Series {
 		if len(s.Failed) > 0 {
 			p("\n**%s failed** for seeds %v (training diverged); its row averages the other seeds.\n", s.Label, s.Failed)
+		}
+		for _, st := range s.Stats {
+			if st.NonFinite != nil {
+				p("\n**%s at %d: %s** for seeds %v; the cell averages the other seeds, and no claim is decided on it.\n", s.Label, st.Length, st.NonFiniteReason, st.NonFinite)
+			}
 		}
 	}
 
@@ -396,7 +419,17 @@ func (rep *Report) perSeed(label string, n int) map[uint64]float64 {
 // at returns a series' statistic at mult times the training length, if some seed scored it.
 func (rep *Report) at(s *Series, mult int) (Stat, bool) {
 	st, ok := s.At(mult * rep.TrainLen)
-	return st, ok && st.Seeds > 0
+	return st, ok && st.Seeds > 0 && st.NonFinite == nil
+}
+
+// missing is the verdict of a claim that needs a series' perplexity at mult times the training
+// length, where at found none, and why: undecided when a seed's loss there was not finite (the
+// mean of the other seeds could hide a collapse), not applicable when nothing was scored.
+func (rep *Report) missing(s *Series, mult int) (Verdict, string) {
+	if st, ok := s.At(mult * rep.TrainLen); ok && st.NonFinite != nil {
+		return Undecided, fmt.Sprintf("%s at %dx the training length: %s for seeds %v.", s.Label, mult, st.NonFiniteReason, st.NonFinite)
+	}
+	return NotApplicable, fmt.Sprintf("%s has no score at %dx the training length.", s.Label, mult)
 }
 
 // plainSeries is the first series of the scheme with no scaling, no fine-tuning and no

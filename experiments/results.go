@@ -46,6 +46,9 @@ type Result struct {
 	Lengths  []LengthResult `json:"lengths"`
 	// Unscaled holds, for a run with a RoPE scaling, the same weights evaluated without it.
 	Unscaled []LengthResult `json:"unscaled,omitempty"`
+	// Warnings lists what the numbers cannot show, one line each: lengths whose loss was not
+	// finite.
+	Warnings []string `json:"warnings,omitempty"`
 	// Passkey holds passkey retrieval by length and depth, for a run trained with passkeys.
 	Passkey []PasskeyResult `json:"passkey,omitempty"`
 
@@ -57,8 +60,11 @@ type Result struct {
 type LengthResult struct {
 	Length int `json:"length"`
 	// Applicable is false when the scheme cannot handle the length by design; Reason says why.
-	Applicable bool     `json:"applicable"`
-	Reason     string   `json:"reason,omitempty"`
+	Applicable bool   `json:"applicable"`
+	Reason     string `json:"reason,omitempty"`
+	// NonFinite says that the loss or perplexity came out NaN or infinite (float32 overflow):
+	// they are null, as for a length that is not applicable, and Reason says which.
+	NonFinite  bool     `json:"nonfinite,omitempty"`
 	Loss       *float64 `json:"loss"`
 	Perplexity *float64 `json:"perplexity"`
 	Tokens     int      `json:"tokens"`
@@ -246,6 +252,14 @@ func Summary(r *Result) string {
 			fmt.Fprintf(&b, "%8d %5gx %8s %10s  (%s)\n", l.Length, ratio, "n/a", "n/a", l.Reason)
 			continue
 		}
+		if l.Perplexity == nil {
+			loss := "-"
+			if l.Loss != nil {
+				loss = fmt.Sprintf("%.4f", *l.Loss)
+			}
+			fmt.Fprintf(&b, "%8d %5gx %8s %10s  (%s)\n", l.Length, ratio, loss, "-", l.Reason)
+			continue
+		}
 		fmt.Fprintf(&b, "%8d %5gx %8.4f %10.3f", l.Length, ratio, *l.Loss, *l.Perplexity)
 		if r.Unscaled != nil && r.Unscaled[i].Perplexity != nil {
 			fmt.Fprintf(&b, " %20.3f", *r.Unscaled[i].Perplexity)
@@ -253,6 +267,9 @@ func Summary(r *Result) string {
 		b.WriteByte('\n')
 	}
 	fmt.Fprintf(&b, "evaluated in %s\n", r.Protocol)
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
 	if len(r.Passkey) > 0 {
 		b.WriteString(passkeyTable(r.Passkey, r.TrainLen))
 	}

@@ -199,6 +199,7 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 		}
 	}
 	res.EvalSeconds = time.Since(start).Seconds()
+	res.Warnings = nonFiniteWarnings(res)
 	if err := r.writeResults(res, t); err != nil {
 		return nil, err
 	}
@@ -274,4 +275,21 @@ func removeStaleTemps(dir string) {
 	for _, m := range matches {
 		os.Remove(m)
 	}
+}
+
+// nonFiniteWarnings says at which lengths the loss was not finite: the run is marked, and its
+// summary says so, since a missing number in a table is easy to overlook.
+func nonFiniteWarnings(res *Result) []string {
+	var out []string
+	for _, l := range res.Lengths {
+		if l.NonFinite {
+			out = append(out, fmt.Sprintf("%s at length %d", l.Reason, l.Length))
+		}
+	}
+	for _, l := range res.Unscaled {
+		if l.NonFinite {
+			out = append(out, fmt.Sprintf("%s at length %d without the scaling", l.Reason, l.Length))
+		}
+	}
+	return out
 }

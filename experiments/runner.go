@@ -95,7 +95,7 @@ func readResult(p Planned) (*Result, error) {
 		return nil, nil
 	}
 	for _, l := range res.Lengths {
-		if l.Applicable && (l.Loss == nil || l.Perplexity == nil) {
+		if l.Applicable && !l.NonFinite && (l.Loss == nil || l.Perplexity == nil) {
 			return nil, fmt.Errorf("%s: length %d is applicable but has no loss or perplexity", path, l.Length)
 		}
 	}

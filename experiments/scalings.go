@@ -109,16 +109,24 @@ func (rep *ScalingReport) Table() string {
 		fmt.Fprintf(&b, " %9s", fmt.Sprintf("%d (%gx)", l.Length, float64(l.Length)/float64(rep.TrainLen)))
 	}
 	b.WriteByte('\n')
+	var warnings []string
 	for _, r := range rep.Results {
 		fmt.Fprintf(&b, "%-24s", r.Scaling)
 		for _, l := range r.Lengths {
-			if l.Perplexity == nil {
+			switch {
+			case l.NonFinite:
+				fmt.Fprintf(&b, " %9s", "nonfinite")
+				warnings = append(warnings, fmt.Sprintf("warning: %s: %s at length %d\n", r.Scaling, l.Reason, l.Length))
+			case l.Perplexity == nil:
 				fmt.Fprintf(&b, " %9s", "n/a")
-				continue
+			default:
+				fmt.Fprintf(&b, " %9.3f", *l.Perplexity)
 			}
-			fmt.Fprintf(&b, " %9.3f", *l.Perplexity)
 		}
 		b.WriteByte('\n')
+	}
+	for _, w := range warnings {
+		b.WriteString(w)
 	}
 	return b.String()
 }

@@ -130,3 +130,15 @@ func (m *Mix) LayerScheme(l int) Scheme { return m.Layers[l] }
 
 // Scaling returns the scaling applied to the slots that take one.
 func (m *Mix) Scaling() *Scaling { return m.scaling }
+
+// CheckLength checks n positions against every layer's scheme that bounds its lengths.
+func (m *Mix) CheckLength(n int) error {
+	for l, s := range m.Layers {
+		if c, ok := s.(LengthChecker); ok {
+			if err := c.CheckLength(n); err != nil {
+				return fmt.Errorf("layer %d: %w", l, err)
+			}
+		}
+	}
+	return nil
+}

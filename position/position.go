@@ -254,10 +254,23 @@ type Scalable interface {
 	Scaling() *Scaling
 }
 
+// LengthChecker is a scheme whose fields bound the lengths it can compute (xPos's scales
+// overflow float32 past a length its fields set). CheckLength says whether n positions are within
+// the bound without computing anything, with an error naming the field, so that a command can
+// refuse the lengths it was given before training.
+type LengthChecker interface {
+	CheckLength(n int) error
+}
+
 // Check asks the scheme for everything it adds at n positions, with its weights at zero where
 // it has weights, and returns the first error: whether the scheme can handle n positions at
 // all, before a model is built.
 func Check(s Scheme, n int) error {
+	if c, ok := s.(LengthChecker); ok {
+		if err := c.CheckLength(n); err != nil {
+			return err
+		}
+	}
 	if e, ok := s.(Embedder); ok {
 		if _, err := e.Embedding(n); err != nil {
 			return err

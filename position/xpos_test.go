@@ -1,7 +1,9 @@
 package position
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -72,5 +74,76 @@ func TestRotaryFraction(t *testing.T) {
 		if _, err := New(Spec{DModel: 16, Heads: 1, TrainLen: 8, Config: Config{Scheme: "rope", Params: map[string]any{"rotary_fraction": f}}}); err == nil {
 			t.Errorf("rotary_fraction %g: no error", f)
 		}
+	}
+}
+
+// TestXPosRefusesOverflow checks that xPos refuses the lengths at which its scales leave
+// float32's safe range, 2^±64, naming the field, and takes every length up to there, where its
+// tables are finite in float32.
+func TestXPosRefusesOverflow(t *testing.T) {
+	xpos := func(params map[string]any) Scheme {
+		s, err := New(Spec{DModel: 16, Heads: 2, TrainLen: 64, Config: Config{Scheme: "xpos", Params: params}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, b := range []float64{8, 512} {
+		s := xpos(map[string]any{"scale_base": b})
+		// The longest length whose largest scale, the key's at the last position for the pair
+		// with ζ = γ/(1+γ), is at most 2^64: found by trying, not by the scheme's formula.
+		longest := 1
+		for math.Pow(0.4/1.4, -float64(longest)/b) <= math.Exp2(64) {
+			longest++
+		}
+		c := s.(LengthChecker)
+		if err := c.CheckLength(longest); err != nil {
+			t.Errorf("scale_base %g: %d positions refused: %v", b, longest, err)
+		}
+		err := c.CheckLength(longest + 1)
+		if err == nil || !strings.HasPrefix(err.Error(), "position.scale_base: ") || strings.Contains(err.Error(), "\n") ||
+			!strings.Contains(err.Error(), fmt.Sprintf("lengths up to %d", longest)) {
+			t.Errorf("scale_base %g at %d positions: %v, want a one-line error naming position.scale_base and %d", b, longest+1, err, longest)
+		}
+		if _, err := s.(Rotator).Rotation(longest + 1); err == nil {
+			t.Errorf("scale_base %g: Rotation(%d) computed tables past the bound", b, longest+1)
+		}
+		if b == 8 {
+			r, err := s.(Rotator).Rotation(longest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, x := range [][]float64{r.Cos, r.Sin, r.KeyCos, r.KeySin} {
+				for _, v := range x {
+					if f := float64(float32(v)); math.IsInf(f, 0) || math.IsNaN(f) || v != 0 && math.Abs(f) < 0x1p-126 {
+						t.Fatalf("table %d at %d positions: %g in float32", i, longest, f)
+					}
+				}
+			}
+		}
+	}
+	// The case: B = 8 at 1024 positions made the keys' scale infinite in float32.
+	if k := float32(math.Pow(0.4/1.4, -1023.0/8)); !math.IsInf(float64(k), 1) {
+		t.Fatalf("the key scale at 1024 positions is %g in float32; the case no longer shows the overflow", k)
+	}
+	err := xpos(map[string]any{"scale_base": 8}).(LengthChecker).CheckLength(1024)
+	if err == nil || !strings.HasPrefix(err.Error(), "position.scale_base: 8 ") {
+		t.Errorf("scale_base 8 at 1024: %v", err)
+	}
+	err = xpos(map[string]any{"gamma": 1e-30}).(LengthChecker).CheckLength(1024)
+	if err == nil || !strings.HasPrefix(err.Error(), "position.gamma: 1e-30 ") {
+		t.Errorf("gamma 1e-30 at 1024: %v, want position.gamma named", err)
+	}
+	if err := xpos(nil).(LengthChecker).CheckLength(16384); err != nil {
+		t.Errorf("the defaults at 16384: %v", err)
+	}
+	// A mix asks its xPos layers.
+	mix, err := New(Spec{DModel: 16, Heads: 2, Layers: 2, TrainLen: 64, Config: Config{Scheme: "mix",
+		Params: map[string]any{"layers": []any{"nope", map[string]any{"scheme": "xpos", "scale_base": 8}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(mix, 1024); err == nil || !strings.Contains(err.Error(), "layer 1: position.scale_base") {
+		t.Errorf("a mix with an xPos layer at 1024: %v", err)
 	}
 }

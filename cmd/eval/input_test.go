@@ -82,3 +82,34 @@ func TestEvalRefusesUpFront(t *testing.T) {
 		t.Errorf("the report does not say the checkpoint is partial:\n%s", b)
 	}
 }
+
+// TestEvalRefusesXPosOverflow evaluates an xPos checkpoint with a small scale_base at a length
+// where its scales would overflow float32: refused up front, naming the field, nothing written.
+func TestEvalRefusesXPosOverflow(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus.txt")
+	os.WriteFile(corpus, []byte(strings.Repeat("func f(x int) int { return x * 2 }\n", 2000)), 0o644)
+	c := experiments.Default()
+	c.Name = "xpos8"
+	c.Data = data.Config{Corpus: "text", Path: corpus}
+	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 1, 2
+	c.Position = position.Config{Scheme: "xpos", Params: map[string]any{"scale_base": 8}}
+	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps = 16, 4, 5
+	c.Eval = experiments.Eval{Lengths: []int{16, 32}, Tokens: 1024, BatchTokens: 1024}
+	if err := c.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	r := &experiments.Run{Config: c, Dir: filepath.Join(dir, "run")}
+	if _, err := r.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "scal")
+	code, _, stderr := runEval(t, "-checkpoint", filepath.Join(r.Dir, experiments.CheckpointFile), "-scaling", "none", "-lengths", "16,1024", "-out", out, "-quiet")
+	msg := strings.TrimSpace(stderr)
+	if code != 2 || strings.Contains(msg, "\n") || !strings.Contains(msg, "position.scale_base: 8 is too small for 1024 positions") {
+		t.Fatalf("exit %d, stderr %q; want 2 and one line naming position.scale_base", code, msg)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("eval wrote its folder before refusing")
+	}
+}

@@ -65,9 +65,26 @@ const (
 	maxHeads   = 64
 	maxLayers  = 64
 	maxEvalLen = 1 << 14
-	maxValues  = 1 << 24 // values of a table or a per-query bias
+	maxValues  = 1 << 24 // values of a table, or of a bias by distance for every layer and head
 	maxCells   = 1 << 20 // cells of a heat map, which take a few seconds to draw
+	// maxWork bounds the values a scheme computes (experiments.PositionCost.Values), so that no
+	// setting runs for minutes: 64 layers of FIRE's bias at 64 heads and 4096 positions are
+	// 6.9e10 values, about 16 minutes. FIRE is the costliest per value, an MLP at every query
+	// and key; 2^30 of its values take about 17 s.
+	maxWork = 1 << 30
+	// fireRate is FIRE's values a second, measured with -heads 16 -layers 2 -eval-len 2048 on
+	// the 2-core AMD EPYC (134 million in 2.0 s): for the estimate in the message.
+	fireRate = 65e6
 )
+
+// duration estimates the time to compute v values at FIRE's rate.
+func duration(v int64) string {
+	sec := float64(v) / fireRate
+	if sec < 120 {
+		return fmt.Sprintf("%.0f s", sec)
+	}
+	return fmt.Sprintf("%.0f min", sec/60)
+}
 
 func main() { os.Exit(run()) }
 
@@ -168,6 +185,28 @@ func run() int {
 		if err := checkOut(path); err != nil {
 			return fail(err)
 		}
+	}
+	if lc, ok := s.(position.LengthChecker); ok {
+		if err := lc.CheckLength(*evalLen); err != nil {
+			return fail(flagNames(err))
+		}
+	}
+	// Before the model is made and the scheme asked for anything: FIRE's bias alone is heads ×
+	// n² values a layer, 137 GB at 64 heads and 16384 positions.
+	flags := "-dim, -heads, -layers and -eval-len"
+	if *checkpoint != "" {
+		flags = "-eval-len (with the checkpoint's model)"
+	}
+	cost, err := experiments.CheckInspect(spec, s, *evalLen, flags)
+	if err != nil {
+		return fail(err)
+	}
+	if shown := int64(spec.Layers) * int64(spec.Heads) * int64(*evalLen); cost.Bias > 0 && shown > maxValues {
+		return fail(fmt.Errorf("%s: a bias of %d layers × %d heads × %d positions to show is above %d values", flags, spec.Layers, spec.Heads, *evalLen, maxValues))
+	}
+	if cost.Values > maxWork {
+		return fail(fmt.Errorf("%s: the %s scheme would compute %.3g values at %d positions (%d layers × %d heads), about %s at FIRE's %.0f million a second, above the limit of %.3g (%s); use fewer",
+			flags, s.Name(), float64(cost.Values), *evalLen, spec.Layers, spec.Heads, duration(cost.Values), fireRate/1e6, float64(maxWork), duration(maxWork)))
 	}
 	if m == nil {
 		// A fresh scheme's weights as a model would draw them, from seed 1.

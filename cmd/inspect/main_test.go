@@ -2,19 +2,21 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"context"
+	"time"
 
 	"extrapolate/data"
 	"extrapolate/experiments"
 	"extrapolate/internal/cmdtest"
+	"extrapolate/internal/sysmem"
 	"extrapolate/position"
 )
 
@@ -309,5 +311,53 @@ func TestBadOut(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Join(dir, "folder")); len(entries) != 0 {
 		t.Errorf("wrote into -out's folder")
+	}
+}
+
+// TestBoundsWhatSchemesCompute asks for schemes whose numbers are too large to hold (FIRE's
+// bias, heads × n² a layer; a fresh model's weights) or to compute in seconds: each is refused
+// at once, in one line naming the flags and the estimate, before anything is allocated.
+func TestBoundsWhatSchemesCompute(t *testing.T) {
+	avail, _ := sysmem.Available()
+	// One layer of FIRE's bias at 64 heads and 16384 positions, in float64: 128 GiB.
+	fireLayer := uint64(64 * 16384 * 16384 * 8)
+	// A fresh model of width 4096 × 64 with one layer holds at least its 12·d² weights in float64.
+	wide := uint64(12 * 262144 * 262144 * 8)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-scheme", "fire", "-heads", "64", "-dim", "4", "-eval-len", "16384", "-json"}, "needs about 256.0 GiB of memory"},
+		{[]string{"-scheme", "rope", "-dim", "4096", "-heads", "64", "-eval-len", "64", "-json"}, "of memory (the model's weights 6.0 TiB"},
+		// About 64 s of FIRE's MLP and 1 GB, the 16 minutes in small.
+		{[]string{"-scheme", "fire", "-heads", "4", "-dim", "4", "-layers", "64", "-eval-len", "4096", "-json"}, "would compute 4.29e+09 values at 4096 positions (64 layers × 4 heads), about 66 s"},
+		// Every layer's bias by distance, printed: 67 million numbers.
+		{[]string{"-scheme", "t5", "-heads", "64", "-dim", "4", "-layers", "64", "-eval-len", "16384", "-json"}, "a bias of 64 layers × 64 heads × 16384 positions to show is above 16777216 values"},
+	} {
+		if strings.Contains(c.want, "memory") && avail >= max(fireLayer, wide) {
+			t.Logf("%v: skipped, %d bytes available", c.args, avail)
+			continue
+		}
+		dir := t.TempDir()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		cmd := exec.CommandContext(ctx, binary, c.args...)
+		cmd.Dir = dir
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		start := time.Now()
+		err := cmd.Run()
+		timedOut := ctx.Err() != nil
+		cancel()
+		if timedOut {
+			t.Errorf("%v: still running after %v, want a refusal at once", c.args, time.Since(start).Round(time.Second))
+			continue
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if cmd.ProcessState.ExitCode() != 2 || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "inspect: -dim, -heads, -layers and -eval-len: ") || !strings.Contains(msg, c.want) {
+			t.Errorf("%v: %v, stderr %.300q; want exit 2 and one line naming the flags and %q", c.args, err, msg, c.want)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%v: wrote a file", c.args)
+		}
 	}
 }

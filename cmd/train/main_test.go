@@ -88,6 +88,8 @@ func TestBadInput(t *testing.T) {
 		{name: "huge model", edit: [2]string{"d_model: 16", "d_model: 1048576"}, want: "model.d_model"},
 		{name: "huge eval", edit: [2]string{"batch_tokens: 64", "batch_tokens: 1099511627776"}, want: "eval.batch_tokens"},
 		{name: "finetune past learned table", edit: [2]string{"scheme: rope", "scheme: learned"}, args: []string{"-set", "train.finetune={seq_len: 16, steps: 2}"}, want: "train.finetune.seq_len"},
+		// xPos's key scale at 16 positions, 2^108, leaves float32's safe range; at 8 it is 2^51.
+		{name: "xpos scales overflowing float32", edit: [2]string{"scheme: rope", "scheme: xpos, scale_base: 0.25"}, want: "position.scale_base: 0.25 is too small for 16 positions"},
 		{name: "bad set", args: []string{"-set", "train.steps"}, want: "-set"},
 		{name: "set unknown key", args: []string{"-set", "train.epochs=3"}, want: "train.epochs"},
 		{name: "set wrong type", args: []string{"-set", "train.steps=abc"}, want: "train.steps"},
