@@ -138,7 +138,10 @@ func (rep *Report) gridCSV() []byte {
 
 // verdictCell is a claim's verdict and deciding ratio at a point, for the table.
 func verdictCell(r ClaimResult) string {
-	mark := map[Verdict]string{Reproduced: "✓", NotReproduced: "✗", NotApplicable: "n/a"}[r.Verdict]
+	mark, ok := map[Verdict]string{Reproduced: "✓", NotReproduced: "✗", NotApplicable: "n/a"}[r.Verdict]
+	if !ok {
+		mark = string(r.Verdict)
+	}
 	d := r.Deciding
 	if d == nil {
 		return mark
@@ -181,7 +184,7 @@ func (rep *Report) gridMarkdown() []byte {
 	for _, pt := range rep.Points {
 		p("| %s | %s | %d | %d | [%s](%s/%s) |\n", pt.Name, orDash(pt.Set), pt.Params, pt.TrainTokens, pt.Name, pt.Name, ReportFile)
 	}
-	p("\n## Verdicts by scale\n\nEach cell: ✓ reproduced, ✗ not reproduced, then the deciding ratio (of the means over seeds) and its range over seeds; the rule's limit is in the second column.\n\n| claim | limit |")
+	p("\n## Verdicts by scale\n\nEach cell: ✓ reproduced, ✗ not reproduced (or undecided, where a number it needs is not finite), then the deciding ratio (of the means over seeds) and its range over seeds; the rule's limit is in the second column.\n\n| claim | limit |")
 	for _, pt := range rep.Points {
 		p(" %s |", pt.Name)
 	}
