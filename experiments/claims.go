@@ -43,8 +43,9 @@ type Deciding struct {
 	Limit float64 `json:"limit"`
 	// AtLeast says that the rule asks Ratio ≥ Limit; otherwise it asks Ratio ≤ Limit.
 	AtLeast bool `json:"at_least,omitempty"`
-	// Seeds is the ratio for each seed both sides scored, in seed order.
-	Seeds []float64 `json:"seed_ratios,omitempty"`
+	// Seeds are the seeds both sides scored, in order, and SeedRatios the ratio for each.
+	Seeds      []uint64  `json:"seeds,omitempty"`
+	SeedRatios []float64 `json:"seed_ratios,omitempty"`
 }
 
 // margin is how far the ratio stands toward failing: above 1 fails.
@@ -55,28 +56,30 @@ func (d Deciding) margin() float64 {
 	return d.Ratio / d.Limit
 }
 
-// consider keeps d as the claim's deciding ratio if it is nearer to failing than the one kept.
-func (rep *Report) consider(d Deciding) {
-	if rep.deciding == nil || d.margin() > rep.deciding.margin() {
-		rep.deciding = &d
+// consider keeps d, the ratio of a's perplexity at length n to b's at length m, as the claim's
+// deciding ratio if it is nearer to failing than the one kept, with its value seed by seed.
+func (rep *Report) consider(d Deciding, a string, n int, b string, m int) {
+	if rep.deciding != nil && d.margin() <= rep.deciding.margin() {
+		return
 	}
+	d.Seeds, d.SeedRatios = rep.seedRatios(a, n, b, m)
+	rep.deciding = &d
 }
 
-// seedRatios divides a's perplexity at length n by b's at length m, seed by seed.
-func (rep *Report) seedRatios(a string, n int, b string, m int) []float64 {
+// seedRatios divides a's perplexity at length n by b's at length m, seed by seed, for the
+// seeds both scored.
+func (rep *Report) seedRatios(a string, n int, b string, m int) (seeds []uint64, ratios []float64) {
 	x, y := rep.perSeed(a, n), rep.perSeed(b, m)
-	var seeds []uint64
 	for seed := range x {
 		if _, ok := y[seed]; ok {
 			seeds = append(seeds, seed)
 		}
 	}
 	slices.Sort(seeds)
-	var out []float64
 	for _, seed := range seeds {
-		out = append(out, x[seed]/y[seed])
+		ratios = append(ratios, x[seed]/y[seed])
 	}
-	return out
+	return seeds, ratios
 }
 
 // A claim from the position-encoding literature, with a check on a comparison's results.
@@ -306,8 +309,8 @@ func checkSinusoidal(rep *Report) (Verdict, string) {
 			return rep.missing(s, 4)
 		}
 		r := four.PPLMean / one.PPLMean
-		rep.consider(Deciding{What: s.Label + " at 4x / at 1x", Ratio: r, Limit: sinusoidalFactor, AtLeast: true,
-			Seeds: rep.seedRatios(s.Label, 4*rep.TrainLen, s.Label, rep.TrainLen)})
+		rep.consider(Deciding{What: s.Label + " at 4x / at 1x", Ratio: r, Limit: sinusoidalFactor, AtLeast: true},
+			s.Label, 4*rep.TrainLen, s.Label, rep.TrainLen)
 		ev = append(ev, fmt.Sprintf("%s: perplexity %s at 1x, %s at 4x: %.2f times", s.Label, fmtStat(one), fmtStat(four), r))
 		if r < sinusoidalFactor {
 			verdict = NotReproduced
@@ -343,8 +346,8 @@ func checkALiBi(rep *Report) (Verdict, string) {
 				return rep.missing(s, m)
 			}
 			r := st.PPLMean / one.PPLMean
-			rep.consider(Deciding{What: fmt.Sprintf("%s at %dx / at 1x", s.Label, m), Ratio: r, Limit: 1 + alibiTolerance,
-				Seeds: rep.seedRatios(s.Label, m*rep.TrainLen, s.Label, rep.TrainLen)})
+			rep.consider(Deciding{What: fmt.Sprintf("%s at %dx / at 1x", s.Label, m), Ratio: r, Limit: 1 + alibiTolerance},
+				s.Label, m*rep.TrainLen, s.Label, rep.TrainLen)
 			ev = append(ev, fmt.Sprintf("%s: %s at 1x, %s at %dx (%+.1f%%)", s.Label, fmtStat(one), fmtStat(st), m, 100*(r-1)))
 			if r > 1+alibiTolerance {
 				verdict = NotReproduced
@@ -398,11 +401,12 @@ func checkRescue(rep *Report) (Verdict, string) {
 				return NotApplicable, "No plain RoPE perplexity to compare with at " + fmt.Sprint(m) + "x."
 			}
 			r := st.PPLMean / ref.PPLMean
-			d := Deciding{What: fmt.Sprintf("%s / %s at %dx", s.Label, refName, m), Ratio: r, Limit: rescueFactor}
+			refLabel := "" // the same weights unscaled have no per-seed series of their own
 			if len(plain) > 0 {
-				d.Seeds = rep.seedRatios(s.Label, m*rep.TrainLen, refName, m*rep.TrainLen)
+				refLabel = refName
 			}
-			rep.consider(d)
+			rep.consider(Deciding{What: fmt.Sprintf("%s / %s at %dx", s.Label, refName, m), Ratio: r, Limit: rescueFactor},
+				s.Label, m*rep.TrainLen, refLabel, m*rep.TrainLen)
 			ev = append(ev, fmt.Sprintf("%s at %dx: %s against %s's %s (%.2f of it)", s.Label, m, fmtStat(st), refName, fmtStat(ref), r))
 			if r > rescueFactor {
 				verdict = NotReproduced
@@ -517,8 +521,8 @@ func (rep *Report) compareSeries(s *Series, refs []*Series, mults []int, limit f
 			}
 			ratio := a.PPLMean / b.PPLMean
 			n := m * rep.TrainLen
-			rep.consider(Deciding{What: fmt.Sprintf("%s / %s at %dx", s.Label, r.Label, m), Ratio: ratio, Limit: limit,
-				Seeds: rep.seedRatios(s.Label, n, r.Label, n)})
+			rep.consider(Deciding{What: fmt.Sprintf("%s / %s at %dx", s.Label, r.Label, m), Ratio: ratio, Limit: limit},
+				s.Label, n, r.Label, n)
 			ev = append(ev, fmt.Sprintf("%s at %dx: %s against %s's %s (%.2f of it)", s.Label, m, fmtStat(a), r.Label, fmtStat(b), ratio))
 			if ratio > limit {
 				verdict = NotReproduced

@@ -201,9 +201,9 @@ func TestDecidingRatio(t *testing.T) {
 		"alibi": {{8, 8, 8.1, 8, 8.1}, {8, 8, 8.1, 8, 8.3}},
 	}, synthConfigs)
 	want := map[string]Deciding{
-		"t5_extrapolates":     {What: "t5 / rope at 4x", Ratio: 6.3 / 12, Limit: 0.85, Seeds: []float64{6 / 12.0, 6.6 / 12}},
-		"sinusoidal_degrades": {What: "sinusoidal at 4x / at 1x", Ratio: 3.5, Limit: 1.5, AtLeast: true, Seeds: []float64{4, 3}},
-		"alibi_flat":          {What: "alibi at 16x / at 1x", Ratio: 8.2 / 8, Limit: 1.05, Seeds: []float64{8.1 / 8, 8.3 / 8}},
+		"t5_extrapolates":     {What: "t5 / rope at 4x", Ratio: 6.3 / 12, Limit: 0.85, SeedRatios: []float64{6 / 12.0, 6.6 / 12}},
+		"sinusoidal_degrades": {What: "sinusoidal at 4x / at 1x", Ratio: 3.5, Limit: 1.5, AtLeast: true, SeedRatios: []float64{4, 3}},
+		"alibi_flat":          {What: "alibi at 16x / at 1x", Ratio: 8.2 / 8, Limit: 1.05, SeedRatios: []float64{8.1 / 8, 8.3 / 8}},
 	}
 	for _, c := range rep.Claims {
 		w, ok := want[c.ID]
@@ -211,13 +211,13 @@ func TestDecidingRatio(t *testing.T) {
 			continue
 		}
 		d := c.Deciding
-		if d == nil || d.What != w.What || math.Abs(d.Ratio-w.Ratio) > 1e-12 || d.Limit != w.Limit || d.AtLeast != w.AtLeast || len(d.Seeds) != len(w.Seeds) {
+		if d == nil || d.What != w.What || math.Abs(d.Ratio-w.Ratio) > 1e-12 || d.Limit != w.Limit || d.AtLeast != w.AtLeast || len(d.SeedRatios) != len(w.SeedRatios) || len(d.Seeds) != 2 || d.Seeds[0] != 1 || d.Seeds[1] != 2 {
 			t.Errorf("%s: deciding %+v, want %+v", c.ID, d, w)
 			continue
 		}
-		for i := range w.Seeds {
-			if math.Abs(d.Seeds[i]-w.Seeds[i]) > 1e-12 {
-				t.Errorf("%s: seed ratios %v, want %v", c.ID, d.Seeds, w.Seeds)
+		for i := range w.SeedRatios {
+			if math.Abs(d.SeedRatios[i]-w.SeedRatios[i]) > 1e-12 {
+				t.Errorf("%s: seed ratios %v, want %v", c.ID, d.SeedRatios, w.SeedRatios)
 			}
 		}
 	}

@@ -37,8 +37,8 @@ func (rep *Report) writeScaleFigure(dir, id string) (err error) {
 		}
 		d := r.Deciding
 		lo, hi := d.Ratio, d.Ratio
-		if len(d.Seeds) > 0 {
-			lo, hi = min(lo, slices.Min(d.Seeds)), max(hi, slices.Max(d.Seeds))
+		if len(d.SeedRatios) > 0 {
+			lo, hi = min(lo, slices.Min(d.SeedRatios)), max(hi, slices.Max(d.SeedRatios))
 		}
 		pts = append(pts, point{pt.Name, float64(pt.Params), float64(pt.TrainTokens), d.Ratio, lo, hi})
 		limit, what = d.Limit, d.What

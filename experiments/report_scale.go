@@ -2,9 +2,11 @@ package experiments
 
 import (
 	"bytes"
+	"encoding/csv"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -112,27 +114,30 @@ func (rep *Report) writeGrid(dir string) error {
 // gridCSV has a row per claim, point and seed ("mean" for the ratio of the means).
 func (rep *Report) gridCSV() []byte {
 	var b bytes.Buffer
-	b.WriteString("claim,point,params,train_tokens,verdict,what,limit,at_least,seed,ratio\n")
+	w := csv.NewWriter(&b)
+	w.Write([]string{"claim", "point", "params", "train_tokens", "verdict", "what", "limit", "at_least", "seed", "ratio"})
 	for _, cl := range rep.gridClaims() {
 		for _, p := range rep.Points {
 			r, ok := p.claimAt(cl.ID)
 			if !ok {
 				continue
 			}
+			row := []string{cl.ID, p.Name, strconv.Itoa(p.Params), strconv.Itoa(p.TrainTokens), string(r.Verdict), "", "", "", "", ""}
 			d := r.Deciding
 			if d == nil {
-				fmt.Fprintf(&b, "%s,%s,%d,%d,%s,,,,,\n", cl.ID, p.Name, p.Params, p.TrainTokens, r.Verdict)
+				w.Write(row)
 				continue
 			}
-			row := func(seed string, ratio float64) {
-				fmt.Fprintf(&b, "%s,%s,%d,%d,%s,%q,%g,%v,%s,%.6g\n", cl.ID, p.Name, p.Params, p.TrainTokens, r.Verdict, d.What, d.Limit, d.AtLeast, seed, ratio)
-			}
-			row("mean", d.Ratio)
-			for i, x := range d.Seeds {
-				row(fmt.Sprint(i+1), x)
+			row[5], row[6], row[7] = d.What, strconv.FormatFloat(d.Limit, 'g', -1, 64), strconv.FormatBool(d.AtLeast)
+			row[8], row[9] = "mean", strconv.FormatFloat(d.Ratio, 'g', 6, 64)
+			w.Write(row)
+			for i, x := range d.SeedRatios {
+				row[8], row[9] = strconv.FormatUint(d.Seeds[i], 10), strconv.FormatFloat(x, 'g', 6, 64)
+				w.Write(row)
 			}
 		}
 	}
+	w.Flush()
 	return b.Bytes()
 }
 
@@ -147,8 +152,8 @@ func verdictCell(r ClaimResult) string {
 		return mark
 	}
 	cell := fmt.Sprintf("%s %.2f", mark, d.Ratio)
-	if len(d.Seeds) > 1 {
-		cell += fmt.Sprintf(" (%.2f–%.2f)", slices.Min(d.Seeds), slices.Max(d.Seeds))
+	if len(d.SeedRatios) > 1 {
+		cell += fmt.Sprintf(" (%.2f–%.2f)", slices.Min(d.SeedRatios), slices.Max(d.SeedRatios))
 	}
 	return cell
 }
