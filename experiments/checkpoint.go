@@ -1,6 +1,8 @@
 package experiments
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 
@@ -10,6 +12,7 @@ import (
 	"extrapolate/data"
 	"extrapolate/internal/strictyaml"
 	"extrapolate/model"
+	"extrapolate/position"
 )
 
 // Trained is a model loaded from a checkpoint, with the config that trained it.
@@ -37,6 +40,9 @@ func LoadCheckpoint(path string) (*Trained, error) {
 	trainScheme, _, err := c.Schemes()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := meta.checkScheme(trainScheme, path); err != nil {
+		return nil, err
 	}
 	// Compare the shapes the config gives the weights with the file's before building the
 	// model, so a crafted config cannot make it allocate what the file does not hold.
@@ -88,6 +94,30 @@ type Meta struct {
 	Config    string     `json:"config"`
 	Tokenizer Tokenizer  `json:"tokenizer"`
 	State     trainState `json:"state"`
+	// Scheme is the position scheme the config built, as JSON: its fields with the defaults
+	// filled in. A default can change between versions of this program (T5's scale and FIRE's
+	// threshold did); the config alone would then rebuild a different scheme for the same
+	// weights. Absent in checkpoints written before it was recorded.
+	Scheme json.RawMessage `json:"scheme,omitempty"`
+}
+
+// schemeJSON records a scheme's settings.
+func schemeJSON(s position.Scheme) json.RawMessage {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil // a scheme of another package with fields JSON cannot hold: not recorded
+	}
+	return b
+}
+
+// checkScheme refuses a checkpoint whose recorded scheme differs from the one its config builds
+// now.
+func (m Meta) checkScheme(s position.Scheme, path string) error {
+	now := schemeJSON(s)
+	if len(m.Scheme) == 0 || now == nil || bytes.Equal(m.Scheme, now) {
+		return nil
+	}
+	return fmt.Errorf("%s: its weights were trained with the %s scheme as %s, but its config now builds %s (a default changed): set those fields in a config and train again", path, s.Name(), m.Scheme, now)
 }
 
 // Tokenizer describes the tokenizer a checkpoint was trained with.
@@ -110,6 +140,9 @@ func (t *trainer) restore(path string) error {
 	if meta.Config != want {
 		return fmt.Errorf("resuming: %s was written by a different config (%s); use -overwrite to start afresh", path, describeDiff([]byte(meta.Config), []byte(want)))
 	}
+	if err := meta.checkScheme(t.run.trainScheme, path); err != nil {
+		return fmt.Errorf("resuming: %w (or use -overwrite to start afresh)", err)
+	}
 	return t.adopt(meta, byName, path)
 }
 
@@ -126,6 +159,9 @@ func (t *trainer) share(path string) error {
 	}
 	if meta.State.Phase != phaseDone || trainingKey(other) != trainingKey(t.run.Config) {
 		return fmt.Errorf("%s: not a finished run with the same training as %s", path, t.run.Config.Name)
+	}
+	if err := meta.checkScheme(t.run.trainScheme, path); err != nil {
+		return err
 	}
 	return t.adopt(meta, byName, path)
 }
@@ -213,6 +249,6 @@ func (t *trainer) save() error {
 	}
 	t.st.OptStep = t.opt.Step
 	t.st.Sampler = t.sampler.Rng.State
-	meta := Meta{Program: programName, Config: string(t.run.Config.Marshal()), Tokenizer: byteTokenizer, State: t.st}
+	meta := Meta{Program: programName, Config: string(t.run.Config.Marshal()), Tokenizer: byteTokenizer, State: t.st, Scheme: schemeJSON(t.run.trainScheme)}
 	return checkpoint.Write(filepath.Join(t.run.Dir, CheckpointFile), meta, ts)
 }

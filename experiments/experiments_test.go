@@ -2,12 +2,14 @@ package experiments
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"extrapolate/checkpoint"
 	"extrapolate/data"
 	"extrapolate/internal/cmdtest"
 	"extrapolate/position"
@@ -198,5 +200,47 @@ func TestDefaultConfigLearns(t *testing.T) {
 	t.Logf("validation loss %.3f after 300 steps, unigram entropy %.3f", loss, res.UnigramEntropy)
 	if loss > 0.8*res.UnigramEntropy {
 		t.Fatalf("validation loss %.3f is not well below the unigram entropy %.3f", loss, res.UnigramEntropy)
+	}
+}
+
+// TestCheckpointRecordsScheme: a checkpoint records the scheme its config built, defaults filled
+// in, and one whose recorded scheme differs from what its config builds now (a default changed
+// since, as T5's scale did) is refused.
+func TestCheckpointRecordsScheme(t *testing.T) {
+	c := tinyConfig(t, "t5")
+	c.Train.Steps = 6
+	r := &Run{Config: c, Dir: t.TempDir()}
+	if _, err := r.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(r.Dir, CheckpointFile)
+	var meta Meta
+	ts, err := checkpoint.Read(path, &meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Independently: T5 at head width 8 has scale √8 and, trained at 16 tokens with 32 buckets,
+	// max_distance 17.
+	var rec struct {
+		Scale       float64
+		MaxDistance int
+	}
+	if err := json.Unmarshal(meta.Scheme, &rec); err != nil || rec.Scale != math.Sqrt(8) || rec.MaxDistance != 17 {
+		t.Fatalf("recorded scheme %s (%v)", meta.Scheme, err)
+	}
+	meta.Scheme = json.RawMessage(strings.Replace(string(meta.Scheme), `"Scale":`, `"Scale":1,"Was":`, 1))
+	if err := checkpoint.Write(path, meta, ts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCheckpoint(path); err == nil || !strings.Contains(err.Error(), "a default changed") {
+		t.Fatalf("a checkpoint of another T5: %v", err)
+	}
+	// A checkpoint without the record (written before it was kept) still loads.
+	meta.Scheme = nil
+	if err := checkpoint.Write(path, meta, ts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCheckpoint(path); err != nil {
+		t.Fatal(err)
 	}
 }
