@@ -162,3 +162,43 @@ func TestFreshStartRemovesStaleResults(t *testing.T) {
 		t.Fatal("an interrupted run counts as done")
 	}
 }
+
+// TestOnlyOwnTempsRemoved starts a run in a folder holding a user's files named like
+// temporaries and a temporary file a dead run left: only the latter is the run's to remove.
+func TestOnlyOwnTempsRemoved(t *testing.T) {
+	dir := t.TempDir()
+	mine := []string{".env.tmp", ".x.tmpl", ".notes.tmp1", ".model.ckpt.tmpl", "model.ckpt.tmp1"}
+	for _, name := range append(mine, ".model.ckpt.tmp123", ".ppl_vs_len.json.tmp4") {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := (&Run{Config: tinyConfig(t, "alibi"), Dir: dir}).Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range mine {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("the user's %s: %v", name, err)
+		}
+	}
+	for _, name := range []string{".model.ckpt.tmp123", ".ppl_vs_len.json.tmp4"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("the stale temporary %s was kept", name)
+		}
+	}
+}
+
+// TestRunFilesComplete checks the one list of the files a run owns against what a run writes:
+// a file missing from it would be neither protected by the folder check nor cleaned up.
+func TestRunFilesComplete(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := (&Run{Config: tinyConfig(t, "rope"), Dir: dir}).Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !isRunFile(e.Name()) {
+			t.Errorf("a run wrote %s, which runFiles does not list", e.Name())
+		}
+	}
+}

@@ -10,11 +10,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"gorgonia.org/tensor"
 
 	"extrapolate/data"
+	"extrapolate/internal/atomicfile"
 	"extrapolate/internal/dirlock"
 	"extrapolate/model"
 	"extrapolate/position"
@@ -30,6 +32,17 @@ const (
 	PlotSVG        = "ppl_vs_len.svg"
 	CheckpointFile = "model.ckpt"
 )
+
+// runFiles are the files a run writes in its folder: the only ones it replaces or removes, and,
+// with their temporary files, all a folder check needs to look at. Anything else in the folder is
+// the user's and stays untouched.
+var runFiles = []string{
+	ConfigFile, LogFile, ResultsCSV, ResultsJSON, PlotPNG, PlotSVG, CheckpointFile,
+	PositionsCSV, PositionsJSON, PositionsPNG, PositionsSVG,
+	PasskeyCSV, PasskeyJSON, PasskeyPNG, PasskeySVG,
+}
+
+func isRunFile(name string) bool { return slices.Contains(runFiles, name) }
 
 // ErrInterrupted says a run stopped on request after saving a checkpoint.
 var ErrInterrupted = errors.New("interrupted")
@@ -152,8 +165,10 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 	}
 	if !t.resumed {
 		// A fresh start: results of an earlier config must not outlive it here.
-		for _, f := range []string{ResultsJSON, ResultsCSV, PlotPNG, PlotSVG, LogFile, CheckpointFile,
-			PositionsCSV, PositionsJSON, PositionsPNG, PositionsSVG, PasskeyCSV, PasskeyJSON, PasskeyPNG, PasskeySVG} {
+		for _, f := range runFiles {
+			if f == ConfigFile {
+				continue // written below
+			}
 			if err := os.Remove(filepath.Join(r.Dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return nil, fmt.Errorf("results folder: %w", err)
 			}
@@ -269,9 +284,13 @@ func checkWritable(dir string) error {
 	return nil
 }
 
+// removeStaleTemps removes the temporary files of a run's own files (runFiles) that a run which
+// died left: a user's file named alike (.env.tmp) is not the run's to remove.
 func removeStaleTemps(dir string) {
-	matches, _ := filepath.Glob(filepath.Join(dir, ".*.tmp*"))
-	for _, m := range matches {
-		os.Remove(m)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if target, ok := atomicfile.TempTarget(e.Name()); ok && isRunFile(target) && e.Type().IsRegular() {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
 	}
 }
