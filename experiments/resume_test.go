@@ -202,3 +202,57 @@ func TestRunFilesComplete(t *testing.T) {
 		}
 	}
 }
+
+// TestForeignFilesNotReplaced starts runs in folders holding files a run would write but that
+// are not a run's of this config: a config.yaml written by hand or of another config alone, a
+// run's file without any config.yaml. Each is refused without Overwrite, naming the folder and
+// -overwrite, and left as it was; with Overwrite the run starts.
+func TestForeignFilesNotReplaced(t *testing.T) {
+	c := tinyConfig(t, "alibi")
+	other := c
+	other.Train.Steps = 31
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"hand-written config", map[string]string{ConfigFile: "# my settings\nname: mine\n"}, ConfigFile},
+		{"another config's", map[string]string{ConfigFile: string(other.Marshal())}, "train.steps"},
+		{"a plot without config", map[string]string{PlotPNG: "my picture"}, PlotPNG},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, body := range tc.files {
+				os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+			}
+			_, err := (&Run{Config: c, Dir: dir}).Execute(context.Background())
+			if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "-overwrite") ||
+				!strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %v, want one line naming %s, %s and -overwrite", err, dir, tc.want)
+			}
+			entries, _ := os.ReadDir(dir)
+			if len(entries) != len(tc.files) {
+				t.Fatalf("the refused run left %d files, want %d", len(entries), len(tc.files))
+			}
+			for name, body := range tc.files {
+				if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != body {
+					t.Fatalf("the refused run changed %s", name)
+				}
+			}
+			if _, err := (&Run{Config: c, Dir: dir, Overwrite: true}).Execute(context.Background()); err != nil {
+				t.Fatalf("with Overwrite: %v", err)
+			}
+		})
+	}
+	// The same config's config.yaml alone is a run that stopped before its first checkpoint:
+	// it starts, and the user's other files stay.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, ConfigFile), c.Marshal(), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
+	if _, err := (&Run{Config: c, Dir: dir}).Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "mine" {
+		t.Fatal("the run touched notes.txt")
+	}
+}

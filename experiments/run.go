@@ -4,6 +4,7 @@
 package experiments
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"gorgonia.org/tensor"
@@ -43,6 +45,20 @@ var runFiles = []string{
 }
 
 func isRunFile(name string) bool { return slices.Contains(runFiles, name) }
+
+// runFilesIn lists the run's files that dir holds.
+func runFilesIn(dir string) ([]string, error) {
+	var found []string
+	for _, f := range runFiles {
+		_, err := os.Lstat(filepath.Join(dir, f))
+		if err == nil {
+			found = append(found, f)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("results folder: %w", err)
+		}
+	}
+	return found, nil
+}
 
 // ErrInterrupted says a run stopped on request after saving a checkpoint.
 var ErrInterrupted = errors.New("interrupted")
@@ -101,8 +117,10 @@ func (r *Run) Prepare() error {
 	return r.checkDir()
 }
 
-// checkDir refuses to replace a finished run of a different config without Overwrite, and
-// checks that the folder can be written, without writing anything.
+// checkDir refuses, without Overwrite, to replace any file of a run (runFiles) unless the folder's
+// config.yaml is this run's config, which a run writes before anything else: a finished or
+// unfinished run of another config, a config.yaml written by hand, or a run's files without
+// their config. It also checks that the folder can be written, without writing anything.
 func (r *Run) checkDir() error {
 	st, err := os.Stat(r.Dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -120,19 +138,26 @@ func (r *Run) checkDir() error {
 	if r.Overwrite {
 		return nil
 	}
+	found, err := runFilesIn(r.Dir)
+	if err != nil || len(found) == 0 {
+		return err
+	}
+	want := r.Config.Marshal()
 	old, err := os.ReadFile(filepath.Join(r.Dir, ConfigFile))
-	if err != nil {
-		return nil // no run recorded here
+	switch {
+	case err == nil && bytes.Equal(old, want):
+		return nil // this config's run: it resumes or finishes
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("results folder %s holds %s but no %s, so they are not this run's; use -overwrite to replace them, or -out to write elsewhere", r.Dir, strings.Join(found, ", "), ConfigFile)
+	case err != nil:
+		return fmt.Errorf("results folder: %w", err)
+	case slices.Contains(found, ResultsJSON):
+		return fmt.Errorf("results folder %s holds a finished run of a different config (%s); use -overwrite to replace it, or -out to write elsewhere", r.Dir, describeDiff(old, want))
+	case slices.Contains(found, CheckpointFile):
+		return fmt.Errorf("results folder %s holds an unfinished run of a different config (%s); use -overwrite to start afresh, or -out to write elsewhere", r.Dir, describeDiff(old, want))
+	default:
+		return fmt.Errorf("results folder %s holds a %s of a different config (%s); use -overwrite to replace it, or -out to write elsewhere", r.Dir, ConfigFile, describeDiff(old, want))
 	}
-	if string(old) != string(r.Config.Marshal()) {
-		if _, err := os.Stat(filepath.Join(r.Dir, ResultsJSON)); err == nil {
-			return fmt.Errorf("results folder %s holds a finished run of a different config (%s); use -overwrite to replace it, or -out to write elsewhere", r.Dir, describeDiff(old, r.Config.Marshal()))
-		}
-		if _, err := os.Stat(filepath.Join(r.Dir, CheckpointFile)); err == nil {
-			return fmt.Errorf("results folder %s holds an unfinished run of a different config (%s); use -overwrite to start afresh, or -out to write elsewhere", r.Dir, describeDiff(old, r.Config.Marshal()))
-		}
-	}
-	return nil
 }
 
 // Execute trains (or resumes), evaluates and writes the results. When ctx is cancelled it saves
@@ -164,23 +189,25 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	if !t.resumed {
-		// A fresh start: results of an earlier config must not outlive it here.
+		// A fresh start: results of an earlier config must not outlive it here. The config is
+		// written before the checkpoint, so that a folder never holds a run's files without the
+		// config they belong to.
 		for _, f := range runFiles {
 			if f == ConfigFile {
-				continue // written below
+				continue
 			}
 			if err := os.Remove(filepath.Join(r.Dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return nil, fmt.Errorf("results folder: %w", err)
 			}
+		}
+		if err := writeFile(filepath.Join(r.Dir, ConfigFile), r.Config.Marshal()); err != nil {
+			return nil, err
 		}
 		if t.shared {
 			if err := t.save(); err != nil {
 				return nil, err
 			}
 		}
-	}
-	if err := writeFile(filepath.Join(r.Dir, ConfigFile), r.Config.Marshal()); err != nil {
-		return nil, err
 	}
 	if err := t.train(ctx); err != nil {
 		if errors.Is(err, ErrDiverged) {
