@@ -376,3 +376,27 @@ func TestComparisonStrictAndOrdered(t *testing.T) {
 		t.Fatal("-set seed accepted for a comparison")
 	}
 }
+
+// TestComparisonNames refuses comparison names, labels and run names that are not plain labels:
+// each becomes a folder, which must stay inside the results folder and within bounds.
+func TestComparisonNames(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("name: a\n"), 0o644)
+	for _, c := range []struct{ body, want string }{
+		{"comparison: ../up\nseeds: [1]\nruns: [{config: a}]\n", "comparison"},
+		{"comparison: .hidden\nseeds: [1]\nruns: [{config: a}]\n", "comparison"},
+		{"comparison: c\nseeds: [1]\nruns: [{config: a, label: ../../up}]\n", "runs[0].label"},
+		{"comparison: c\nseeds: [1]\nruns: [{config: a, label: /tmp/x}]\n", "runs[0].label"},
+		{"comparison: c\nseeds: [1]\nruns: [{config: a, label: ..}]\n", "runs[0].label"},
+		{"comparison: c\nseeds: [1]\nruns: [{config: a, label: " + strings.Repeat("a", 101) + "}]\n", "runs[0].label"},
+		// A label within bounds whose run name, with its seed, is not.
+		{"comparison: c\nseeds: [1]\nruns: [{config: a, label: " + strings.Repeat("a", 99) + "}]\n", "runs[0].label"},
+	} {
+		path := filepath.Join(dir, "c.yaml")
+		os.WriteFile(path, []byte(c.body), 0o644)
+		_, err := LoadComparison(path, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error naming %s", c.body, err, c.want)
+		}
+	}
+}
