@@ -84,3 +84,56 @@ func TestComparisonNotReplaced(t *testing.T) {
 		t.Fatalf("-overwrite did not train the runs again:\n%s", b)
 	}
 }
+
+// TestCheck runs -check, which scripts use before submitting work: it must find what the real
+// command would refuse, exit 2 with one line for it, and write nothing either way.
+func TestCheck(t *testing.T) {
+	dir := setup(t, good)
+	os.WriteFile(filepath.Join(dir, "cmp.yaml"), []byte("comparison: cmp\nseeds: [1, 2]\nruns: [{config: config}]\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-config", "./config.yaml"}, 0, "check: run tiny"},
+		{[]string{"-config", "./cmp.yaml"}, 0, "2 runs, 0 with results"},
+		{[]string{"-config", "./cmp.yaml", "-shard", "1/2"}, 0, "2 runs"},
+		{[]string{"-config", "./cmp.yaml", "-shard", "0/3"}, 2, "-shard"},
+		{[]string{"-config", "./cmp.yaml", "-report"}, 2, "-report"},
+		{[]string{"-config", "./cmp.yaml", "-set", "train.stpes=3"}, 2, "train.stpes"},
+		{[]string{"-config", "./cmp.yaml", "-set", "data.path=nowhere.txt"}, 2, "data.path"},
+	} {
+		out := filepath.Join(dir, "out")
+		code, stdout, stderr := runTrain(t, dir, append(c.args, "-out", out, "-check")...)
+		msg := strings.TrimSpace(stdout + stderr)
+		if code != c.code || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") {
+			t.Errorf("%v: exit %d, output %q; want %d and one line with %q", c.args, code, msg, c.code, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%v: created %s", c.args, out)
+		}
+	}
+	// Over a finished comparison: a report can be written; a changed setting is refused.
+	if code, _, stderr := runTrain(t, dir, "-config", "./cmp.yaml", "-out", "out", "-quiet"); code != 0 {
+		t.Fatal(stderr)
+	}
+	before := snapshot(t, filepath.Join(dir, "out"))
+	if code, stdout, stderr := runTrain(t, dir, "-config", "./cmp.yaml", "-out", "out", "-report", "-check"); code != 0 || !strings.Contains(stdout, "2 runs, 2 with results") {
+		t.Errorf("-report -check on a finished comparison: exit %d, %q %q", code, stdout, stderr)
+	}
+	if code, _, stderr := runTrain(t, dir, "-config", "./cmp.yaml", "-out", "out", "-set", "train.steps=4", "-report", "-check"); code != 2 || !strings.Contains(stderr, "results for 0 of the 2 runs") {
+		t.Errorf("-report -check of another config: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := runTrain(t, dir, "-config", "./cmp.yaml", "-out", "out", "-set", "train.steps=4", "-check"); code != 2 || !strings.Contains(stderr, "-overwrite") {
+		t.Errorf("-check of another config: exit %d, %q", code, stderr)
+	}
+	after := snapshot(t, filepath.Join(dir, "out"))
+	if len(after) != len(before) {
+		t.Fatalf("-check changed the number of files from %d to %d", len(before), len(after))
+	}
+	for path, b := range before {
+		if after[path] != b {
+			t.Fatalf("-check changed %s", path)
+		}
+	}
+}
