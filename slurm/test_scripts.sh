@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Tests what slurm/local.sh, recheck.sh and submit.sh refuse or clean up, without running a
+# comparison (about 30 s, as root, with slurm-wlm and munge installed):
+#   - a signal to a script running the local cluster (Ctrl-C to its process group, or SIGTERM to
+#     it alone) stops the whole cluster, a job step that ignores SIGTERM included.
+#
+#	bash slurm/test_scripts.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+work=$(mktemp -d /tmp/slurm-scripts-test.XXXXXX)
+holder=
+# A holder left by a failed check is stopped as a Ctrl-C would.
+trap '[ -z "$holder" ] || kill -INT -- -"$holder" 2>/dev/null; rm -rf "$work"' EXIT
+
+fail() {
+	echo "test_scripts: FAIL: $*" >&2
+	exit 1
+}
+
+# expect CODE TEXT COMMAND...: COMMAND must exit CODE with one line of output containing TEXT.
+expect() {
+	local code=$1 text=$2 got out
+	shift 2
+	set +e
+	out=$("$@" 2>&1)
+	got=$?
+	set -e
+	[ "$got" -eq "$code" ] || fail "$*: exit $got, want $code: $out"
+	[ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || fail "$*: want one line, got: $out"
+	grep -qF -- "$text" <<<"$out" || fail "$*: \"$out\" does not say \"$text\""
+	echo "ok: $* -> $out"
+}
+
+# Signals: a script holding the local cluster, with a job step that ignores SIGTERM, is sent a
+# signal; once it has exited no process of its cluster may be left.
+cat >"$work/hold.sh" <<'EOF2'
+source slurm/local.sh
+printf '#!/bin/bash\ntrap "" TERM INT HUP\nsleep 600\n' >"$tmp/stubborn.sh"
+sbatch --parsable -o /dev/null "$tmp/stubborn.sh" >/dev/null
+until_ok 30 "the job to run" pgrep -x slurmstepd
+echo "$SLURM_CONF" >"$1"
+while :; do sleep 1; done # in steps, so that a signal to this script is handled at once
+EOF2
+# cluster_processes CONF: the processes started for the cluster whose slurm.conf is CONF: the
+# daemons, job steps and jobs all carry it in their environment.
+cluster_processes() {
+	local p
+	for p in /proc/[0-9]*; do
+		grep -qzxF "SLURM_CONF=$1" "$p/environ" 2>/dev/null && echo "${p#/proc/}"
+	done
+	return 0
+}
+for how in "INT group" "TERM script"; do
+	read -r sig target <<<"$how"
+	rm -f "$work/conf"
+	# env resets SIGINT, which a shell ignores in the commands it starts with &, as a terminal leaves it.
+	setsid env --default-signal=INT,TERM,HUP bash "$work/hold.sh" "$work/conf" >"$work/hold.log" 2>&1 &
+	holder=$!
+	for _ in $(seq 120); do
+		[ -s "$work/conf" ] && break
+		kill -0 "$holder" 2>/dev/null || fail "the cluster did not start: $(cat "$work/hold.log")"
+		sleep 0.5
+	done
+	[ -s "$work/conf" ] || fail "timed out waiting for the cluster to run a job"
+	conf=$(cat "$work/conf")
+	if [ "$target" = group ]; then
+		kill -"$sig" -- -"$holder" # Ctrl-C: the whole foreground process group
+	else
+		kill -"$sig" "$holder"
+	fi
+	for _ in $(seq 120); do
+		kill -0 "$holder" 2>/dev/null || break
+		sleep 0.5
+	done
+	kill -0 "$holder" 2>/dev/null && fail "SIG$sig to the $target: the script did not exit within 60 s"
+	holder=
+	left=$(cluster_processes "$conf")
+	if [ -n "$left" ]; then
+		ps -o pid,sid,args -p "$(paste -sd, <<<"$left")" >&2 || true
+		kill -9 $left 2>/dev/null || true
+		fail "SIG$sig to the $target left the cluster's processes above running"
+	fi
+	echo "ok: SIG$sig to the $target stopped the whole cluster"
+done
+echo "test_scripts: ok"
