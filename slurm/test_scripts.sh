@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Tests what slurm/local.sh, recheck.sh and submit.sh refuse or clean up, without running a
 # comparison (about 30 s, as root, with slurm-wlm and munge installed):
+#   - recheck.sh refuses a run name that is not a label (../x), before it removes anything;
+#   - recheck.sh refuses a config that did not produce RESULTS, before it starts a cluster;
 #   - a signal to a script running the local cluster (Ctrl-C to its process group, or SIGTERM to
 #     it alone) stops the whole cluster, a job step that ignores SIGTERM included.
 #
@@ -31,6 +33,29 @@ expect() {
 	grep -qF -- "$text" <<<"$out" || fail "$*: \"$out\" does not say \"$text\""
 	echo "ok: $* -> $out"
 }
+
+# A tiny finished comparison of two runs, as recheck.sh and submit.sh take it.
+cat >"$work/tiny.yaml" <<EOF2
+comparison: tiny
+seeds: [1, 2]
+set: {train.steps: 3, train.warmup: 1, train.seq_len: 16, model.d_model: 16, model.layers: 1, eval.tokens: 256, eval.lengths: [16, 32]}
+runs:
+  - {config: $root/configs/alibi.yaml}
+EOF2
+sed 's/train.steps: 3/train.steps: 4/' "$work/tiny.yaml" >"$work/other.yaml"
+go build -o "$work/train" ./cmd/train
+"$work/train" -config "$work/tiny.yaml" -out "$work/results" -quiet >/dev/null
+
+# recheck.sh: run names are labels, checked before anything is removed.
+mkdir -p "$work/keep"
+touch "$work/keep/precious"
+expect 2 "not a run name" bash slurm/recheck.sh "$work/tiny.yaml" "$work/results" "../../keep"
+expect 2 "not a run name" bash slurm/recheck.sh "$work/tiny.yaml" "$work/results" "alibi-s1/../../../keep"
+[ -f "$work/keep/precious" ] || fail "recheck.sh removed a folder outside the results"
+expect 2 "no such run" bash slurm/recheck.sh "$work/tiny.yaml" "$work/results" "alibi-s9"
+# recheck.sh: the config must be the one that produced RESULTS.
+expect 2 "did not produce" bash slurm/recheck.sh "$work/other.yaml" "$work/results" alibi-s1
+pgrep -x slurmctld >/dev/null && fail "recheck.sh started a cluster for a config that did not produce the results"
 
 # Signals: a script holding the local cluster, with a job step that ignores SIGTERM, is sent a
 # signal; once it has exited no process of its cluster may be left.
