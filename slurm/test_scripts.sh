@@ -3,6 +3,8 @@
 # comparison (about 30 s, as root, with slurm-wlm and munge installed):
 #   - recheck.sh refuses a run name that is not a label (../x), before it removes anything;
 #   - recheck.sh refuses a config that did not produce RESULTS, before it starts a cluster;
+#   - submit.sh refuses a bad config, a shard count that is not a positive number or exceeds the
+#     comparison's runs, and an OUT holding another config's runs, before it submits anything;
 #   - a signal to a script running the local cluster (Ctrl-C to its process group, or SIGTERM to
 #     it alone) stops the whole cluster, a job step that ignores SIGTERM included.
 #
@@ -56,6 +58,17 @@ expect 2 "no such run" bash slurm/recheck.sh "$work/tiny.yaml" "$work/results" "
 # recheck.sh: the config must be the one that produced RESULTS.
 expect 2 "did not produce" bash slurm/recheck.sh "$work/other.yaml" "$work/results" alibi-s1
 pgrep -x slurmctld >/dev/null && fail "recheck.sh started a cluster for a config that did not produce the results"
+
+# submit.sh: config and shard count checked before anything is submitted or written.
+out=$work/submitted
+expect 2 "SHARDS" bash slurm/submit.sh "$work/tiny.yaml" 0 "$out"
+expect 2 "SHARDS" bash slurm/submit.sh "$work/tiny.yaml" 1.5 "$out"
+expect 2 "-shard: 0/3, but the comparison has 2 runs" bash slurm/submit.sh "$work/tiny.yaml" 3 "$out"
+expect 2 "nosuch" bash slurm/submit.sh "$work/nosuch.yaml" 1 "$out"
+expect 2 "train.stpes" bash slurm/submit.sh "$work/tiny.yaml" 1 "$out" -set train.stpes=3
+expect 2 "-overwrite" bash slurm/submit.sh "$work/other.yaml" 2 "$work/results"
+[ ! -e "$out" ] || fail "a refused submit.sh wrote $out"
+[ ! -e "$work/results/slurm" ] || fail "a refused submit.sh wrote into the results"
 
 # Signals: a script holding the local cluster, with a job step that ignores SIGTERM, is sent a
 # signal; once it has exited no process of its cluster may be left.
