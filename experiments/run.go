@@ -144,9 +144,14 @@ func (r *Run) checkDir() error {
 	}
 	want := r.Config.Marshal()
 	old, err := os.ReadFile(filepath.Join(r.Dir, ConfigFile))
-	switch {
-	case err == nil && bytes.Equal(old, want):
+	if err == nil && bytes.Equal(old, want) {
 		return nil // this config's run: it resumes or finishes
+	}
+	// A run under way in the folder is the reason to give, not its files: -overwrite would not help.
+	if err := dirlock.Busy(r.Dir); err != nil {
+		return fmt.Errorf("results folder %w", err)
+	}
+	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("results folder %s holds %s but no %s, so they are not this run's; use -overwrite to replace them, or -out to write elsewhere", r.Dir, strings.Join(found, ", "), ConfigFile)
 	case err != nil:
