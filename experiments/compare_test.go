@@ -3,6 +3,7 @@ package experiments
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -303,18 +304,61 @@ claims: [rope_relative]
 	if a, _ := s[0].At(16); a.PPLMean != func() float64 { b, _ := s[1].At(16); return b.PPLMean }() {
 		t.Fatal("rope and yarn differ at the training length although they share weights")
 	}
-	// A changed config is not skipped.
+	// A changed config is neither skipped nor silently retrained: it is refused, and retrained
+	// with Overwrite.
 	c2, err := LoadComparison(path, []string{"train.steps=21"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	log.Reset()
 	r2 := &Runner{Comparison: c2, Dir: out, Shard: Shard{I: 0, N: 6}, Progress: &log}
+	if _, err := r2.Execute(context.Background()); err == nil || !IsInputError(err) || !strings.Contains(err.Error(), "-overwrite") {
+		t.Fatalf("a changed config over finished runs: %v, want an input error naming -overwrite", err)
+	}
+	r2.Overwrite = true
 	if _, err := r2.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(log.String(), "done, skipped") {
 		t.Fatalf("a run with a changed config was skipped:\n%s", log.String())
+	}
+}
+
+// TestComparisonResumes interrupts a comparison's run and runs the comparison again: the run
+// must resume from its checkpoint, as a single run does, not be refused or start afresh.
+func TestComparisonResumes(t *testing.T) {
+	dir := t.TempDir()
+	cfg := `name: base
+data: {corpus: text, path: ` + corpusFile(t) + `}
+model: {d_model: 16, layers: 1, heads: 2}
+position: {scheme: alibi}
+train: {seq_len: 16, batch_size: 4, steps: 20, checkpoint_every: 5}
+eval: {lengths: [16, 32], tokens: 512, batch_tokens: 256}
+`
+	os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(cfg), 0o644)
+	path := filepath.Join(dir, "c.yaml")
+	os.WriteFile(path, []byte("comparison: c\nseeds: [1]\nruns: [{config: base}]\n"), 0o644)
+	c, err := LoadComparison(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results")
+	plan, _ := c.Plan(out)
+	ctx, cancel := context.WithCancel(context.Background())
+	run := &Run{Config: plan[0].Config, Dir: plan[0].Dir, afterStep: func(_ string, step int) {
+		if step == 12 {
+			cancel()
+		}
+	}}
+	if _, err := run.Execute(ctx); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("interrupting: %v", err)
+	}
+	var log bytes.Buffer
+	if _, err := (&Runner{Comparison: c, Dir: out, Progress: &log}).Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "resuming base-s1 from its checkpoint: train step 12") {
+		t.Fatalf("the interrupted run did not resume:\n%s", log.String())
 	}
 }
 
@@ -375,5 +419,29 @@ func TestComparisonStrictAndOrdered(t *testing.T) {
 	}
 	if _, err := LoadComparison(filepath.Join(dir, "c.yaml"), []string{"seed=5"}); err == nil {
 		t.Fatal("-set seed accepted for a comparison")
+	}
+}
+
+// TestComparisonNames refuses comparison names, labels and run names that are not plain labels:
+// each becomes a folder, which must stay inside the results folder and within bounds.
+func TestComparisonNames(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("name: a\n"), 0o644)
+	for _, c := range []struct{ body, want string }{
+		{"comparison: ../up\nseeds: [1]\nruns: [{config: a}]\n", "comparison"},
+		{"comparison: .hidden\nseeds: [1]\nruns: [{config: a}]\n", "comparison"},
+		{"comparison: c\nseeds: [1]\nruns: [{config: a, label: ../../up}]\n", "runs[0].label"},
+		{"comparison: c\nseeds: [1]\nruns: [{config: a, label: /tmp/x}]\n", "runs[0].label"},
+		{"comparison: c\nseeds: [1]\nruns: [{config: a, label: ..}]\n", "runs[0].label"},
+		{"comparison: c\nseeds: [1]\nruns: [{config: a, label: " + strings.Repeat("a", 101) + "}]\n", "runs[0].label"},
+		// A label within bounds whose run name, with its seed, is not.
+		{"comparison: c\nseeds: [1]\nruns: [{config: a, label: " + strings.Repeat("a", 99) + "}]\n", "runs[0].label"},
+	} {
+		path := filepath.Join(dir, "c.yaml")
+		os.WriteFile(path, []byte(c.body), 0o644)
+		_, err := LoadComparison(path, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error naming %s", c.body, err, c.want)
+		}
 	}
 }

@@ -118,8 +118,8 @@ func LoadComparison(path string, sets []string) (*Comparison, error) {
 		base := filepath.Base(path)
 		c.Name = strings.TrimSuffix(base, filepath.Ext(base))
 	}
-	if !nameRE.MatchString(c.Name) {
-		return nil, fmt.Errorf("%s: comparison: %q, want letters, digits, '.', '_' or '-'", path, c.Name)
+	if err := checkName("comparison", c.Name); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(c.Seeds) == 0 {
 		return nil, fmt.Errorf("%s: seeds: want at least one seed", path)
@@ -267,8 +267,8 @@ func (c *Comparison) planRuns(dir string) ([]Planned, error) {
 		if label == "" {
 			label = base.Name
 		}
-		if !nameRE.MatchString(label) {
-			return nil, fmt.Errorf("runs[%d].label: %q, want letters, digits, '.', '_' or '-'", i, label)
+		if err := checkName(fmt.Sprintf("runs[%d].label", i), label); err != nil {
+			return nil, err
 		}
 		if labels[label] {
 			return nil, fmt.Errorf("runs[%d].label: %q is used twice; give one a label", i, label)
@@ -283,6 +283,10 @@ func (c *Comparison) planRuns(dir string) ([]Planned, error) {
 			rc := base
 			rc.Seed = seed
 			rc.Name = fmt.Sprintf("%s-s%d", label, seed)
+			// The run's folder: a label within bounds may still make too long a name with its seed.
+			if err := checkName(fmt.Sprintf("runs[%d].label", i), rc.Name); err != nil {
+				return nil, err
+			}
 			out = append(out, Planned{Label: label, Seed: seed, Config: rc, Dir: filepath.Join(dir, RunsDir, rc.Name)})
 		}
 	}

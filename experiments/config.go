@@ -172,7 +172,22 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// A name — a run's, a comparison's, a label — becomes a folder (results/<name>,
+// runs/<label>-s<seed>) and part of file names (passkey_<label>.png), so it must be a plain
+// label: no separator, and no leading dot, so neither ".." nor a hidden file. slurm/recheck.sh
+// checks the run names it is given with the same pattern.
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// maxName bounds a name, far below a file name's limit.
+const maxName = 100
+
+// checkName refuses a name that is not a plain label, naming its field.
+func checkName(field, name string) error {
+	if !nameRE.MatchString(name) || len(name) > maxName {
+		return fmt.Errorf("%s: %q, want at most %d letters, digits, '.', '_' or '-', the first a letter or digit (it names a results folder)", field, name, maxName)
+	}
+	return nil
+}
 
 // Complete fills in the fields whose defaults depend on others — train.warmup, min(100,
 // steps/10); train.min_lr, lr/10; train.finetune.lr, min_lr — and then checks every field.
@@ -197,8 +212,8 @@ func (c Config) Check() error {
 	if c.Train.Warmup == nil || c.Train.MinLR == nil {
 		return fmt.Errorf("train.warmup, train.min_lr: not filled in (Complete fills them from the other fields)")
 	}
-	if !nameRE.MatchString(c.Name) || len(c.Name) > 100 {
-		return fmt.Errorf("name: %q, want letters, digits, '.', '_' or '-' (it names the results folder)", c.Name)
+	if err := checkName("name", c.Name); err != nil {
+		return err
 	}
 	if err := c.ModelConfig().Check(); err != nil {
 		return err

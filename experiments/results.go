@@ -205,6 +205,10 @@ func describeDiff(a, b []byte) string {
 		return "the configs differ"
 	}
 	sort.Strings(diffs)
+	// A config written by hand differs in every field it leaves out: a few name the difference.
+	if len(diffs) > 5 {
+		return fmt.Sprintf("%s; and %d more fields", strings.Join(diffs[:5], "; "), len(diffs)-5)
+	}
 	return strings.Join(diffs, "; ")
 }
 

@@ -162,3 +162,97 @@ func TestFreshStartRemovesStaleResults(t *testing.T) {
 		t.Fatal("an interrupted run counts as done")
 	}
 }
+
+// TestOnlyOwnTempsRemoved starts a run in a folder holding a user's files named like
+// temporaries and a temporary file a dead run left: only the latter is the run's to remove.
+func TestOnlyOwnTempsRemoved(t *testing.T) {
+	dir := t.TempDir()
+	mine := []string{".env.tmp", ".x.tmpl", ".notes.tmp1", ".model.ckpt.tmpl", "model.ckpt.tmp1"}
+	for _, name := range append(mine, ".model.ckpt.tmp123", ".ppl_vs_len.json.tmp4") {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := (&Run{Config: tinyConfig(t, "alibi"), Dir: dir}).Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range mine {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("the user's %s: %v", name, err)
+		}
+	}
+	for _, name := range []string{".model.ckpt.tmp123", ".ppl_vs_len.json.tmp4"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("the stale temporary %s was kept", name)
+		}
+	}
+}
+
+// TestRunFilesComplete checks the one list of the files a run owns against what a run writes:
+// a file missing from it would be neither protected by the folder check nor cleaned up.
+func TestRunFilesComplete(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := (&Run{Config: tinyConfig(t, "rope"), Dir: dir}).Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !isRunFile(e.Name()) {
+			t.Errorf("a run wrote %s, which runFiles does not list", e.Name())
+		}
+	}
+}
+
+// TestForeignFilesNotReplaced starts runs in folders holding files a run would write but that
+// are not a run's of this config: a config.yaml written by hand or of another config alone, a
+// run's file without any config.yaml. Each is refused without Overwrite, naming the folder and
+// -overwrite, and left as it was; with Overwrite the run starts.
+func TestForeignFilesNotReplaced(t *testing.T) {
+	c := tinyConfig(t, "alibi")
+	other := c
+	other.Train.Steps = 31
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"hand-written config", map[string]string{ConfigFile: "# my settings\nname: mine\n"}, ConfigFile},
+		{"another config's", map[string]string{ConfigFile: string(other.Marshal())}, "train.steps"},
+		{"a plot without config", map[string]string{PlotPNG: "my picture"}, PlotPNG},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, body := range tc.files {
+				os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+			}
+			_, err := (&Run{Config: c, Dir: dir}).Execute(context.Background())
+			if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "-overwrite") ||
+				!strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %v, want one line naming %s, %s and -overwrite", err, dir, tc.want)
+			}
+			entries, _ := os.ReadDir(dir)
+			if len(entries) != len(tc.files) {
+				t.Fatalf("the refused run left %d files, want %d", len(entries), len(tc.files))
+			}
+			for name, body := range tc.files {
+				if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != body {
+					t.Fatalf("the refused run changed %s", name)
+				}
+			}
+			if _, err := (&Run{Config: c, Dir: dir, Overwrite: true}).Execute(context.Background()); err != nil {
+				t.Fatalf("with Overwrite: %v", err)
+			}
+		})
+	}
+	// The same config's config.yaml alone is a run that stopped before its first checkpoint:
+	// it starts, and the user's other files stay.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, ConfigFile), c.Marshal(), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
+	if _, err := (&Run{Config: c, Dir: dir}).Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "mine" {
+		t.Fatal("the run touched notes.txt")
+	}
+}

@@ -4,17 +4,21 @@
 package experiments
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"gorgonia.org/tensor"
 
 	"extrapolate/data"
+	"extrapolate/internal/atomicfile"
 	"extrapolate/internal/dirlock"
 	"extrapolate/model"
 	"extrapolate/position"
@@ -30,6 +34,31 @@ const (
 	PlotSVG        = "ppl_vs_len.svg"
 	CheckpointFile = "model.ckpt"
 )
+
+// runFiles are the files a run writes in its folder: the only ones it replaces or removes, and,
+// with their temporary files, all a folder check needs to look at. Anything else in the folder is
+// the user's and stays untouched.
+var runFiles = []string{
+	ConfigFile, LogFile, ResultsCSV, ResultsJSON, PlotPNG, PlotSVG, CheckpointFile,
+	PositionsCSV, PositionsJSON, PositionsPNG, PositionsSVG,
+	PasskeyCSV, PasskeyJSON, PasskeyPNG, PasskeySVG,
+}
+
+func isRunFile(name string) bool { return slices.Contains(runFiles, name) }
+
+// runFilesIn lists the run's files that dir holds.
+func runFilesIn(dir string) ([]string, error) {
+	var found []string
+	for _, f := range runFiles {
+		_, err := os.Lstat(filepath.Join(dir, f))
+		if err == nil {
+			found = append(found, f)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("results folder: %w", err)
+		}
+	}
+	return found, nil
+}
 
 // ErrInterrupted says a run stopped on request after saving a checkpoint.
 var ErrInterrupted = errors.New("interrupted")
@@ -88,8 +117,10 @@ func (r *Run) Prepare() error {
 	return r.checkDir()
 }
 
-// checkDir refuses to replace a finished run of a different config without Overwrite, and
-// checks that the folder can be written, without writing anything.
+// checkDir refuses, without Overwrite, to replace any file of a run (runFiles) unless the folder's
+// config.yaml is this run's config, which a run writes before anything else: a finished or
+// unfinished run of another config, a config.yaml written by hand, or a run's files without
+// their config. It also checks that the folder can be written, without writing anything.
 func (r *Run) checkDir() error {
 	st, err := os.Stat(r.Dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -107,19 +138,31 @@ func (r *Run) checkDir() error {
 	if r.Overwrite {
 		return nil
 	}
+	found, err := runFilesIn(r.Dir)
+	if err != nil || len(found) == 0 {
+		return err
+	}
+	want := r.Config.Marshal()
 	old, err := os.ReadFile(filepath.Join(r.Dir, ConfigFile))
-	if err != nil {
-		return nil // no run recorded here
+	if err == nil && bytes.Equal(old, want) {
+		return nil // this config's run: it resumes or finishes
 	}
-	if string(old) != string(r.Config.Marshal()) {
-		if _, err := os.Stat(filepath.Join(r.Dir, ResultsJSON)); err == nil {
-			return fmt.Errorf("results folder %s holds a finished run of a different config (%s); use -overwrite to replace it, or -out to write elsewhere", r.Dir, describeDiff(old, r.Config.Marshal()))
-		}
-		if _, err := os.Stat(filepath.Join(r.Dir, CheckpointFile)); err == nil {
-			return fmt.Errorf("results folder %s holds an unfinished run of a different config (%s); use -overwrite to start afresh, or -out to write elsewhere", r.Dir, describeDiff(old, r.Config.Marshal()))
-		}
+	// A run under way in the folder is the reason to give, not its files: -overwrite would not help.
+	if err := dirlock.Busy(r.Dir); err != nil {
+		return fmt.Errorf("results folder %w", err)
 	}
-	return nil
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("results folder %s holds %s but no %s, so they are not this run's; use -overwrite to replace them, or -out to write elsewhere", r.Dir, strings.Join(found, ", "), ConfigFile)
+	case err != nil:
+		return fmt.Errorf("results folder: %w", err)
+	case slices.Contains(found, ResultsJSON):
+		return fmt.Errorf("results folder %s holds a finished run of a different config (%s); use -overwrite to replace it, or -out to write elsewhere", r.Dir, describeDiff(old, want))
+	case slices.Contains(found, CheckpointFile):
+		return fmt.Errorf("results folder %s holds an unfinished run of a different config (%s); use -overwrite to start afresh, or -out to write elsewhere", r.Dir, describeDiff(old, want))
+	default:
+		return fmt.Errorf("results folder %s holds a %s of a different config (%s); use -overwrite to replace it, or -out to write elsewhere", r.Dir, ConfigFile, describeDiff(old, want))
+	}
 }
 
 // Execute trains (or resumes), evaluates and writes the results. When ctx is cancelled it saves
@@ -151,21 +194,25 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	if !t.resumed {
-		// A fresh start: results of an earlier config must not outlive it here.
-		for _, f := range []string{ResultsJSON, ResultsCSV, PlotPNG, PlotSVG, LogFile, CheckpointFile,
-			PositionsCSV, PositionsJSON, PositionsPNG, PositionsSVG, PasskeyCSV, PasskeyJSON, PasskeyPNG, PasskeySVG} {
+		// A fresh start: results of an earlier config must not outlive it here. The config is
+		// written before the checkpoint, so that a folder never holds a run's files without the
+		// config they belong to.
+		for _, f := range runFiles {
+			if f == ConfigFile {
+				continue
+			}
 			if err := os.Remove(filepath.Join(r.Dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return nil, fmt.Errorf("results folder: %w", err)
 			}
+		}
+		if err := writeFile(filepath.Join(r.Dir, ConfigFile), r.Config.Marshal()); err != nil {
+			return nil, err
 		}
 		if t.shared {
 			if err := t.save(); err != nil {
 				return nil, err
 			}
 		}
-	}
-	if err := writeFile(filepath.Join(r.Dir, ConfigFile), r.Config.Marshal()); err != nil {
-		return nil, err
 	}
 	if err := t.train(ctx); err != nil {
 		if errors.Is(err, ErrDiverged) {
@@ -270,10 +317,14 @@ func checkWritable(dir string) error {
 	return nil
 }
 
+// removeStaleTemps removes the temporary files of a run's own files (runFiles) that a run which
+// died left: a user's file named alike (.env.tmp) is not the run's to remove.
 func removeStaleTemps(dir string) {
-	matches, _ := filepath.Glob(filepath.Join(dir, ".*.tmp*"))
-	for _, m := range matches {
-		os.Remove(m)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if target, ok := atomicfile.TempTarget(e.Name()); ok && isRunFile(target) && e.Type().IsRegular() {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
 	}
 }
 

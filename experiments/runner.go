@@ -31,6 +31,9 @@ func (r *Runner) Execute(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := r.Check(); err != nil {
+		return nil, err
+	}
 	for _, p := range plan {
 		if err := os.MkdirAll(filepath.Dir(p.Dir), 0o755); err != nil {
 			return nil, fmt.Errorf("results folder: %w", err)
@@ -48,8 +51,9 @@ func (r *Runner) Execute(ctx context.Context) (*Report, error) {
 			continue
 		}
 		r.say("run %d/%d: %s\n", k+1, len(plan), p.ID())
-		// Another config's run in the folder is replaced; the same config's resumes.
-		run := &Run{Config: p.Config, Dir: p.Dir, Overwrite: r.Overwrite || !sameConfigIn(p), Progress: r.Progress,
+		// The same config's run resumes; another config's is replaced only with Overwrite, as a
+		// single run's is (Check refused it above, and the run checks again under its lock).
+		run := &Run{Config: p.Config, Dir: p.Dir, Overwrite: r.Overwrite, Progress: r.Progress,
 			SharedTraining: sharedTraining(plan, k)}
 		res, err := run.Execute(ctx)
 		switch {
@@ -66,6 +70,30 @@ func (r *Runner) Execute(ctx context.Context) (*Report, error) {
 		debug.FreeOSMemory()
 	}
 	return r.WriteReport()
+}
+
+// Check refuses, before anything is written, a comparison whose shard would replace a run of
+// another config, a config.yaml written by hand, or any file a run writes that is not its own
+// (see Run.checkDir), without Overwrite: a changed setting must not silently retrain and
+// replace finished runs. It writes nothing.
+func (r *Runner) Check() error {
+	plan, err := r.Comparison.Plan(r.Dir)
+	if err != nil {
+		return err
+	}
+	if err := checkWritable(r.Dir); err != nil {
+		return inputError(err)
+	}
+	for k, p := range plan {
+		if !r.Shard.Selects(k) || (done(p) && !r.Overwrite) {
+			continue
+		}
+		run := &Run{Config: p.Config, Dir: p.Dir, Overwrite: r.Overwrite}
+		if err := run.checkDir(); err != nil {
+			return inputError(err)
+		}
+	}
+	return nil
 }
 
 func (r *Runner) say(format string, args ...any) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Starts a single-node Slurm cluster on this host from Debian's slurm-wlm and munge, for
 # slurm/test.sh and slurm/recheck.sh, which source it (as root). It sets SLURM_CONF, makes a
-# private folder $tmp, and on exit cancels what is left, stops every daemon it started and
-# removes $tmp; when the script fails it first shows the daemons' and jobs' logs. It defines
+# private folder $tmp, and on exit, or on any signal, cancels what is left, stops every daemon
+# it started, then any process of the cluster still running (SIGTERM, then SIGKILL after 5 s),
+# and removes $tmp; when the script fails it first shows the daemons' and jobs' logs. It defines
 # fail, until_ok (a bounded wait), submit (slurm/submit.sh, keeping the jobs' ids), state (a
 # job's state), report_ended, and numbers and claims (what two runs of a comparison must agree on).
 set -euo pipefail
@@ -13,7 +14,7 @@ fail() {
 	echo "${0##*/}: FAIL: $*" >&2
 	exit 1
 }
-for c in munged slurmctld slurmd sbatch squeue scontrol jq go ss pgrep; do
+for c in munged slurmctld slurmd sbatch squeue scontrol jq go ss pgrep setsid; do
 	command -v "$c" >/dev/null || fail "$c not found (apt-get install slurm-wlm munge jq)"
 done
 [ "$(id -u)" -eq 0 ] || fail "run as root: the test starts slurmd, which runs the jobs, as root"
@@ -25,10 +26,43 @@ mkdir -p "$tmp/run" "$tmp/etc" "$tmp/state" "$tmp/spool/$(hostname -s)"
 chmod 755 "$tmp/run"
 chmod 700 "$tmp/etc"
 
+# The daemons run each in a session of its own (setsid), so that a Ctrl-C, which goes to the
+# terminal's foreground process group, reaches this script alone and its cleanup can stop the
+# cluster in order. Job steps (slurmstepd) leave the daemons' sessions, and may ignore SIGTERM;
+# every process of the cluster, steps and jobs included, carries its SLURM_CONF in its
+# environment, which is how the cleanup finds what is left.
 pids=()
+# cluster_processes: the processes of this cluster still running, but this script.
+cluster_processes() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "${p#/proc/}" != $$ ] || continue
+		grep -qzxF "SLURM_CONF=$tmp/etc/slurm.conf" "$p/environ" 2>/dev/null && echo "${p#/proc/}"
+	done
+	return 0
+}
+# stop SIGNAL PID...: sends SIGNAL to each PID's process group, or to the PID when it leads none.
+stop() {
+	local sig=$1 p
+	shift
+	for p in "$@"; do
+		kill -"$sig" -- -"$p" 2>/dev/null || kill -"$sig" "$p" 2>/dev/null
+	done
+	return 0
+}
+# alive PID...: whether any of them is still running.
+alive() {
+	local p
+	for p in "$@"; do
+		kill -0 "$p" 2>/dev/null && return 0
+	done
+	return 1
+}
 cleanup() {
 	status=$?
 	set +e
+	# Whatever signal comes next, the cluster is stopped whole before this script exits.
+	trap '' INT TERM HUP QUIT
 	# Cancel what is left first, so that slurmd ends the jobs' processes before it stops.
 	if [ -n "${SLURM_CONF:-}" ] && [ -n "$(squeue -h -o %i 2>/dev/null)" ]; then
 		scancel --full $(squeue -h -o %i) 2>/dev/null
@@ -37,22 +71,28 @@ cleanup() {
 			sleep 1
 		done
 	fi
+	# The daemons, last started first, each with its session's group; SIGKILL after 5 s.
 	for ((k = ${#pids[@]} - 1; k >= 0; k--)); do
-		kill "${pids[k]}" 2>/dev/null
+		stop TERM "${pids[k]}"
 	done
-	for p in "${pids[@]}"; do
-		for _ in $(seq 50); do
-			kill -0 "$p" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -9 "$p" 2>/dev/null
+	for _ in $(seq 50); do
+		alive "${pids[@]}" || break
+		sleep 0.1
 	done
-	# A job step left behind would still name this test's folder on its command line.
-	left=$(pgrep -f "$tmp" || true)
+	stop KILL "${pids[@]}"
+	# A job step or job left behind: stopped too, with SIGKILL after 5 s, and, when nothing
+	# else went wrong, reported as a failure, since the cancel above should have ended it.
+	left=$(cluster_processes; pgrep -f "$tmp" | grep -vx $$ || true)
+	left=$(sort -un <<<"$left" | paste -sd' ')
 	if [ -n "$left" ]; then
 		echo "${0##*/}: processes left running, stopped: $left" >&2
-		kill -9 $left 2>/dev/null
-		status=1
+		kill -TERM $left 2>/dev/null
+		for _ in $(seq 50); do
+			alive $left || break
+			sleep 0.1
+		done
+		kill -KILL $left 2>/dev/null
+		[ "$status" -ne 0 ] || status=1
 	fi
 	if [ "$status" -ne 0 ]; then
 		for f in "$tmp"/*.log "$tmp"/*/slurm/*.out; do
@@ -63,6 +103,11 @@ cleanup() {
 	exit "$status"
 }
 trap cleanup EXIT
+# A signal ends the script through cleanup, with the shell's usual status for it.
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 131' QUIT
+trap 'exit 143' TERM
 
 # until SECONDS WHAT COMMAND...: runs COMMAND every half second until it succeeds, failing after
 # SECONDS with WHAT.
@@ -93,7 +138,7 @@ host=$(hostname -s)
 cpus=$(nproc)
 dd if=/dev/urandom of="$tmp/etc/munge.key" bs=1024 count=1 status=none
 chmod 400 "$tmp/etc/munge.key"
-munged -F --key-file="$tmp/etc/munge.key" --socket="$tmp/run/munge.sock" \
+setsid munged -F --key-file="$tmp/etc/munge.key" --socket="$tmp/run/munge.sock" \
 	--pid-file="$tmp/run/munged.pid" --seed-file="$tmp/etc/munge.seed" 2>"$tmp/munged.log" &
 pids+=($!)
 until_ok 10 "munged" munge -S "$tmp/run/munge.sock" -n
@@ -126,14 +171,16 @@ AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
 MinJobAge=600
+# A cancelled job that ignores SIGTERM gets SIGKILL after 2 s, not 30: the cleanup waits for it.
+KillWait=2
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
 PartitionName=local Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
 # In the foreground (-D) they log to stderr, kept in a file to show when the test fails.
-slurmctld -D -i -f "$SLURM_CONF" 2>"$tmp/slurmctld.log" &
+setsid slurmctld -D -i -f "$SLURM_CONF" 2>"$tmp/slurmctld.log" &
 pids+=($!)
 until_ok 20 "slurmctld to answer" scontrol ping
-slurmd -D -f "$SLURM_CONF" 2>"$tmp/slurmd.log" &
+setsid slurmd -D -f "$SLURM_CONF" 2>"$tmp/slurmd.log" &
 pids+=($!)
 node_idle() { [ "$(sinfo -h -n "$host" -o %T)" = idle ]; }
 until_ok 30 "node $host to be idle" node_idle

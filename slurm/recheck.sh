@@ -17,14 +17,39 @@ if [ $# -lt 3 ]; then
 	echo "usage: slurm/recheck.sh CONFIG RESULTS RUN..." >&2
 	exit 2
 fi
-config=$1 results=$(realpath -- "$2")
+config=$1
+results=$(realpath -e -- "$2" 2>/dev/null) || { echo "recheck: $2: not found (want a finished comparison's folder)" >&2; exit 2; }
 shift 2
+# A config path is taken from here; the scripts below run from the clone's root.
+case $config in
+*/*) config=$(realpath -m -- "$config") ;;
+esac
+root=$(cd "$(dirname "$0")/.." && pwd)
 for f in "$results/ppl_by_run.json" "$results/REPORT.md"; do
 	[ -f "$f" ] || { echo "recheck: $f: not found (want a finished comparison's folder)" >&2; exit 2; }
 done
+# A run name becomes a path that is removed below: it must be a label, as train requires of the
+# names it makes folders of (experiments.checkName), so that it can never leave RESULTS.
 for r in "$@"; do
+	[[ $r =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] ||
+		{ echo "recheck: RUN \"$r\": not a run name (want letters, digits, '.', '_' or '-', the first a letter or digit)" >&2; exit 2; }
 	[ -d "$results/runs/$r" ] || { echo "recheck: $results/runs/$r: no such run" >&2; exit 2; }
 done
+# CONFIG must be the comparison that produced RESULTS: every run it plans has results there of
+# exactly its config, and RESULTS holds no other run. Checked before a cluster starts; train
+# -check writes nothing.
+build=$(mktemp -d)
+(cd "$root" && go build -o "$build/train" ./cmd/train)
+if ! check=$(cd "$root" && "$build/train" -config "$config" -out "$results" -report -check 2>&1); then
+	rm -rf "$build"
+	echo "recheck: $config did not produce $results: ${check#train: }" >&2
+	exit 2
+fi
+rm -rf "$build"
+runs=$(sed -n 's/^check: comparison .*: \([0-9]*\) runs, .*/\1/p' <<<"$check")
+folders=$(find "$results/runs" -mindepth 1 -maxdepth 1 -type d | wc -l)
+[ "$folders" -eq "$runs" ] ||
+	{ echo "recheck: $results/runs holds $folders runs, but $config has $runs: $config did not produce $results" >&2; exit 2; }
 source "$(dirname "$0")/local.sh"
 
 out=$tmp/out
@@ -33,7 +58,6 @@ cp -r "$results/runs" "$out/"
 for r in "$@"; do
 	rm -rf "${out:?}/runs/$r"
 done
-runs=$(find "$results/runs" -mindepth 1 -maxdepth 1 -type d | wc -l)
 
 start=$SECONDS
 submit "$config" "$runs" "$out"

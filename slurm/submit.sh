@@ -5,7 +5,8 @@
 #	slurm/submit.sh CONFIG SHARDS OUT [train flags, e.g. -set train.steps=300]
 #
 # CONFIG is a comparison config (a bare name is looked up in configs/), SHARDS the number of array
-# tasks (at most the comparison's number of runs) and OUT the results folder, which, like this
+# tasks (at most the comparison's number of runs; both checked before anything is submitted) and
+# OUT the results folder, which, like this
 # clone and the Go installation (its source is the corpus), every node must see. The trainer is
 # built once, here, into OUT/slurm/train; the tasks' logs go beside it. sbatch's own environment
 # variables choose the partition, time limit and so on (SBATCH_PARTITION, SBATCH_TIMELIMIT, ...).
@@ -31,12 +32,25 @@ esac
 out=$(realpath -m -- "$out")
 root=$(cd "$(dirname "$0")/.." && pwd)
 logs=$out/slurm
-mkdir -p "$logs"
 
-# One build for every task. Built under a temporary name and renamed, so that a task still running
-# from an earlier submission keeps its binary.
+# One build for every task, first into a folder of its own: nothing goes into OUT before the
+# checks below pass.
+build=$(mktemp -d)
+trap 'rm -rf "$build"' EXIT
+(cd "$root" && go build -o "$build/train" ./cmd/train)
+# What every task would refuse at once is refused here, before anything is submitted: the
+# config and train flags, a folder of a run that is not this config's (without -overwrite), and
+# more shards than the comparison has runs. train -check writes nothing.
+for shard in "" "0/$shards"; do
+	if ! msg=$(cd "$root" && "$build/train" -config "$config" -out "$out" -check ${shard:+-shard "$shard"} "$@" 2>&1 >/dev/null); then
+		echo "submit: ${msg#train: }" >&2
+		exit 2
+	fi
+done
+mkdir -p "$logs"
+# Renamed into place, so that a task still running from an earlier submission keeps its binary.
 bin=$logs/train
-(cd "$root" && go build -o "$bin.new" ./cmd/train)
+mv -f "$build/train" "$bin.new"
 mv -f "$bin.new" "$bin"
 
 array=$(sbatch --parsable --chdir="$root" --array="0-$((shards - 1))" \

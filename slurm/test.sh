@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tests slurm/submit.sh on a real single-node Slurm cluster started here from Debian's slurm-wlm
-# and munge (as root). A tiny comparison of 3 runs goes in twice: as 4 shards, which every task
-# refuses, so the merge job must be cancelled; then as an array of 3 shards and a merge job, whose
+# and munge (as root). A tiny comparison of 3 runs goes in three times: as 4 shards, which
+# submit.sh refuses; as 3 shards whose config is gone when they start, so that every task fails and
+# the merge job must be cancelled; then as an array of 3 shards and a merge job, whose
 # results must equal those of one process running the same comparison — the runs are
 # deterministic, so every perplexity and every claim's verdict and numbers must be the same.
 # Every daemon it starts is stopped on exit. Waits are bounded: it fails, saying what it waited
@@ -27,14 +28,23 @@ runs:
   - {config: $root/configs/alibi.yaml}
 EOF
 
-# Failing shards: 4 shards of 3 runs, which every task refuses at once. The merge job must not
-# run, and nothing be reported.
-submit "$tmp/tiny.yaml" 4 "$tmp/bad"
+# More shards than runs: submit.sh refuses it before submitting anything.
+if msg=$(slurm/submit.sh "$tmp/tiny.yaml" 4 "$tmp/bad" 2>&1); then
+	fail "submit.sh accepted 4 shards of 3 runs: $msg"
+fi
+grep -q -- '-shard: 0/4, but the comparison has 3 runs' <<<"$msg" || fail "submit.sh's refusal of 4 shards does not give train's -shard error: $msg"
+[ ! -e "$tmp/bad" ] || fail "a refused submission wrote $tmp/bad"
+
+# Failing shards: submitted on hold, then their config is removed, so that every task fails at
+# once. The merge job must not run, and nothing be reported.
+cp "$tmp/tiny.yaml" "$tmp/gone.yaml"
+SBATCH_HOLD=1 submit "$tmp/gone.yaml" 3 "$tmp/bad"
+rm "$tmp/gone.yaml"
+scontrol release "$array" "$report"
 until_ok 120 "the merge job $report to be cancelled (array $array: $(state "$array"))" report_ended
-[ "$(state "$array")" = FAILED ] || fail "4 shards of 3 runs ended $(state "$array"), want FAILED"
+[ "$(state "$array")" = FAILED ] || fail "shards without their config ended $(state "$array"), want FAILED"
 [ "$(state "$report")" = CANCELLED ] || fail "the merge job after failed shards ended $(state "$report"), want CANCELLED"
-grep -q -- '-shard: 3/4, but the comparison has 3 runs' "$tmp"/bad/slurm/shard-*_3.out ||
-	fail "the fourth task's log does not give train's -shard error"
+grep -q 'gone.yaml' "$tmp"/bad/slurm/shard-*_2.out || fail "the third task's log does not name the missing config"
 [ ! -e "$tmp/bad/REPORT.md" ] || fail "failed shards wrote a report"
 
 start=$SECONDS

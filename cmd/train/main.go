@@ -40,11 +40,12 @@ func run() int {
 		quiet     = flag.Bool("quiet", false, "no progress output")
 		shard     = flag.String("shard", "", "comparisons: run only runs k with k mod n = i, given as i/n")
 		report    = flag.Bool("report", false, "comparisons: train nothing, write the report from the runs' results")
+		check     = flag.Bool("check", false, "check the config, flags and results folder as the command would, then stop: train and write nothing")
 		overrides sets
 	)
 	flag.Var(&overrides, "set", "override a config field, key=value with a dotted key (repeatable), e.g. -set train.steps=300")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: train -config NAME [-set key=value]... [-out DIR] [-overwrite]\n\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: train -config NAME [-set key=value]... [-out DIR] [-overwrite] [-check]\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -59,7 +60,7 @@ func run() int {
 		return 2
 	}
 	if isComparison {
-		return compare(path, overrides, *out, *shard, *report, *overwrite, *quiet)
+		return compare(path, overrides, *out, *shard, *report, *overwrite, *quiet, *check)
 	}
 	if *shard != "" || *report {
 		fmt.Fprintln(os.Stderr, "train: -shard and -report apply to comparison configs only")
@@ -82,6 +83,10 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "train:", err)
 		return 2
 	}
+	if *check {
+		fmt.Printf("check: run %s into %s: ok\n", cfg.Name, dir)
+		return 0
+	}
 	ctx, stop := interrupts()
 	defer stop()
 	res, err := r.Execute(ctx)
@@ -95,7 +100,7 @@ func run() int {
 
 // compare runs a comparison config. It exits 1 when a claim the comparison checks is not
 // reproduced, so that CI fails.
-func compare(path string, overrides []string, out, shard string, reportOnly, overwrite, quiet bool) int {
+func compare(path string, overrides []string, out, shard string, reportOnly, overwrite, quiet, checkOnly bool) int {
 	c, err := experiments.LoadComparison(path, overrides)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "train:", err)
@@ -116,6 +121,13 @@ func compare(path string, overrides []string, out, shard string, reportOnly, ove
 			fmt.Fprintln(os.Stderr, "train:", err)
 			return 2
 		}
+	}
+	if checkOnly {
+		if err := checkComparison(r, reportOnly); err != nil {
+			fmt.Fprintln(os.Stderr, "train:", err)
+			return 2
+		}
+		return 0
 	}
 	var rep *experiments.Report
 	if reportOnly {
@@ -145,6 +157,35 @@ func compare(path string, overrides []string, out, shard string, reportOnly, ove
 		return 1
 	}
 	return 0
+}
+
+// checkComparison checks what running the comparison (or, with reportOnly, writing its report)
+// would check before starting, without training or writing anything, and prints the number of
+// runs and how many have results, for scripts that submit the comparison (slurm/submit.sh).
+func checkComparison(r *experiments.Runner, reportOnly bool) error {
+	if reportOnly {
+		if err := checkReport(r); err != nil {
+			return err
+		}
+	} else if err := r.Check(); err != nil {
+		return err
+	}
+	plan, err := r.Comparison.Plan(r.Dir)
+	if err != nil {
+		return err
+	}
+	// Every run trains on the same data and is scored on the same tokens: the first run's
+	// corpus and lengths stand for all.
+	first := &experiments.Run{Config: plan[0].Config, Dir: plan[0].Dir, Overwrite: true}
+	if err := first.Prepare(); err != nil {
+		return err
+	}
+	missing, total, err := r.MissingRuns()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("check: comparison %s: %d runs, %d with results in %s: ok\n", r.Comparison.Name, total, total-len(missing), r.Dir)
+	return nil
 }
 
 // checkReport refuses -report while runs lack results: a report of some runs would compare

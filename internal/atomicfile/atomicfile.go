@@ -7,13 +7,21 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
+
+// tempInfix separates a temporary file's target from its random part: the temporary file of
+// NAME is .NAME.tmp followed by the digits os.CreateTemp puts for its "*".
+const tempInfix = ".tmp"
+
+// tempPattern is os.CreateTemp's pattern for the temporary file of target.
+func tempPattern(target string) string { return "." + target + tempInfix + "*" }
 
 // WriteFile writes data to path atomically. Its errors name path, never the temporary file,
 // whose name means nothing to the user.
 func WriteFile(path string, data []byte) error {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	f, err := os.CreateTemp(dir, tempPattern(filepath.Base(path)))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("writing %s: folder %s: %w", path, dir, cause(err))
@@ -68,4 +76,23 @@ func cause(err error) error {
 		return le.Err
 	}
 	return err
+}
+
+// TempTarget reports whether name, a file name without its folder, is that of a temporary file
+// WriteFile makes, and if so the name of the file it was to replace. A file a user named alike
+// (.env.tmp, .x.tmpl) is not one: WriteFile's random part is digits only, and never empty.
+func TempTarget(name string) (target string, ok bool) {
+	rest, ok := strings.CutPrefix(name, ".")
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndex(rest, tempInfix)
+	if i <= 0 {
+		return "", false
+	}
+	random := rest[i+len(tempInfix):]
+	if random == "" || strings.Trim(random, "0123456789") != "" {
+		return "", false
+	}
+	return rest[:i], true
 }

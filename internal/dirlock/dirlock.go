@@ -40,15 +40,9 @@ func Acquire(dir string) (*Lock, error) {
 			return nil, fmt.Errorf("locking %s: %w", dir, err)
 		}
 		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-			b := make([]byte, 32)
-			n, _ := f.ReadAt(b, 0)
-			f.Close()
+			defer f.Close()
 			if errors.Is(err, unix.EWOULDBLOCK) {
-				holder := "another process"
-				if pid, err := strconv.Atoi(strings.TrimSpace(string(b[:n]))); err == nil {
-					holder = fmt.Sprintf("process %d", pid)
-				}
-				return nil, fmt.Errorf("%s is %w: %s holds %s", dir, ErrBusy, holder, path)
+				return nil, busy(dir, f)
 			}
 			return nil, fmt.Errorf("locking %s: %w", dir, err)
 		}
@@ -63,6 +57,33 @@ func Acquire(dir string) (*Lock, error) {
 		}
 		f.Close()
 	}
+}
+
+// busy is the error for dir, whose lock file f another process holds, naming that process.
+func busy(dir string, f *os.File) error {
+	b := make([]byte, 32)
+	n, _ := f.ReadAt(b, 0)
+	holder := "another process"
+	if pid, err := strconv.Atoi(strings.TrimSpace(string(b[:n]))); err == nil {
+		holder = fmt.Sprintf("process %d", pid)
+	}
+	return fmt.Errorf("%s is %w: %s holds %s", dir, ErrBusy, holder, f.Name())
+}
+
+// Busy returns an error wrapping ErrBusy, naming the holder, when another process holds dir's
+// lock, and nil otherwise, without creating or changing anything: for checks made before a
+// command writes, whose advice (replace this folder's files) would be wrong for a folder in use.
+func Busy(dir string) error {
+	f, err := os.Open(filepath.Join(dir, File))
+	if err != nil {
+		return nil // no lock file: no holder
+	}
+	defer f.Close()
+	// A shared lock conflicts with a holder's exclusive one; it is dropped with the file.
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); errors.Is(err, unix.EWOULDBLOCK) {
+		return busy(dir, f)
+	}
+	return nil
 }
 
 func (l *Lock) writePID() error {
