@@ -5,6 +5,7 @@
 //	go run ./cmd/bench -config A                 # ms/step, tokens/s, GFLOP/s, allocations, memory
 //	go run ./cmd/bench -config A -eval 16        # evaluation at 16x the training length
 //	go run ./cmd/bench -config B -torch -rounds 5  # alternate with PyTorch, report the median ratio
+//	go run ./cmd/bench -config B -concurrent 1,2,3 -torch  # 1, 2, 3 copies at once: aggregate tokens/s
 package main
 
 import (
@@ -94,6 +95,7 @@ func run() int {
 		python  = flag.String("python", "/usr/bin/python3", "with -torch, the Python that has torch")
 		script  = flag.String("script", filepath.Join("bench", "torch_ref.py"), "with -torch, the reference script")
 		scheme  = flag.String("scheme", "", "position scheme (default: learned for training, as torch_ref.py has; rope with -eval)")
+		copies  = flag.String("concurrent", "", "run this many copies at once, each count in turn (1,2,3), and print their aggregate tokens/s; with -torch, PyTorch's too")
 	)
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -119,6 +121,32 @@ func run() int {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			return 2
 		}
+	}
+	if *copies != "" {
+		ks, err := parseCopies(*copies)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 2
+		}
+		self, err := os.Executable()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+		// Each copy measures what this command would alone: the same flags but these two.
+		args := []string{"-config", *cfgName, "-steps", fmt.Sprint(*steps), "-warmup", fmt.Sprint(*warmup), "-stock-ops=" + fmt.Sprint(*stock), "-eval", fmt.Sprint(*eval)}
+		if *scheme != "" {
+			args = append(args, "-scheme", *scheme)
+		}
+		sides := []side{{"go", func() *exec.Cmd { return exec.Command(self, args...) }}}
+		if *torch {
+			sides = append(sides, side{"torch", func() *exec.Cmd {
+				return exec.Command(*python, *script, "--config", *cfgName, "--steps", fmt.Sprint(*steps), "--warmup", fmt.Sprint(*warmup), "--quiet")
+			}})
+		}
+		return contention(*cfgName, ks, *rounds, sides)
+	}
+	if *torch {
 		return compareTorch(*cfgName, *rounds, *steps, *warmup, *stock, *python, *script)
 	}
 	res, err := measure(*cfgName, c, *steps, *warmup, *stock, *eval, s)

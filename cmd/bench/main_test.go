@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,6 +35,9 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-config", "tiny", "-steps", "0"}, "-steps: 0"},
 		{[]string{"-config", "tiny", "-steps", "5", "-warmup", "5"}, "-steps"},
 		{[]string{"-config", "tiny", "extra"}, "extra"},
+		{[]string{"-config", "tiny", "-concurrent", "0"}, "-concurrent"},
+		{[]string{"-config", "tiny", "-concurrent", "1,x"}, "-concurrent"},
+		{[]string{"-config", "tiny", "-concurrent", "17"}, "-concurrent"},
 	} {
 		code, stdout, stderr := cmdtest.Run(t, binary, "", c.args...)
 		msg := strings.TrimSpace(stderr)
@@ -55,5 +61,45 @@ func TestTiny(t *testing.T) {
 		if code != 0 || !strings.Contains(stdout, c.mode) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %s", c.args, code, stdout, stderr, c.mode)
 		}
+	}
+}
+
+// TestConcurrent runs one and two copies at once of each side, PyTorch's a stand-in script that
+// prints a fixed rate, and checks the aggregates: the stand-in's two copies sum to twice its
+// rate, and every copy of ours was measured.
+func TestConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "torch_ref.py")
+	if err := os.WriteFile(script, []byte(`print('{"tokens_per_s": 1000, "step_ms_median": 1}')`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	python := "/usr/bin/python3"
+	if _, err := os.Stat(python); err != nil {
+		t.Skip("no /usr/bin/python3 for the stand-in script")
+	}
+	code, stdout, stderr := cmdtest.Run(t, binary, "", "-config", "tiny", "-steps", "4", "-warmup", "1", "-concurrent", "1,2", "-rounds", "1",
+		"-torch", "-python", python, "-script", script)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got struct {
+		Go []struct {
+			Copies    int     `json:"copies"`
+			Aggregate float64 `json:"aggregate_tokens_per_s"`
+		} `json:"go"`
+		Torch []struct {
+			Copies    int     `json:"copies"`
+			Aggregate float64 `json:"aggregate_tokens_per_s"`
+		} `json:"torch"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	if len(got.Go) != 2 || len(got.Torch) != 2 || got.Go[1].Copies != 2 || !(got.Go[0].Aggregate > 0) || !(got.Go[1].Aggregate > 0) ||
+		got.Torch[0].Aggregate != 1000 || got.Torch[1].Aggregate != 2000 {
+		t.Fatalf("rows %+v", got)
+	}
+	if !strings.Contains(stderr, "aggregate tokens/s") {
+		t.Errorf("no table on stderr:\n%s", stderr)
 	}
 }
