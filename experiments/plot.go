@@ -66,6 +66,18 @@ func curveOf(label string, runs []*Result) curve {
 	return c
 }
 
+// curveLabel is a curve's label in a legend, with the lengths it has no point at and why.
+func curveLabel(c curve) string {
+	label := c.Label
+	if len(c.NotApplicable) > 0 {
+		label += fmt.Sprintf(" (n/a from %d)", c.NotApplicable[0])
+	}
+	if len(c.NonFinite) > 0 {
+		label += fmt.Sprintf(" (non-finite at %s)", joinInts(c.NonFinite))
+	}
+	return label
+}
+
 // meanStd returns the mean and the sample standard deviation (0 for a single value).
 func meanStd(x []float64) (mean, std float64) {
 	if len(x) == 0 {
@@ -149,13 +161,7 @@ func writePlotAs(dir, png, svg, title string, trainLen int, curves []curve) (err
 	lo, hi := math.Inf(1), math.Inf(-1)
 	minX, maxX := float64(trainLen), float64(trainLen)
 	for i, c := range curves {
-		label := c.Label
-		if len(c.NotApplicable) > 0 {
-			label += fmt.Sprintf(" (n/a from %d)", c.NotApplicable[0])
-		}
-		if len(c.NonFinite) > 0 {
-			label += fmt.Sprintf(" (non-finite at %s)", joinInts(c.NonFinite))
-		}
+		label := curveLabel(c)
 		if len(c.Lengths) == 0 {
 			continue
 		}

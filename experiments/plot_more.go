@@ -24,10 +24,12 @@ type positionCurve struct {
 	Positions []PositionBucket
 }
 
-// line is one line of a plot: points and a legend label.
+// line is one line of a plot: points, a legend label and, for a comparison's series, its style;
+// without one, lines take the palette's colours in turn.
 type line struct {
 	Label string
 	XYs   plotter.XYs
+	Style *style
 }
 
 // writePositionPlot draws loss against position in the window (log axis: the number of tokens
@@ -82,9 +84,13 @@ func writeLines(png, svg, title, xLabel, yLabel string, trainLen int, unit bool,
 		if err != nil {
 			return err
 		}
-		ln.Color = palette[i%len(palette)]
-		ln.Width = vg.Points(1.5)
-		ln.Dashes = plotutil.Dashes(i / len(palette))
+		if l.Style != nil {
+			l.Style.apply(ln, nil)
+		} else {
+			ln.Color = palette[i%len(palette)]
+			ln.Width = vg.Points(1.5)
+			ln.Dashes = plotutil.Dashes(i / len(palette))
+		}
 		p.Add(ln)
 		legend.Add(l.Label, ln)
 	}

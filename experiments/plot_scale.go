@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -12,8 +11,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // writeScaleFigure draws a claim's deciding ratio at each grid point against the model's weights
@@ -108,31 +105,6 @@ func (rep *Report) writeScaleFigure(dir, id string) (err error) {
 	}
 	byParams.Title.Text = fmt.Sprintf("%s: %s (limit %g, dashed)", id, what, limit)
 	byTokens.Title.Text = " "
-	return savePanels(filepath.Join(dir, png), filepath.Join(dir, scaleFigure(id, "svg")), []*plot.Plot{byParams, byTokens})
-}
-
-// savePanels writes plots side by side, as PNG and SVG.
-func savePanels(png, svg string, plots []*plot.Plot) error {
-	const width, height = 11.5 * vg.Inch, 4.5 * vg.Inch
-	tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Inch / 4, PadTop: vg.Inch / 8, PadBottom: vg.Inch / 8, PadLeft: vg.Inch / 8, PadRight: vg.Inch / 4}
-	for _, format := range []struct{ path, ext string }{{png, "png"}, {svg, "svg"}} {
-		var c vg.CanvasWriterTo
-		if format.ext == "png" {
-			c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(110))}
-		} else {
-			c = vgsvg.New(width, height)
-		}
-		canvases := plot.Align([][]*plot.Plot{plots}, tiles, draw.New(c))
-		for i, p := range plots {
-			p.Draw(canvases[0][i])
-		}
-		var b bytes.Buffer
-		if _, err := c.WriteTo(&b); err != nil {
-			return err
-		}
-		if err := writeFile(format.path, b.Bytes()); err != nil {
-			return err
-		}
-	}
-	return nil
+	fig := panels{Plots: []*plot.Plot{byParams, byTokens}, Cols: 2, Width: 11.5 * vg.Inch, Height: 4.5 * vg.Inch}
+	return savePanels(filepath.Join(dir, png), filepath.Join(dir, scaleFigure(id, "svg")), fig)
 }

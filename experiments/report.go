@@ -157,18 +157,7 @@ func (rep *Report) write(dir string) error {
 	if err := writeJSON(filepath.Join(dir, ComparisonJSON), rep); err != nil {
 		return err
 	}
-	var curves []curve
-	for _, s := range rep.Series {
-		var runs []*Result
-		for _, r := range rep.Runs {
-			if r.Label == s.Label && r.Result.Status == "ok" {
-				runs = append(runs, r.Result)
-			}
-		}
-		curves = append(curves, curveOf(s.Label, runs))
-	}
-	title := fmt.Sprintf("%s: trained at %d tokens, mean ± std over %d seeds", rep.Comparison.Name, rep.TrainLen, len(rep.Comparison.Seeds))
-	if err := writePlotAs(dir, ComparisonPNG, ComparisonSVG, title, rep.TrainLen, curves); err != nil {
+	if err := rep.writePerplexityFigure(dir); err != nil {
 		return err
 	}
 	if err := rep.writePositions(dir); err != nil {
@@ -245,6 +234,7 @@ func (rep *Report) markdown() []byte {
 	p("Every run trains a %d-layer, %d-wide, %d-head model (about %d weights) for %d steps of %d sequences at length %d on %s, with seeds %s, and scores the same %d validation tokens at every length, in %s.\n\n",
 		first.Model.Layers, first.Model.DModel, first.Model.Heads, res0.Params, first.Train.Steps, first.Train.BatchSize, rep.TrainLen, res0.Corpus, strings.Join(seeds, ", "), first.Eval.Tokens, first.Eval.Protocol())
 	p("![perplexity against evaluation length](%s)\n\n", ComparisonPNG)
+	p("The figure has %s.\n\n", rep.panelsNote())
 
 	p("## Perplexity (mean ± standard deviation over seeds)\n\n| run | position |")
 	for _, n := range rep.Lengths {

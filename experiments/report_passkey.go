@@ -117,7 +117,7 @@ func (rep *Report) writePasskey(dir string) error {
 	}
 	var lines []line
 	for _, sp := range sps {
-		l := line{Label: sp.Label}
+		l := line{Label: sp.Label, Style: rep.styleOf(sp.Label)}
 		for _, st := range sp.ByLength {
 			if st.Seeds == 0 {
 				continue

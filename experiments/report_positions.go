@@ -3,8 +3,10 @@ package experiments
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 )
 
@@ -24,20 +26,9 @@ type SeriesPositions struct {
 func (rep *Report) positions() ([]SeriesPositions, error) {
 	var out []SeriesPositions
 	for _, s := range rep.Series {
-		byLen := map[int][][]PositionBucket{}
-		for _, r := range rep.Runs {
-			if r.Label != s.Label || r.Result.Status != "ok" || r.Dir == "" {
-				continue
-			}
-			pls, err := readPositions(r.Dir)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", r.Dir, err)
-			}
-			for _, pl := range pls {
-				if pl.Applicable {
-					byLen[pl.Length] = append(byLen[pl.Length], pl.Positions)
-				}
-			}
+		byLen, err := rep.seedPositions(s.Label)
+		if err != nil {
+			return nil, err
 		}
 		for _, n := range rep.Lengths {
 			runs := byLen[n]
@@ -45,21 +36,8 @@ func (rep *Report) positions() ([]SeriesPositions, error) {
 				continue
 			}
 			sp := SeriesPositions{Label: s.Label, Position: s.Position, Length: n, Seeds: len(runs)}
-			for k, b := range runs[0] {
-				var losses []float64
-				tokens := 0
-				for _, r := range runs {
-					// Every seed scores the same tokens in the same buckets; a run that does not
-					// (another protocol) is a mistake, not something to average over.
-					if len(r) != len(runs[0]) || r[k].From != b.From || r[k].To != b.To {
-						return nil, fmt.Errorf("%s at length %d: seeds have different position buckets", s.Label, n)
-					}
-					losses = append(losses, r[k].Loss)
-					tokens += r[k].Tokens
-				}
-				m, sd := meanStd(losses)
-				sp.Positions = append(sp.Positions, PositionBucket{From: b.From, To: b.To, Tokens: tokens, Loss: m})
-				sp.Std = append(sp.Std, sd)
+			if sp.Positions, sp.Std, err = averageSeeds(runs); err != nil {
+				return nil, fmt.Errorf("%s at length %d: %w", s.Label, n, err)
 			}
 			out = append(out, sp)
 		}
@@ -67,8 +45,51 @@ func (rep *Report) positions() ([]SeriesPositions, error) {
 	return out, nil
 }
 
+// averageSeeds gives the mean and standard deviation over seeds of each bucket's loss, and its
+// tokens summed over seeds.
+func averageSeeds(seeds [][]PositionBucket) ([]PositionBucket, []float64, error) {
+	mean := slices.Clone(seeds[0])
+	std := make([]float64, len(mean))
+	for k, b := range mean {
+		var losses []float64
+		tokens := 0
+		for _, r := range seeds {
+			// Every seed scores the same tokens in the same buckets; a run that does not
+			// (another protocol) is a mistake, not something to average over.
+			if len(r) != len(mean) || r[k].From != b.From || r[k].To != b.To {
+				return nil, nil, errors.New("seeds have different position buckets")
+			}
+			losses, tokens = append(losses, r[k].Loss), tokens+r[k].Tokens
+		}
+		mean[k].Tokens = tokens
+		mean[k].Loss, std[k] = meanStd(losses)
+	}
+	return mean, std, nil
+}
+
+// seedPositions reads the loss by position of a label's ok runs: by length, a list of buckets per
+// seed.
+func (rep *Report) seedPositions(label string) (map[int][][]PositionBucket, error) {
+	byLen := map[int][][]PositionBucket{}
+	for _, r := range rep.Runs {
+		if r.Label != label || r.Result.Status != "ok" || r.Dir == "" {
+			continue
+		}
+		pls, err := readPositions(r.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.Dir, err)
+		}
+		for _, pl := range pls {
+			if pl.Applicable {
+				byLen[pl.Length] = append(byLen[pl.Length], pl.Positions)
+			}
+		}
+	}
+	return byLen, nil
+}
+
 // writePositions writes the comparison's loss by position (every label and length, mean ± std
-// over seeds) and its plot: a line per label, at the longest length the label was scored at.
+// over seeds) and its figure.
 func (rep *Report) writePositions(dir string) error {
 	sps, err := rep.positions()
 	if err != nil || len(sps) == 0 {
@@ -95,12 +116,7 @@ func (rep *Report) writePositions(dir string) error {
 	}{rep.TrainLen, protocol, sps}); err != nil {
 		return err
 	}
-	var curves []positionCurve
-	for _, sp := range longestPerLabel(sps) {
-		curves = append(curves, positionCurve{Label: fmt.Sprintf("%s (length %d)", sp.Label, sp.Length), Positions: sp.Positions})
-	}
-	title := fmt.Sprintf("%s: loss by position, mean over %d seeds, %s", rep.Comparison.Name, len(rep.Comparison.Seeds), protocol)
-	return writePositionPlot(filepath.Join(dir, ComparisonPositionsPNG), filepath.Join(dir, ComparisonPositionsSVG), title, rep.TrainLen, curves)
+	return rep.writePositionsFigure(dir, protocol)
 }
 
 // longestPerLabel keeps each label's longest length, in label order.
@@ -124,6 +140,7 @@ func (rep *Report) positionsMarkdown(b *bytes.Buffer) {
 	}
 	fmt.Fprintf(b, "\n## Loss by position\n\n![loss by position in the window](%s)\n\n", ComparisonPositionsPNG)
 	fmt.Fprintf(b, "Mean loss of the tokens at each position of the window, at each run's longest evaluation length (mean over seeds; exact positions up to %d, then %d log-spaced buckets per doubling). ", exactSpan*rep.TrainLen, bucketsPerOctave)
+	fmt.Fprintf(b, "The figure averages them in octaves of positions (0, 1, 2–3, 4–7, …), %s. ", rep.panelsNote())
 	fmt.Fprintf(b, "Where a curve turns up past the training length (%d) is where the scheme breaks. Every length and bucket, with the standard deviation over seeds, is in `%s`.\n\n", rep.TrainLen, ComparisonPositionsCSV)
 	fmt.Fprintf(b, "| run | length | loss at 1..%d | at %d..%d | at %d..%d |\n|---|---:|---:|---:|---:|\n", rep.TrainLen, rep.TrainLen+1, 4*rep.TrainLen, 4*rep.TrainLen+1, 16*rep.TrainLen)
 	for _, sp := range longestPerLabel(sps) {

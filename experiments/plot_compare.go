@@ -1,0 +1,75 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+
+	"gonum.org/v1/plot/plotter"
+)
+
+// writePerplexityFigure draws every series' perplexity against evaluation length, mean ± std
+// over seeds, in a panel per family of schemes, into ComparisonPNG and ComparisonSVG.
+func (rep *Report) writePerplexityFigure(dir string) error {
+	lines := make([]seriesLine, len(rep.Series))
+	for i, s := range rep.Series {
+		var runs []*Result
+		for _, r := range rep.Runs {
+			if r.Label == s.Label && r.Result.Status == "ok" {
+				runs = append(runs, r.Result)
+			}
+		}
+		lines[i] = perplexityLine(curveOf(s.Label, runs))
+	}
+	f := familyFigure{
+		Title:  fmt.Sprintf("%s: perplexity, trained at %d tokens, mean ± std over %d seeds", rep.Comparison.Name, rep.TrainLen, len(rep.Comparison.Seeds)),
+		XLabel: "evaluation length (tokens, log scale)", YLabel: "perplexity (log scale)",
+		LogY: true, TrainLen: rep.TrainLen, Lines: lines, Styles: rep.styles(), Families: rep.byFamily(), Reference: rep.reference(),
+	}
+	return f.save(filepath.Join(dir, ComparisonPNG), filepath.Join(dir, ComparisonSVG))
+}
+
+// perplexityLine is a curve's line: on a log axis a bar cannot reach 0, so the lower one stops
+// at a tenth of the mean.
+func perplexityLine(c curve) seriesLine {
+	l := seriesLine{Label: curveLabel(c)}
+	for j, n := range c.Lengths {
+		l.XYs = append(l.XYs, plotter.XY{X: float64(n), Y: c.Mean[j]})
+		l.Low = append(l.Low, math.Min(c.Std[j], 0.9*c.Mean[j]))
+		l.High = append(l.High, c.Std[j])
+	}
+	return l
+}
+
+// writePositionsFigure draws every series' loss by position at its longest length, in octave bins
+// of positions, mean ± std over seeds, in a panel per family.
+func (rep *Report) writePositionsFigure(dir, protocol string) error {
+	binned, err := rep.binnedPositions()
+	if err != nil {
+		return err
+	}
+	longest := 0
+	for _, b := range binned {
+		longest = max(longest, b.Length)
+	}
+	lines := make([]seriesLine, len(rep.Series))
+	for i, b := range binned {
+		lines[i].Label = rep.Series[i].Label
+		if b.Length != longest {
+			lines[i].Label += fmt.Sprintf(" (length %d)", b.Length)
+		}
+		for k, p := range b.Bins {
+			// At the bin's geometric middle in tokens seen, position+1.
+			x := math.Sqrt(float64(p.From+1) * float64(p.To+1))
+			lines[i].XYs = append(lines[i].XYs, plotter.XY{X: x, Y: p.Loss})
+			lines[i].Low, lines[i].High = append(lines[i].Low, b.Std[k]), append(lines[i].High, b.Std[k])
+		}
+	}
+	f := familyFigure{
+		Title: fmt.Sprintf("%s: loss by position at length %d, in octaves of positions, mean ± std over %d seeds, %s",
+			rep.Comparison.Name, longest, len(rep.Comparison.Seeds), protocol),
+		XLabel: "tokens seen (position in the window + 1, log scale)", YLabel: "loss (nats per token)",
+		TrainLen: rep.TrainLen, Lines: lines, Styles: rep.styles(), Families: rep.byFamily(), Reference: rep.reference(),
+	}
+	return f.save(filepath.Join(dir, ComparisonPositionsPNG), filepath.Join(dir, ComparisonPositionsSVG))
+}

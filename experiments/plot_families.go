@@ -1,0 +1,168 @@
+package experiments
+
+import (
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// seriesLine is one series' line in a comparison's figure.
+type seriesLine struct {
+	Label string
+	XYs   plotter.XYs
+	// Low and High are the error bars below and above each point; nil for none.
+	Low, High []float64
+}
+
+// familyFigure is a comparison figure with a panel per family of position schemes.
+type familyFigure struct {
+	Title, XLabel, YLabel string
+	LogY                  bool
+	TrainLen              int
+	// Lines and Styles are by series of the report, Families the indices of each family's
+	// lines, and Reference the index of the line every panel draws, or -1.
+	Lines     []seriesLine
+	Styles    []style
+	Families  [families][]int
+	Reference int
+}
+
+// save draws a panel per family with a line to draw, all on the same axes so that panels compare.
+func (f familyFigure) save(png, svg string) (err error) {
+	defer recoverDrawing(png, &err)
+	var members [][]int
+	var titles []string
+	for fam, idx := range f.Families {
+		var drawn []int
+		for _, i := range idx {
+			if len(f.Lines[i].XYs) > 0 {
+				drawn = append(drawn, i)
+			}
+		}
+		if len(drawn) > 0 {
+			members, titles = append(members, drawn), append(titles, family(fam).title())
+		}
+	}
+	if len(members) == 0 {
+		return nil
+	}
+	xr, yr := f.ranges()
+	cols := min(2, len(members))
+	fig := panels{Title: f.Title, XLabel: f.XLabel, Cols: cols, LegendWidth: 1.9 * vg.Inch}
+	for k, idx := range members {
+		p, legend, err := f.panel(titles[k], idx, xr, yr)
+		if err != nil {
+			return err
+		}
+		if k%cols == 0 {
+			p.Y.Label.Text = f.YLabel
+		}
+		fig.Plots, fig.Legends = append(fig.Plots, p), append(fig.Legends, legend)
+	}
+	rows := (len(members) + cols - 1) / cols
+	// One panel is drawn wider, for the title to fit.
+	fig.Width = max(vg.Length(cols)*(4.8*vg.Inch+fig.LegendWidth)+0.5*vg.Inch, 11.5*vg.Inch)
+	fig.Height = vg.Length(rows)*3.6*vg.Inch + 0.9*vg.Inch
+	return savePanels(png, svg, fig)
+}
+
+// axisRange is the extent of an axis, shared by every panel.
+type axisRange struct{ Min, Max float64 }
+
+// ranges spans every line's points and error bars, and the training length; on a log y axis a
+// bar stops above 0.
+func (f familyFigure) ranges() (x, y axisRange) {
+	x = axisRange{float64(f.TrainLen), float64(f.TrainLen)}
+	y = axisRange{math.Inf(1), math.Inf(-1)}
+	for _, l := range f.Lines {
+		for j, xy := range l.XYs {
+			lo, hi := xy.Y, xy.Y
+			if l.Low != nil {
+				lo, hi = lo-l.Low[j], hi+l.High[j]
+			}
+			x = axisRange{math.Min(x.Min, xy.X), math.Max(x.Max, xy.X)}
+			y = axisRange{math.Min(y.Min, lo), math.Max(y.Max, hi)}
+		}
+	}
+	x = axisRange{x.Min / 1.2, x.Max * 1.2}
+	if f.LogY {
+		return x, axisRange{math.Max(y.Min, 1e-3) * 0.9, y.Max * 1.1}
+	}
+	pad := math.Max((y.Max-y.Min)*0.05, 1e-3)
+	return x, axisRange{y.Min - pad, y.Max + pad}
+}
+
+// panel draws the lines idx of one family over the reference's, which comes first also when it is
+// one of them, and the training length.
+func (f familyFigure) panel(title string, idx []int, xr, yr axisRange) (*plot.Plot, *plot.Legend, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, pow2Ticks{}
+	if f.LogY {
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
+	}
+	p.Add(plotter.NewGrid())
+	legend := plot.NewLegend()
+	legend.Top, legend.Left = true, true
+	legend.TextStyle.Font.Size = vg.Points(10)
+	if r := f.Reference; r >= 0 && len(f.Lines[r].XYs) > 0 {
+		if err := addLine(p, &legend, f.Lines[r], f.Styles[r], " (reference)"); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, i := range idx {
+		if i == f.Reference {
+			continue
+		}
+		if err := addLine(p, &legend, f.Lines[i], f.Styles[i], ""); err != nil {
+			return nil, nil, err
+		}
+	}
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xr.Min, xr.Max, yr.Min, yr.Max
+	if err := markTrainLen(p, &legend, f.TrainLen); err != nil {
+		return nil, nil, err
+	}
+	return p, &legend, nil
+}
+
+// addLine draws a line in its style, with its error bars when they show a spread, and adds it
+// to the legend with the suffix after its label.
+func addLine(p *plot.Plot, legend *plot.Legend, l seriesLine, s style, suffix string) error {
+	ln, err := plotter.NewLine(l.XYs)
+	if err != nil {
+		return err
+	}
+	var pts *plotter.Scatter
+	if s.Shape != nil {
+		if pts, err = plotter.NewScatter(l.XYs); err != nil {
+			return err
+		}
+	}
+	s.apply(ln, pts)
+	p.Add(ln)
+	if pts != nil {
+		p.Add(pts)
+		legend.Add(l.Label+suffix, ln, pts)
+	} else {
+		legend.Add(l.Label+suffix, ln)
+	}
+	if l.Low == nil || !hasSpread(l.High) {
+		return nil
+	}
+	errs := make(plotter.YErrors, len(l.XYs))
+	for j := range errs {
+		errs[j] = struct{ Low, High float64 }{l.Low[j], l.High[j]}
+	}
+	bars, err := plotter.NewYErrorBars(struct {
+		plotter.XYs
+		plotter.YErrors
+	}{l.XYs, errs})
+	if err != nil {
+		return err
+	}
+	bars.Color = s.Color
+	p.Add(bars)
+	return nil
+}

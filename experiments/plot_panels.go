@@ -1,0 +1,103 @@
+package experiments
+
+import (
+	"bytes"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// panels is a figure of plots in a grid, their axes aligned, each with its legend, if any, in a
+// column of its own to its right, under a title for them all, if any.
+type panels struct {
+	Title string
+	// XLabel, if any, is written under each column's lowest plot, centred on its data: gonum
+	// places a log axis's own label's box at the arithmetic middle of the axis, near its right
+	// end, and pads the plot to fit it there.
+	XLabel string
+	// Plots fill the grid row by row; a nil plot leaves its tile empty.
+	Plots []*plot.Plot
+	// Legends are by plot; a nil legend, or no Legends, leaves no column.
+	Legends       []*plot.Legend
+	Cols          int
+	Width, Height vg.Length
+	// LegendWidth is the width of each legend's column, when there are legends.
+	LegendWidth vg.Length
+}
+
+// savePanels writes a figure of panels as PNG and SVG.
+func savePanels(png, svg string, fig panels) error {
+	for _, format := range []struct{ path, ext string }{{png, "png"}, {svg, "svg"}} {
+		var c vg.CanvasWriterTo
+		if format.ext == "png" {
+			c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(fig.Width, fig.Height), vgimg.UseDPI(110))}
+		} else {
+			c = vgsvg.New(fig.Width, fig.Height)
+		}
+		fig.draw(draw.New(c))
+		var b bytes.Buffer
+		if _, err := c.WriteTo(&b); err != nil {
+			return err
+		}
+		if err := writeFile(format.path, b.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// draw lays the figure out on dc: the legends' columns are the padding right of each tile, so
+// that plot.Align, which aligns the plots' data areas, leaves them free.
+func (fig panels) draw(dc draw.Canvas) {
+	rows := (len(fig.Plots) + fig.Cols - 1) / fig.Cols
+	tiles := draw.Tiles{Rows: rows, Cols: fig.Cols, PadX: vg.Inch / 4, PadY: vg.Inch / 8,
+		PadTop: vg.Inch / 8, PadBottom: vg.Inch / 8, PadLeft: vg.Inch / 8, PadRight: vg.Inch / 4}
+	if len(fig.Legends) > 0 {
+		tiles.PadX += fig.LegendWidth
+		tiles.PadRight += fig.LegendWidth
+	}
+	if fig.Title != "" {
+		sty := plot.New().Title.TextStyle
+		sty.Font.Size = vg.Points(13)
+		dc.FillText(sty, vg.Point{X: fig.Width / 2, Y: fig.Height - tiles.PadTop}, fig.Title)
+		tiles.PadTop += sty.Height(fig.Title) + vg.Inch/8
+	}
+	label := plot.New().X.Label.TextStyle
+	if fig.XLabel != "" {
+		tiles.PadBottom += label.Height(fig.XLabel) + vg.Inch/16
+	}
+	grid := make([][]*plot.Plot, rows)
+	for i := range grid {
+		grid[i] = make([]*plot.Plot, fig.Cols)
+		copy(grid[i], fig.Plots[i*fig.Cols:])
+	}
+	canvases := plot.Align(grid, tiles, dc)
+	lowest := slices.Repeat([]int{-1}, fig.Cols) // by column, the index of its lowest plot
+	for i, p := range fig.Plots {
+		if p == nil {
+			continue
+		}
+		lowest[i%fig.Cols] = i
+		p.Draw(canvases[i/fig.Cols][i%fig.Cols])
+		if i < len(fig.Legends) && fig.Legends[i] != nil {
+			tile := tiles.At(dc, i%fig.Cols, i/fig.Cols)
+			fig.Legends[i].Draw(draw.Crop(tile, tile.Max.X-tile.Min.X+vg.Inch/6, fig.LegendWidth, 0, 0))
+		}
+	}
+	if fig.XLabel == "" {
+		return
+	}
+	label.YAlign = draw.YTop
+	for _, i := range lowest {
+		if i < 0 {
+			continue
+		}
+		c := canvases[i/fig.Cols][i%fig.Cols]
+		data := fig.Plots[i].DataCanvas(c)
+		dc.FillText(label, vg.Point{X: (data.Min.X + data.Max.X) / 2, Y: c.Min.Y - vg.Inch/32}, fig.XLabel)
+	}
+}
