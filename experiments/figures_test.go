@@ -41,7 +41,7 @@ func TestFamiliesOfCommittedComparisons(t *testing.T) {
 		"rope_yarn": familyRoPE, "rope_llama3": familyRoPE, "rope_partial": familyRoPE, "xpos": familyRoPE,
 		"alibi": familyBias, "t5": familyBias, "kerple": familyBias, "fire": familyBias,
 		"rope_nope_mix": familyTemperature, "nope_logn": familyTemperature, "rope_logn": familyTemperature,
-		"nope_ssmax":   familyTemperature,
+		"nope_ssmax": familyTemperature, "nope_logn_train": familyTemperature, "rope_logn_train": familyTemperature,
 		"rope_yarn_ft": familyRoPE,
 	}
 	for _, name := range []string{"compare", "compare_large", "passkey"} {
@@ -64,8 +64,8 @@ func TestFamiliesOfCommittedComparisons(t *testing.T) {
 			t.Errorf("%s: reference %d, want rope", name, r)
 		}
 	}
-	if n := len(plannedReport(t, "compare").Series); n != 19 {
-		t.Errorf("compare has %d series, want 19", n)
+	if n := len(plannedReport(t, "compare").Series); n != 21 {
+		t.Errorf("compare has %d series, want 21", n)
 	}
 }
 
