@@ -82,6 +82,10 @@ func TestGridRunEqualsRunAlone(t *testing.T) {
 			t.Errorf("REPORT.md lacks %q:\n%s", want, md)
 		}
 	}
+	point, _ := os.ReadFile(filepath.Join(out, "wide", ReportFile))
+	if !strings.Contains(string(point), "x-transformers' RelativePositionBias") {
+		t.Errorf("the point's REPORT.md does not state how T5's table is trained:\n%s", point)
+	}
 	if s := rep.Summary(); !strings.Contains(s, "alibi_flat") || !strings.Contains(s, "wide") {
 		t.Errorf("summary:\n%s", s)
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"extrapolate/position"
 )
 
 // RunResult is one finished (or failed) run of a comparison.
@@ -233,6 +235,13 @@ func (rep *Report) markdown() []byte {
 	p("Produced by `%s` on %s with %s (%s/%s, %d CPUs).\n", rep.Command, rep.Generated.Format("2006-01-02"), res0.GoVersion, runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
 	p("Every run trains a %d-layer, %d-wide, %d-head model (about %d weights) for %d steps of %d sequences at length %d on %s, with seeds %s, and scores the same %d validation tokens at every length, in %s.\n\n",
 		first.Model.Layers, first.Model.DModel, first.Model.Heads, res0.Params, first.Train.Steps, first.Train.BatchSize, rep.TrainLen, res0.Corpus, strings.Join(seeds, ", "), first.Eval.Tokens, first.Eval.Protocol())
+	if src := rep.sources(); len(src) > 0 {
+		p("How the position schemes' own weights are set and trained, each choice with its source:\n\n")
+		for _, line := range src {
+			p("- %s\n", line)
+		}
+		p("\n")
+	}
 	p("![perplexity against evaluation length](%s)\n\n", ComparisonPNG)
 	p("The figure has %s.\n\n", rep.panelsNote())
 
@@ -435,4 +444,30 @@ func (rep *Report) firstSeries(match func(Config) bool) *Series {
 		return ss[0]
 	}
 	return nil
+}
+
+// sources lists, once each, how the schemes of the comparison's runs set and train their own
+// weights (position.Sourced), those of a mix's layers included.
+func (rep *Report) sources() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(s position.Scheme) {
+		if src, ok := s.(position.Sourced); ok && !seen[src.Sources()] {
+			seen[src.Sources()] = true
+			out = append(out, src.Sources())
+		}
+	}
+	for _, r := range rep.Runs {
+		s, _, err := r.Config.Schemes()
+		if err != nil {
+			continue
+		}
+		add(s)
+		if pl, ok := s.(position.PerLayer); ok {
+			for l := 0; l < r.Config.Model.Layers; l++ {
+				add(pl.LayerScheme(l))
+			}
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package position
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -299,5 +300,33 @@ func TestTrainingSettings(t *testing.T) {
 				t.Errorf("%s: lr_scale %v accepted", scheme, bad)
 			}
 		}
+	}
+}
+
+// TestLearnersStateSources: every registered scheme with weights says how they are set and
+// trained, with the numbers it was built with.
+func TestLearnersStateSources(t *testing.T) {
+	for _, name := range Names() {
+		s, err := New(Spec{DModel: 16, Heads: 2, Layers: 2, TrainLen: 64, Config: Config{Scheme: name, Params: map[string]any{}}})
+		if err != nil {
+			continue // a scheme that needs fields of its own (mix)
+		}
+		if _, ok := s.(Learner); !ok {
+			continue
+		}
+		src, ok := s.(Sourced)
+		if !ok {
+			t.Errorf("%s has weights but states no sources", name)
+			continue
+		}
+		if !strings.Contains(src.Sources(), "learning rate × 1") {
+			t.Errorf("%s: %q does not give its learning rate multiplier", name, src.Sources())
+		}
+	}
+	if got := (T5{Buckets: 32, MaxDistance: 64, Std: 1, Scale: 4, LRScale: 1}).Sources(); !strings.Contains(got, "4 × a table drawn N(0, 1²)") {
+		t.Errorf("T5: %q", got)
+	}
+	if got := (FIRE{Hidden: 32, L0: 512, LRScale: 1}).Sources(); !strings.Contains(got, "L0 = 512") {
+		t.Errorf("FIRE: %q", got)
 	}
 }

@@ -312,3 +312,10 @@ func Check(s Scheme, n int) error {
 type Describer interface {
 	Describe(n int) map[string]any
 }
+
+// Sourced is a scheme with weights that says how they are set and trained (initialisation,
+// scale, learning rate, weight decay) and the source of each choice, in a sentence for reports:
+// a setting a paper or its reference code fixes is followed, and named.
+type Sourced interface {
+	Sources() string
+}

@@ -76,6 +76,13 @@ func checkPositive(field string, v float64) error {
 // Name is t5.
 func (T5) Name() string { return "t5" }
 
+// Sources states the table's settings and where they come from.
+func (t T5) Sources() string {
+	return fmt.Sprintf("T5: %d buckets up to max_distance %d (T5's 32 and 128, max_distance capped at the training length so that every bucket is trained); "+
+		"the bias is %.3g × a table drawn N(0, %.3g²) (x-transformers' RelativePositionBias: scale √head_dim, nn.Embedding's N(0, 1)); "+
+		"learning rate × %g, no weight decay (T5 trains with Adafactor, without decay).", t.Buckets, t.MaxDistance, t.Scale, t.Std, t.LRScale)
+}
+
 // Bucket is the bucket of a key δ ≥ 0 positions back.
 func (t T5) Bucket(δ int) int {
 	exact := t.Buckets / 2
