@@ -178,8 +178,8 @@ func writePasskey(dir string, res *Result) error {
 	w := csv.NewWriter(&b)
 	w.Write([]string{"length", "ratio", "depth", "docs", "correct", "accuracy", "digits_right", "applicable", "reason", "chance"})
 	for _, c := range res.Passkey {
-		w.Write([]string{strconv.Itoa(c.Length), ff(float64(c.Length) / float64(res.TrainLen)), ff(c.Depth), strconv.Itoa(c.Docs),
-			strconv.Itoa(c.Correct), ff(c.Accuracy), ff(c.Digits), strconv.FormatBool(c.Applicable), c.Reason, ff(data.PasskeyChance)})
+		w.Write([]string{strconv.Itoa(c.Length), csvFloat(float64(c.Length) / float64(res.TrainLen)), csvFloat(c.Depth), strconv.Itoa(c.Docs),
+			strconv.Itoa(c.Correct), csvFloat(c.Accuracy), csvFloat(c.Digits), strconv.FormatBool(c.Applicable), c.Reason, csvFloat(data.PasskeyChance)})
 	}
 	w.Flush()
 	if err := writeFile(filepath.Join(dir, PasskeyCSV), b.Bytes()); err != nil {

@@ -105,7 +105,7 @@ func writePositions(dir string, res *Result) error {
 	var curves []positionCurve
 	for _, pl := range res.ByPosition {
 		for _, p := range pl.Positions {
-			w.Write([]string{strconv.Itoa(pl.Length), strconv.Itoa(p.From), strconv.Itoa(p.To), strconv.Itoa(p.Tokens), ff(p.Loss), res.Protocol})
+			w.Write([]string{strconv.Itoa(pl.Length), strconv.Itoa(p.From), strconv.Itoa(p.To), strconv.Itoa(p.Tokens), csvFloat(p.Loss), res.Protocol})
 		}
 		if pl.Applicable {
 			curves = append(curves, positionCurve{Label: "length " + strconv.Itoa(pl.Length), Positions: pl.Positions})

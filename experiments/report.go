@@ -177,7 +177,7 @@ func (rep *Report) csv() []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write([]string{"label", "position", "seed", "length", "ratio", "loss", "perplexity", "status", "protocol"})
-	ratio := func(n int) string { return ff(float64(n) / float64(rep.TrainLen)) }
+	ratio := func(n int) string { return csvFloat(float64(n) / float64(rep.TrainLen)) }
 	protocol := ""
 	if len(rep.Runs) > 0 {
 		protocol = rep.Runs[0].Config.Eval.Protocol() // the same for every run: Plan checks it
@@ -197,7 +197,7 @@ func (rep *Report) csv() []byte {
 			case l.NonFinite:
 				status = l.Reason
 			}
-			w.Write([]string{r.Label, pos, seed, strconv.Itoa(l.Length), ratio(l.Length), fp(l.Loss), fp(l.Perplexity), status, protocol})
+			w.Write([]string{r.Label, pos, seed, strconv.Itoa(l.Length), ratio(l.Length), csvFloatOrEmpty(l.Loss), csvFloatOrEmpty(l.Perplexity), status, protocol})
 		}
 	}
 	for _, s := range rep.Series {
@@ -213,8 +213,8 @@ func (rep *Report) csv() []byte {
 				w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), "", "", status, protocol})
 				continue
 			}
-			w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), ff(st.LossMean), ff(st.PPLMean), status, protocol})
-			w.Write([]string{s.Label, s.Position, "std", strconv.Itoa(st.Length), ratio(st.Length), ff(st.LossStd), ff(st.PPLStd), status, protocol})
+			w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), csvFloat(st.LossMean), csvFloat(st.PPLMean), status, protocol})
+			w.Write([]string{s.Label, s.Position, "std", strconv.Itoa(st.Length), ratio(st.Length), csvFloat(st.LossStd), csvFloat(st.PPLStd), status, protocol})
 		}
 	}
 	w.Flush()

@@ -111,8 +111,8 @@ func (rep *Report) writePasskey(dir string) error {
 			continue
 		}
 		for _, c := range r.Result.Passkey {
-			w.Write([]string{r.Label, positionOf(r.Config), strconv.FormatUint(r.Seed, 10), strconv.Itoa(c.Length), ff(float64(c.Length) / float64(rep.TrainLen)),
-				ff(c.Depth), strconv.Itoa(c.Docs), strconv.Itoa(c.Correct), ff(c.Accuracy), ff(c.Digits), strconv.FormatBool(c.Applicable), ff(data.PasskeyChance)})
+			w.Write([]string{r.Label, positionOf(r.Config), strconv.FormatUint(r.Seed, 10), strconv.Itoa(c.Length), csvFloat(float64(c.Length) / float64(rep.TrainLen)),
+				csvFloat(c.Depth), strconv.Itoa(c.Docs), strconv.Itoa(c.Correct), csvFloat(c.Accuracy), csvFloat(c.Digits), strconv.FormatBool(c.Applicable), csvFloat(data.PasskeyChance)})
 		}
 	}
 	var lines []line
@@ -122,9 +122,9 @@ func (rep *Report) writePasskey(dir string) error {
 			if st.Seeds == 0 {
 				continue
 			}
-			ratio := ff(float64(st.Length) / float64(rep.TrainLen))
-			w.Write([]string{sp.Label, sp.Position, "mean", strconv.Itoa(st.Length), ratio, "all", "", "", ff(st.Mean), ff(st.Digits), "true", ff(data.PasskeyChance)})
-			w.Write([]string{sp.Label, sp.Position, "std", strconv.Itoa(st.Length), ratio, "all", "", "", ff(st.Std), "", "true", ff(data.PasskeyChance)})
+			ratio := csvFloat(float64(st.Length) / float64(rep.TrainLen))
+			w.Write([]string{sp.Label, sp.Position, "mean", strconv.Itoa(st.Length), ratio, "all", "", "", csvFloat(st.Mean), csvFloat(st.Digits), "true", csvFloat(data.PasskeyChance)})
+			w.Write([]string{sp.Label, sp.Position, "std", strconv.Itoa(st.Length), ratio, "all", "", "", csvFloat(st.Std), "", "true", csvFloat(data.PasskeyChance)})
 			l.XYs = append(l.XYs, struct{ X, Y float64 }{float64(st.Length), st.Mean})
 		}
 		lines = append(lines, l)

@@ -102,7 +102,7 @@ func (rep *Report) writePositions(dir string) error {
 	for _, sp := range sps {
 		for k, p := range sp.Positions {
 			w.Write([]string{sp.Label, sp.Position, strconv.Itoa(sp.Length), strconv.Itoa(p.From), strconv.Itoa(p.To),
-				strconv.Itoa(sp.Seeds), strconv.Itoa(p.Tokens), ff(p.Loss), ff(sp.Std[k]), protocol})
+				strconv.Itoa(sp.Seeds), strconv.Itoa(p.Tokens), csvFloat(p.Loss), csvFloat(sp.Std[k]), protocol})
 		}
 	}
 	w.Flush()

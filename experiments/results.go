@@ -116,7 +116,7 @@ func logCSV(rows []LogRow) []byte {
 	w := csv.NewWriter(&b)
 	w.Write([]string{"step", "phase", "loss", "lr", "grad_norm", "tokens_per_s", "seconds"})
 	for _, r := range rows {
-		w.Write([]string{strconv.Itoa(r.Step), r.Phase, ff(r.Loss), ff(r.LR), ff(r.GradNorm), ff(r.TokensPerSec), ff(r.Seconds)})
+		w.Write([]string{strconv.Itoa(r.Step), r.Phase, csvFloat(r.Loss), csvFloat(r.LR), csvFloat(r.GradNorm), csvFloat(r.TokensPerSec), csvFloat(r.Seconds)})
 	}
 	w.Flush()
 	return b.Bytes()
@@ -127,7 +127,7 @@ func logCSV(rows []LogRow) []byte {
 var lengthColumns = []string{"length", "ratio", "loss", "perplexity", "tokens", "applicable", "reason", "protocol"}
 
 func lengthRow(l LengthResult, trainLen int, protocol string) []string {
-	return []string{strconv.Itoa(l.Length), ff(float64(l.Length) / float64(trainLen)), fp(l.Loss), fp(l.Perplexity),
+	return []string{strconv.Itoa(l.Length), csvFloat(float64(l.Length) / float64(trainLen)), csvFloatOrEmpty(l.Loss), csvFloatOrEmpty(l.Perplexity),
 		strconv.Itoa(l.Tokens), strconv.FormatBool(l.Applicable), l.Reason, protocol}
 }
 
@@ -142,7 +142,7 @@ func resultCSV(res *Result) []byte {
 	for i, l := range res.Lengths {
 		row := lengthRow(l, res.TrainLen, res.Protocol)
 		if res.Unscaled != nil {
-			row = append(row, fp(res.Unscaled[i].Loss), fp(res.Unscaled[i].Perplexity))
+			row = append(row, csvFloatOrEmpty(res.Unscaled[i].Loss), csvFloatOrEmpty(res.Unscaled[i].Perplexity))
 		}
 		w.Write(row)
 	}
@@ -150,13 +150,15 @@ func resultCSV(res *Result) []byte {
 	return b.Bytes()
 }
 
-func ff(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
+// csvFloat writes a number for a CSV file, to 8 significant digits.
+func csvFloat(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
 
-func fp(x *float64) string {
+// csvFloatOrEmpty is csvFloat, or empty for a missing number.
+func csvFloatOrEmpty(x *float64) string {
 	if x == nil {
 		return ""
 	}
-	return ff(*x)
+	return csvFloat(*x)
 }
 
 func writeFile(path string, b []byte) error { return atomicfile.WriteFile(path, b) }

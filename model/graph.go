@@ -179,7 +179,7 @@ type layerPositions struct {
 func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n int) (positions, error) {
 	p := positions{n: n}
 	d := m.Config.DModel
-	if err := both(s); err != nil {
+	if err := refuseFixedAndLearned(s); err != nil {
 		return p, err
 	}
 	checkTable := func(t *position.Table) error {
@@ -233,7 +233,7 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n i
 		// scheme, or the only layer of layer l's own scheme.
 		ls, layer, own := o.scheme, l, 0
 		if _, ok := s.(position.PerLayer); ok {
-			if err := both(ls); err != nil {
+			if err := refuseFixedAndLearned(ls); err != nil {
 				return p, err
 			}
 			layer, own = 0, l
@@ -285,8 +285,8 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n i
 	return p, nil
 }
 
-// both refuses a scheme that gives a fixed and a learned table, or a fixed and a learned bias.
-func both(s position.Scheme) error {
+// refuseFixedAndLearned refuses a scheme that gives a fixed and a learned table, or a fixed and a learned bias.
+func refuseFixedAndLearned(s position.Scheme) error {
 	_, fixedTable := s.(position.Embedder)
 	_, learnedTable := s.(position.LearnedEmbedder)
 	_, fixedBias := s.(position.Biaser)
