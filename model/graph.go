@@ -24,6 +24,9 @@ type Graph struct {
 	logits *G.Node
 	grads  G.Nodes // one per model parameter, when Train
 	onehot *tensor.Dense
+	// Stats holds, with Options.AttentionStats, each layer's attention statistics, summed over
+	// every run of the graph.
+	Stats []*nn.AttentionStats
 }
 
 // Options choose how a graph is built.
@@ -33,6 +36,9 @@ type Options struct {
 	// Plain builds the graph from gorgonia's stock ops instead of the fused ones: the reference
 	// in tests, and the baseline of the speed comparison.
 	Plain bool
+	// AttentionStats collects each layer's attention entropy and mass on keys farther back than
+	// the training length, by head and query position (Graph.Stats); fused ops only.
+	AttentionStats bool
 }
 
 // Graph builds the model for batches of batch sequences of n tokens, with the scheme's
@@ -57,6 +63,19 @@ func (m *Model) Graph(scheme position.Scheme, batch, n int, o Options) (*Graph, 
 	pos, err := m.positions(g, scheme, w, batch, n)
 	if err != nil {
 		return nil, err
+	}
+	if o.AttentionStats {
+		if o.Plain {
+			return nil, fmt.Errorf("model: attention statistics come from the fused attention op, not the stock ops")
+		}
+		if m.Config.TrainLen <= 0 {
+			return nil, fmt.Errorf("model: attention statistics need the training length, to tell far keys")
+		}
+		for l := range pos.layers {
+			st := &nn.AttentionStats{Far: m.Config.TrainLen}
+			pos.layers[l].config.Stats = st
+			gr.Stats = append(gr.Stats, st)
+		}
 	}
 	b := &builder{ops: fused}
 	if o.Plain {
