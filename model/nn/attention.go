@@ -64,7 +64,7 @@ type AttentionStats struct {
 	// Entropy and FarMass hold, at h·n+i for a sequence length n, the sums over Sequences of
 	// head h's entropy (in nats) and far mass at query i.
 	Entropy, FarMass []float64
-	Sequences int
+	Sequences        int
 
 	ent, far []float64 // per (sequence, head, query), so that the sums do not depend on the split
 }
