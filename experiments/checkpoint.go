@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"reflect"
 
 	"gorgonia.org/tensor"
 
@@ -111,10 +112,16 @@ func schemeJSON(s position.Scheme) json.RawMessage {
 }
 
 // checkScheme refuses a checkpoint whose recorded scheme differs from the one its config builds
-// now.
+// now. The record is read onto the scheme built now, so that a field added since keeps its
+// value and only a field recorded with another value counts.
 func (m Meta) checkScheme(s position.Scheme, path string) error {
 	now := schemeJSON(s)
 	if len(m.Scheme) == 0 || now == nil || bytes.Equal(m.Scheme, now) {
+		return nil
+	}
+	then := reflect.New(reflect.TypeOf(s))
+	then.Elem().Set(reflect.ValueOf(s))
+	if json.Unmarshal(m.Scheme, then.Interface()) == nil && bytes.Equal(schemeJSON(then.Elem().Interface().(position.Scheme)), now) {
 		return nil
 	}
 	return fmt.Errorf("%s: its weights were trained with the %s scheme as %s, but its config now builds %s (a default changed): set those fields in a config and train again", path, s.Name(), m.Scheme, now)

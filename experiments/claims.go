@@ -227,7 +227,9 @@ func (rep *Report) judge() {
 		rep.deciding = nil
 		v, ev := c.check(rep)
 		res := ClaimResult{ID: c.id, Statement: c.statement, Verdict: v, Evidence: ev, Rule: c.rule}
-		if v != NotApplicable {
+		if v == Reproduced || v == NotReproduced {
+			// A claim left undecided or not applicable by a missing number has no deciding
+			// ratio, whatever ratios were looked at before the number was found missing.
 			res.Deciding = rep.deciding
 		}
 		rep.Claims = append(rep.Claims, res)

@@ -28,10 +28,9 @@ type Comparison struct {
 	// training budget), each in a folder of its own, and judges every claim at every point.
 	Grid []Point `yaml:"grid,omitempty"`
 
-	globalSets []string   // Set as key=value
-	pointSets  [][]string // each grid point's set as key=value
-	cliSets    []string   // the command line's -set, applied last
-	dir        string     // the folder of the comparison file, where bare run names are looked up
+	globalSets []string // Set as key=value
+	cliSets    []string // the command line's -set, applied last
+	dir        string   // the folder of the comparison file, where bare run names are looked up
 }
 
 // Point is one point of a comparison's grid: its name, which names its folder, and the settings
@@ -178,16 +177,20 @@ func setList(m map[string]yaml.Node) ([]string, error) {
 	return out, nil
 }
 
-// resolveGrid checks the grid's points and turns their settings into overrides.
+// resolveGrid checks the grid's points: their names, which name folders beside the
+// comparison's own files, and their settings.
 func (c *Comparison) resolveGrid() error {
 	seen := map[string]bool{}
-	c.pointSets = nil
 	for i, p := range c.Grid {
-		if !nameRE.MatchString(p.Name) || p.Name == RunsDir {
-			return fmt.Errorf("grid[%d].name: %q, want letters, digits, '.', '_' or '-' (and not %q)", i, p.Name, RunsDir)
+		field := fmt.Sprintf("grid[%d].name", i)
+		if err := checkName(field, p.Name); err != nil {
+			return err
+		}
+		if p.Name == RunsDir || p.Name == ReportFile || strings.HasPrefix(p.Name, "claims_by_point.") || strings.HasPrefix(p.Name, "scale_") {
+			return fmt.Errorf("%s: %q is the name of one of the comparison's own files or folders", field, p.Name)
 		}
 		if seen[p.Name] {
-			return fmt.Errorf("grid[%d].name: %q is used twice", i, p.Name)
+			return fmt.Errorf("%s: %q is used twice", field, p.Name)
 		}
 		seen[p.Name] = true
 		sets, err := setList(p.Set)
@@ -199,19 +202,22 @@ func (c *Comparison) resolveGrid() error {
 				return fmt.Errorf("grid[%d].set: %s is the comparison's to set", i, key)
 			}
 		}
-		c.pointSets = append(c.pointSets, sets)
 	}
 	return nil
 }
 
 // AtPoint is the comparison at grid point i alone: the same runs with the point's settings,
 // named comparison/point, without a grid.
-func (c *Comparison) AtPoint(i int) *Comparison {
+func (c *Comparison) AtPoint(i int) (*Comparison, error) {
+	sets, err := setList(c.Grid[i].Set)
+	if err != nil {
+		return nil, fmt.Errorf("grid[%d].set: %w", i, err)
+	}
 	p := *c
 	p.Name = c.Name + "/" + c.Grid[i].Name
-	p.Grid, p.pointSets = nil, nil
-	p.globalSets = append(append([]string{}, c.globalSets...), c.pointSets[i]...)
-	return &p
+	p.Grid = nil
+	p.globalSets = append(append([]string{}, c.globalSets...), sets...)
+	return &p, nil
 }
 
 // Plan resolves every (run, seed) of the comparison, in a fixed order, with their folders under
@@ -223,7 +229,11 @@ func (c *Comparison) Plan(dir string) ([]Planned, error) {
 	}
 	var out []Planned
 	for i, p := range c.Grid {
-		plan, err := c.AtPoint(i).planRuns(filepath.Join(dir, p.Name))
+		at, err := c.AtPoint(i)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := at.planRuns(filepath.Join(dir, p.Name))
 		if err != nil {
 			return nil, fmt.Errorf("grid[%d] (%s): %w", i, p.Name, err)
 		}

@@ -228,7 +228,19 @@ func TestCheckpointRecordsScheme(t *testing.T) {
 	if err := json.Unmarshal(meta.Scheme, &rec); err != nil || rec.Scale != math.Sqrt(8) || rec.MaxDistance != 17 {
 		t.Fatalf("recorded scheme %s (%v)", meta.Scheme, err)
 	}
-	meta.Scheme = json.RawMessage(strings.Replace(string(meta.Scheme), `"Scale":`, `"Scale":1,"Was":`, 1))
+	// A record without a field added since (here LRScale) is read with the field's value now.
+	recorded := meta.Scheme
+	meta.Scheme = json.RawMessage(strings.Replace(string(recorded), `,"LRScale":1`, "", 1))
+	if string(meta.Scheme) == string(recorded) {
+		t.Fatalf("recorded scheme %s has no LRScale to drop", recorded)
+	}
+	if err := checkpoint.Write(path, meta, ts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCheckpoint(path); err != nil {
+		t.Fatalf("a record without a field added since: %v", err)
+	}
+	meta.Scheme = json.RawMessage(strings.Replace(string(recorded), `"Scale":`, `"Scale":1,"Was":`, 1))
 	if err := checkpoint.Write(path, meta, ts); err != nil {
 		t.Fatal(err)
 	}

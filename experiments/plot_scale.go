@@ -20,7 +20,7 @@ func (rep *Report) writeScaleFigure(dir, id string) (err error) {
 	png := scaleFigure(id, "png")
 	defer recoverDrawing(png, &err)
 	type point struct {
-		name             string
+		name, what       string
 		params, tokens   float64
 		ratio, low, high float64
 	}
@@ -37,11 +37,22 @@ func (rep *Report) writeScaleFigure(dir, id string) (err error) {
 		if len(d.SeedRatios) > 0 {
 			lo, hi = min(lo, slices.Min(d.SeedRatios)), max(hi, slices.Max(d.SeedRatios))
 		}
-		pts = append(pts, point{pt.Name, float64(pt.Params), float64(pt.TrainTokens), d.Ratio, lo, hi})
+		pts = append(pts, point{pt.Name, d.What, float64(pt.Params), float64(pt.TrainTokens), d.Ratio, lo, hi})
 		limit, what = d.Limit, d.What
 	}
 	if len(pts) == 0 {
 		return nil
+	}
+	// The ratio nearest to failing may be another at another point (4x at one, 16x at the
+	// next): then each point says which.
+	for _, q := range pts {
+		if q.what != what {
+			for i := range pts {
+				pts[i].name += ": " + pts[i].what
+			}
+			what = "the deciding ratio of each point"
+			break
+		}
 	}
 	panel := func(xLabel string, x func(point) float64) (*plot.Plot, error) {
 		p := plot.New()

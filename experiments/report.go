@@ -288,28 +288,52 @@ func (rep *Report) markdown() []byte {
 	}
 
 	p("\n## Runs\n\n| run | seed | steps | train time (s) | final train loss | status |\n|---|---:|---:|---:|---:|---|\n")
-	total := 0.0
-	trainedBy := map[string]string{} // training key → the run that trained it
-	for _, r := range rep.Runs {
+	shared := rep.sharedTraining()
+	for i, r := range rep.Runs {
 		res := r.Result
 		status := res.Status
 		if res.Error != "" {
 			status += ": " + res.Error
 		}
 		train := fmt.Sprintf("%.1f", res.TrainSeconds)
+		if shared[i] != "" {
+			// RoPE scalings apply when evaluating: this run took its weights from an earlier one.
+			train = "(" + shared[i] + "'s)"
+		}
+		p("| %s | %d | %d | %s | %.3f | %s |\n", r.Label, r.Seed, res.Steps, train, res.FinalTrainLoss, status)
+	}
+	p("\nTraining and evaluation took %.0f s of computation in all; runs that differ from an earlier one only in a RoPE scaling applied at evaluation reuse its training, and show its name.\n", rep.computeSeconds())
+	return b.Bytes()
+}
+
+// sharedTraining names, for each run, the earlier run whose training it reused ("" for a run
+// that trained its own weights): RoPE scalings apply when evaluating, so runs that differ only
+// in one train the same weights once.
+func (rep *Report) sharedTraining() []string {
+	out := make([]string, len(rep.Runs))
+	trainedBy := map[string]string{} // training key → the run that trained it
+	for i, r := range rep.Runs {
 		key := trainingKey(r.Config)
 		if by, ok := trainedBy[key]; ok && key != "" {
-			// RoPE scalings apply when evaluating: this run took its weights from an earlier one.
-			train = "(" + by + "'s)"
+			out[i] = by
 		} else {
 			trainedBy[key] = fmt.Sprintf("%s-s%d", r.Label, r.Seed)
+		}
+	}
+	return out
+}
+
+// computeSeconds is the time the runs took to train and evaluate, each shared training once.
+func (rep *Report) computeSeconds() float64 {
+	total := 0.0
+	for i, shared := range rep.sharedTraining() {
+		res := rep.Runs[i].Result
+		if shared == "" {
 			total += res.TrainSeconds
 		}
 		total += res.EvalSeconds
-		p("| %s | %d | %d | %s | %.3f | %s |\n", r.Label, r.Seed, res.Steps, train, res.FinalTrainLoss, status)
 	}
-	p("\nTraining and evaluation took %.0f s of computation in all; runs that differ from an earlier one only in a RoPE scaling applied at evaluation reuse its training, and show its name.\n", total)
-	return b.Bytes()
+	return total
 }
 
 // Summary is the perplexity table and the verdicts, for the terminal; for a grid, the verdicts

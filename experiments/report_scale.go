@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -48,15 +49,20 @@ func (r *Runner) writeGridReport() (*Report, error) {
 	c := r.Comparison
 	top := &Report{Comparison: c, Command: r.Command, Generated: time.Now().UTC()}
 	for i, p := range c.Grid {
+		at, err := c.AtPoint(i)
+		if err != nil {
+			return nil, err
+		}
 		sub := *r
-		sub.Comparison, sub.Dir = c.AtPoint(i), filepath.Join(r.Dir, p.Name)
+		sub.Comparison, sub.Dir = at, filepath.Join(r.Dir, p.Name)
 		rep, err := sub.WriteReport()
 		if err != nil {
 			return nil, fmt.Errorf("grid point %s: %w", p.Name, err)
 		}
+		set, _ := setList(p.Set) // AtPoint decoded it already
 		first := rep.Runs[0]
 		top.Points = append(top.Points, &PointReport{
-			Name: p.Name, Set: c.pointSets[i], Params: first.Result.Params,
+			Name: p.Name, Set: set, Params: first.Result.Params,
 			TrainTokens: first.Config.Train.Steps * first.Config.Train.BatchSize * first.Config.Train.SeqLen,
 			Report:      rep, Claims: rep.Claims,
 		})
@@ -166,20 +172,14 @@ func (rep *Report) gridMarkdown() []byte {
 	var compute float64
 	cpus := map[string]bool{}
 	for _, pt := range rep.Points {
+		compute += pt.Report.computeSeconds()
 		for _, r := range pt.Report.Runs {
-			compute += r.Result.TrainSeconds + r.Result.EvalSeconds
 			if r.Result.CPU != "" {
 				cpus[r.Result.CPU] = true
 			}
 		}
 	}
-	cpuList := slices.Sorted(func(yield func(string) bool) {
-		for k := range cpus {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+	cpuList := slices.Sorted(maps.Keys(cpus))
 	if len(cpuList) == 0 {
 		cpuList = []string{"not recorded"}
 	}

@@ -114,14 +114,15 @@ func (r *Run) Prepare() error {
 	if _, err := data.NewEvalSet(r.corpus.Valid, c.Eval.Tokens); err != nil {
 		return err
 	}
-	return r.checkDir()
+	return r.checkDir(false)
 }
 
 // checkDir refuses, without Overwrite, to replace any file of a run (runFiles) unless the folder's
 // config.yaml is this run's config, which a run writes before anything else: a finished or
 // unfinished run of another config, a config.yaml written by hand, or a run's files without
 // their config. It also checks that the folder can be written, without writing anything.
-func (r *Run) checkDir() error {
+// locked says that this process holds the folder's lock already.
+func (r *Run) checkDir(locked bool) error {
 	st, err := os.Stat(r.Dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return checkWritable(r.Dir)
@@ -147,9 +148,12 @@ func (r *Run) checkDir() error {
 	if err == nil && bytes.Equal(old, want) {
 		return nil // this config's run: it resumes or finishes
 	}
-	// A run under way in the folder is the reason to give, not its files: -overwrite would not help.
-	if err := dirlock.Busy(r.Dir); err != nil {
-		return fmt.Errorf("results folder %w", err)
+	// A run under way in the folder is the reason to give, not its files: -overwrite would not
+	// help. (Asked under this run's own lock, the lock would name this process.)
+	if !locked {
+		if err := dirlock.Busy(r.Dir); err != nil {
+			return fmt.Errorf("results folder %w", err)
+		}
 	}
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -184,7 +188,7 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 	}
 	defer lock.Release()
 	// The folder may have changed between Prepare and the lock, by a run that just finished.
-	if err := r.checkDir(); err != nil {
+	if err := r.checkDir(true); err != nil {
 		return nil, inputError(err)
 	}
 	// Temporary files left by a run that died; no other run can be writing one now.

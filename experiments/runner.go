@@ -89,7 +89,7 @@ func (r *Runner) Check() error {
 			continue
 		}
 		run := &Run{Config: p.Config, Dir: p.Dir, Overwrite: r.Overwrite}
-		if err := run.checkDir(); err != nil {
+		if err := run.checkDir(false); err != nil {
 			return inputError(err)
 		}
 	}

@@ -90,7 +90,7 @@ func TestT5Defaults(t *testing.T) {
 	if w := s.(Learner).Weights()[0]; w.Std != 0.125 || w.LRScale != 10 || s.(T5).Scale != 1 {
 		t.Errorf("fields init_std, scale, lr_scale not taken: %+v, scale %g", w, s.(T5).Scale)
 	}
-	for _, bad := range []map[string]any{{"init_std": 0}, {"scale": -1}, {"lr_scale": 0}} {
+	for _, bad := range []map[string]any{{"init_std": 0}, {"scale": -1}, {"lr_scale": 0}, {"max_distance": 0}} {
 		if _, err := New(Spec{DModel: 64, Heads: 4, TrainLen: 64, Config: Config{Scheme: "t5", Params: bad}}); err == nil {
 			t.Errorf("%v accepted", bad)
 		}

@@ -35,7 +35,7 @@ func init() {
 	Register("t5", func(s Spec) (Scheme, error) {
 		p := struct {
 			Buckets     int     `yaml:"buckets"`
-			MaxDistance int     `yaml:"max_distance"`
+			MaxDistance *int    `yaml:"max_distance"`
 			InitStd     float64 `yaml:"init_std"`
 			Scale       float64 `yaml:"scale"`
 			LRScale     float64 `yaml:"lr_scale"`
@@ -46,11 +46,12 @@ func init() {
 		if p.Buckets < 2 || p.Buckets > 1<<12 {
 			return nil, fmt.Errorf("position.buckets: %d, want 2 to %d", p.Buckets, 1<<12)
 		}
-		if p.MaxDistance == 0 {
-			p.MaxDistance = max(min(t5MaxDistance, s.TrainLen), p.Buckets/2+1)
+		maxDistance := max(min(t5MaxDistance, s.TrainLen), p.Buckets/2+1)
+		if p.MaxDistance != nil {
+			maxDistance = *p.MaxDistance
 		}
-		if p.MaxDistance <= p.Buckets/2 || p.MaxDistance > 1<<24 {
-			return nil, fmt.Errorf("position.max_distance: %d, want above buckets/2 = %d and at most %d", p.MaxDistance, p.Buckets/2, 1<<24)
+		if maxDistance <= p.Buckets/2 || maxDistance > 1<<24 {
+			return nil, fmt.Errorf("position.max_distance: %d, want above buckets/2 = %d and at most %d", maxDistance, p.Buckets/2, 1<<24)
 		}
 		if err := checkPositive("position.init_std", p.InitStd); err != nil {
 			return nil, err
@@ -61,7 +62,7 @@ func init() {
 		if err := checkPositive("position.lr_scale", p.LRScale); err != nil {
 			return nil, err
 		}
-		return T5{Heads: s.Heads, Buckets: p.Buckets, MaxDistance: p.MaxDistance, Std: p.InitStd, Scale: p.Scale, LRScale: p.LRScale}, nil
+		return T5{Heads: s.Heads, Buckets: p.Buckets, MaxDistance: maxDistance, Std: p.InitStd, Scale: p.Scale, LRScale: p.LRScale}, nil
 	})
 }
 
@@ -76,11 +77,12 @@ func checkPositive(field string, v float64) error {
 // Name is t5.
 func (T5) Name() string { return "t5" }
 
-// Sources states the table's settings and where they come from.
+// Sources states the table's settings, and where the defaults come from.
 func (t T5) Sources() string {
-	return fmt.Sprintf("T5: %d buckets up to max_distance %d (T5's 32 and 128, max_distance capped at the training length so that every bucket is trained); "+
-		"the bias is %.3g × a table drawn N(0, %.3g²) (x-transformers' RelativePositionBias: scale √head_dim, nn.Embedding's N(0, 1)); "+
-		"learning rate × %g, no weight decay (T5 trains with Adafactor, without decay).", t.Buckets, t.MaxDistance, t.Scale, t.Std, t.LRScale)
+	return fmt.Sprintf("T5: %d buckets up to max_distance %d, the bias %.3g × a table drawn N(0, %.3g²), learning rate × %g, no weight decay. "+
+		"Defaults: T5's 32 buckets and max_distance 128, capped at the training length so that every bucket is trained; "+
+		"x-transformers' RelativePositionBias for the scale (√head_dim) and the table (nn.Embedding's N(0, 1)); no decay, as T5 trains with Adafactor without it.",
+		t.Buckets, t.MaxDistance, t.Scale, t.Std, t.LRScale)
 }
 
 // Bucket is the bucket of a key δ ≥ 0 positions back.

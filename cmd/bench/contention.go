@@ -90,12 +90,19 @@ func runCopies(k int, s side) (float64, error) {
 	outs := make([]bytes.Buffer, k)
 	errs := make([]error, k)
 	var wg sync.WaitGroup
+	var started []*exec.Cmd
 	for c := 0; c < k; c++ {
 		cmd := s.cmd()
 		cmd.Stdout, cmd.Stderr = &outs[c], os.Stderr
 		if err := cmd.Start(); err != nil {
+			// The copies already started would go on competing with the machine's work.
+			for _, o := range started {
+				o.Process.Kill()
+			}
+			wg.Wait()
 			return 0, err
 		}
+		started = append(started, cmd)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

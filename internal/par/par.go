@@ -30,6 +30,11 @@ const spin = 200 * time.Microsecond
 // Then a call wakes the workers, and the caller runs what they do not claim in time.
 const quiet = 20 * time.Millisecond
 
+// lateAfter is how long the caller's own part must have taken for a part still unclaimed to
+// mean that the spinning workers are not running: far more than a running one takes to see a
+// call (well under a microsecond).
+const lateAfter = 50 * time.Microsecond
+
 // Workers is how many parts a call runs at once: GOMAXPROCS when the program started.
 // It is read once, so scratch space sized by it stays valid.
 func Workers() int { return workers }
@@ -69,17 +74,22 @@ func Do(fn func(w int)) {
 	the.job = fn
 	the.left.Store(int32(workers - 1))
 	the.claim.Store(1)
-	spinning := the.sleeping.Load() == 0
 	the.gen.Add(1)
+	// Read after gen moves: a worker counts itself asleep before it looks at gen again (next),
+	// so one that goes to sleep now either is counted here or sees the new gen.
+	spinning := the.sleeping.Load() == 0
 	if !spinning {
 		the.mu.Lock()
 		the.wake.Broadcast()
 		the.mu.Unlock()
 	}
+	t0 := time.Now()
 	fn(0)
-	if the.runParts() > 0 && spinning {
-		// A spinning worker that has not claimed a part in the time the caller took for its
-		// own is not getting a core: stop spinning for a while.
+	own := time.Since(t0)
+	if the.runParts() > 0 && spinning && own > lateAfter {
+		// A spinning worker that has not claimed a part in all the time the caller took for
+		// its own is not getting a core: stop spinning for a while. (A part the caller took
+		// after a short one of its own says nothing: the worker may just not have looked yet.)
 		the.quietUntil.Store(time.Now().Add(quiet).UnixNano())
 	}
 	the.wait()
@@ -138,7 +148,8 @@ func For(n, cost int, fn func(w, lo, hi int)) {
 const minWork = 1 << 14
 
 // pool is the workers' shared state. One call runs at a time; gen counts the calls, and a
-// worker runs its part of each new generation and then counts itself off in left.
+// worker that sees a new generation claims parts of it from claim, runs each and counts it off
+// in left, until none is left to claim.
 type pool struct {
 	busy       atomic.Bool   // a call is running
 	gen        atomic.Uint64 // calls so far
