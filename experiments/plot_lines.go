@@ -104,6 +104,19 @@ func writeLines(png, svg, title, xLabel, yLabel string, trainLen int, unit bool,
 // savePlot writes a plot as PNG and SVG, the legend in a column of its own right of the plot.
 func savePlot(png, svg string, p *plot.Plot, legend *plot.Legend) error {
 	const width, height, side = 11.5 * vg.Inch, 5.5 * vg.Inch, 3 * vg.Inch
+	return saveCanvas(png, svg, width, height, func(dc draw.Canvas) {
+		if legend != nil {
+			p.Draw(draw.Crop(dc, 0, -side, 0, 0))
+			legend.Draw(draw.Crop(dc, width-side+0.15*vg.Inch, 0, 0, -0.4*vg.Inch))
+		} else {
+			p.Draw(dc)
+		}
+	})
+}
+
+// saveCanvas draws a figure of width × height twice, as PNG (110 dpi) and as SVG, and writes
+// each to its file: the one writer of every figure.
+func saveCanvas(png, svg string, width, height vg.Length, drawOn func(draw.Canvas)) error {
 	for _, format := range []struct{ path, ext string }{{png, "png"}, {svg, "svg"}} {
 		var c vg.CanvasWriterTo
 		if format.ext == "png" {
@@ -111,13 +124,7 @@ func savePlot(png, svg string, p *plot.Plot, legend *plot.Legend) error {
 		} else {
 			c = vgsvg.New(width, height)
 		}
-		dc := draw.New(c)
-		if legend != nil {
-			p.Draw(draw.Crop(dc, 0, -side, 0, 0))
-			legend.Draw(draw.Crop(dc, width-side+0.15*vg.Inch, 0, 0, -0.4*vg.Inch))
-		} else {
-			p.Draw(dc)
-		}
+		drawOn(draw.New(c))
 		var b bytes.Buffer
 		if _, err := c.WriteTo(&b); err != nil {
 			return err

@@ -1,14 +1,11 @@
 package experiments
 
 import (
-	"bytes"
 	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // panels is a figure of plots in a grid, their axes aligned, each with its legend, if any, in a
@@ -31,23 +28,7 @@ type panels struct {
 
 // savePanels writes a figure of panels as PNG and SVG.
 func savePanels(png, svg string, fig panels) error {
-	for _, format := range []struct{ path, ext string }{{png, "png"}, {svg, "svg"}} {
-		var c vg.CanvasWriterTo
-		if format.ext == "png" {
-			c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(fig.Width, fig.Height), vgimg.UseDPI(110))}
-		} else {
-			c = vgsvg.New(fig.Width, fig.Height)
-		}
-		fig.draw(draw.New(c))
-		var b bytes.Buffer
-		if _, err := c.WriteTo(&b); err != nil {
-			return err
-		}
-		if err := writeFile(format.path, b.Bytes()); err != nil {
-			return err
-		}
-	}
-	return nil
+	return saveCanvas(png, svg, fig.Width, fig.Height, fig.draw)
 }
 
 // draw lays the figure out on dc: the legends' columns are the padding right of each tile, so

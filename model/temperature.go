@@ -40,22 +40,23 @@ func ssmaxInit(trainLen int) float64 { return 1 / math.Log(float64(trainLen)) }
 
 // lognScale is max(1, log(i+1)/log(L)) for each head and query, (heads, n).
 func lognScale(heads, n, trainLen int) []float64 {
-	v := make([]float64, heads*n)
-	for i := 0; i < n; i++ {
-		x := math.Max(1, math.Log(float64(i+1))/math.Log(float64(trainLen)))
-		for h := 0; h < heads; h++ {
-			v[h*n+i] = x
-		}
-	}
-	return v
+	return byQuery(heads, n, func(i int) float64 {
+		return math.Max(1, math.Log(float64(i+1))/math.Log(float64(trainLen)))
+	})
 }
 
 // lognTrainScale is log(i+1) for each head and query, (heads, n).
 func lognTrainScale(heads, n int) []float64 {
+	return byQuery(heads, n, func(i int) float64 { return math.Log(float64(i + 1)) })
+}
+
+// byQuery lays out f(i), the same in every head, as a (heads, n) table.
+func byQuery(heads, n int, f func(i int) float64) []float64 {
 	v := make([]float64, heads*n)
 	for i := 0; i < n; i++ {
+		x := f(i)
 		for h := 0; h < heads; h++ {
-			v[h*n+i] = math.Log(float64(i + 1))
+			v[h*n+i] = x
 		}
 	}
 	return v
