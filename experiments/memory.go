@@ -5,8 +5,10 @@ import (
 	"sync"
 
 	"extrapolate/data"
+	"extrapolate/internal/par"
 	"extrapolate/internal/sysmem"
 	"extrapolate/model"
+	"extrapolate/model/nn"
 	"extrapolate/position"
 )
 
@@ -53,6 +55,11 @@ func estimateMemory(c Config) MemoryEstimate {
 		if err != nil {
 			return 0
 		}
+		if !training && model.BiasByRow(s, c.Model.Heads, n) {
+			// Evaluation computes this bias a query at a time (a row of n per worker).
+			pc.Values -= pc.Bias
+			pc.Largest = min(pc.Largest, pc.Values)
+		}
 		kept := f32 * pc.Values
 		if training {
 			kept *= 2
@@ -71,9 +78,11 @@ func estimateMemory(c Config) MemoryEstimate {
 		e.Train = max(e.Train, train(max(1, c.Train.BatchSize*c.Train.SeqLen/f.SeqLen), f.SeqLen))
 	}
 	for _, n := range c.Eval.Lengths {
-		tok, t := int64(max(1, c.Eval.BatchTokens/n)*n), int64(n)
-		// Attention's per-worker scratch holds one n×n score matrix per core.
-		e.Eval = max(e.Eval, f32*(l*(tok*16*d+4*t*t)+3*tok*v)+positions(evalScheme, n, false))
+		tok := int64(max(1, c.Eval.BatchTokens/n) * n)
+		// Each layer's attention keeps, per worker, one head's q, k, v and output and a tile
+		// of scores: linear in n.
+		scratch := int64(par.Workers()) * int64(nn.EvalScratch(n, c.Model.DModel/c.Model.Heads))
+		e.Eval = max(e.Eval, f32*(l*(tok*16*d+scratch)+3*tok*v)+positions(evalScheme, n, false))
 	}
 	return e
 }

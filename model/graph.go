@@ -60,7 +60,7 @@ func (m *Model) Graph(scheme position.Scheme, batch, n int, o Options) (*Graph, 
 		w[p] = node
 		wrt = append(wrt, node)
 	}
-	pos, err := m.positions(g, scheme, w, batch, n)
+	pos, err := m.positions(g, scheme, w, batch, n, o)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ type layerPositions struct {
 // implements, and makes graph nodes of it: constants for fixed numbers, and for numbers computed
 // from weights, nodes that compute them (nn.Compute) so that their gradient reaches the weights.
 // A position.PerLayer scheme is asked for each layer's scheme, which acts in that layer only.
-func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n int) (positions, error) {
+func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n int, opt Options) (positions, error) {
 	p := positions{n: n}
 	d := m.Config.DModel
 	if err := refuseFixedAndLearned(s); err != nil {
@@ -279,6 +279,10 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n i
 			}
 			a.bias, a.config.Bias = shared, biasForm(shared)
 		case position.LearnedBiaser:
+			if r, ok := e.(position.BiasRower); ok && !opt.Train && !opt.Plain && BiasByRow(r, m.Config.Heads, n) {
+				a.config.Bias, a.config.BiasRow = nn.ByRow, biasRows(r, m.SchemeWeights(own), layer)
+				break
+			}
 			weights := m.schemeNodes(own, w)
 			b, err := e.LearnedBias(m.SchemeWeights(own), layer, n)
 			if err != nil {
@@ -394,6 +398,25 @@ func (t tableOf) Backward(in [][]float64, dout []float64, din [][]float64) {
 }
 
 // biasOf computes one layer's learned bias from the scheme's weights.
+// BiasRowsAbove is the number of values (heads·n²) of a per-query bias above which evaluation
+// computes it a query at a time inside attention rather than hold it whole: at 4 heads, the
+// lengths above 2048. The values are the same either way; below it, computing them once for
+// every sequence of a batch is faster.
+const BiasRowsAbove = 1 << 24
+
+// BiasByRow reports whether an evaluation graph of a model with heads heads computes the bias of
+// the scheme s at n positions a query at a time.
+func BiasByRow(s position.Scheme, heads, n int) bool {
+	_, ok := s.(position.BiasRower)
+	return ok && int64(heads)*int64(n)*int64(n) > BiasRowsAbove
+}
+
+// biasRows is the bias of a layer's scheme one query at a time, from the weights w as they are
+// when the graph is built: an evaluation graph's, which never change.
+func biasRows(r position.BiasRower, w [][]float64, layer int) func(h, i, j0 int, dst []float64) {
+	return func(h, i, j0 int, dst []float64) { r.LearnedBiasRow(w, layer, h, i, j0, dst) }
+}
+
 type biasOf struct {
 	s        position.LearnedBiaser
 	layer, n int

@@ -151,6 +151,22 @@ func (f FIRE) LearnedBias(w [][]float64, layer, n int) (*Bias, error) {
 	return b, nil
 }
 
+// LearnedBiasRow evaluates the layer's MLP for query i and keys j0, j0+1, …, for head h only,
+// summing in LearnedBias's order.
+func (f FIRE) LearnedBiasRow(w [][]float64, layer, h, i, j0 int, dst []float64) {
+	p := f.layer(w, layer)
+	for k := range dst {
+		x, _, _, _ := f.input(p, i, j0+k)
+		o := p.b2[h]
+		for u, w1 := range p.w1 {
+			if a := w1*x + p.b1[u]; a > 0 {
+				o += p.w2[u*f.Heads+h] * a
+			}
+		}
+		dst[k] = o
+	}
+}
+
 // LearnedBiasGrad back-propagates through the MLP and ψ to every weight of the layer.
 func (f FIRE) LearnedBiasGrad(w [][]float64, layer, n int, dBias []float64, dw [][]float64) {
 	p := f.layer(w, layer)

@@ -141,6 +141,42 @@ func TestFIREBias(t *testing.T) {
 	near(t, "fire negative c, m", []float64{b.At(0, 30, 2), b.At(1, 30, 2)}, []float64{0.31731274309758256, -0.6452200870367039})
 }
 
+// TestFIREBiasRow checks that FIRE's bias a query at a time, as long evaluations take it, is the
+// whole bias's, bit for bit, for every head, query and range of keys, with random weights on
+// either side of the threshold.
+func TestFIREBiasRow(t *testing.T) {
+	const n = 40
+	f := FIRE{Heads: 3, Layers: 2, Hidden: 5, L0: 16}
+	rng := rand.New(rand.NewPCG(3, 5))
+	var w [][]float64
+	for _, x := range f.Weights() {
+		v := make([]float64, x.Size())
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		w = append(w, v)
+	}
+	for layer := 0; layer < f.Layers; layer++ {
+		b, err := f.LearnedBias(w, layer, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for h := 0; h < f.Heads; h++ {
+			for i := 0; i < n; i++ {
+				for _, j0 := range []int{0, i / 2, i} {
+					row := make([]float64, i+1-j0)
+					f.LearnedBiasRow(w, layer, h, i, j0, row)
+					for k, got := range row {
+						if want := b.At(h, i, j0+k); got != want {
+							t.Fatalf("layer %d head %d query %d key %d: row %v, whole bias %v", layer, h, i, j0+k, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestFIREInterpolates checks the property FIRE is built on: past the threshold, the MLP's input
 // ψ(i−j)/ψ(i) stays in [0, 1], so the bias of a query's oldest key is the same value at every
 // length, and a longer sequence brings no input the MLP has not seen.

@@ -74,6 +74,17 @@ type LearnedBiaser interface {
 	LearnedBiasGrad(w [][]float64, layer, n int, dBias []float64, dw [][]float64)
 }
 
+// A BiasRower is a LearnedBiaser whose bias depends on the query's position too (PerQuery) and
+// can be computed one query at a time, so that evaluation at long lengths need not hold its
+// heads·n² values at once.
+type BiasRower interface {
+	LearnedBiaser
+	// LearnedBiasRow writes into dst layer's bias in head h for query i and keys j0, j0+1, …,
+	// j0+len(dst)−1 (all at most i): the values LearnedBias gives, bit for bit. It is called
+	// from several goroutines at once.
+	LearnedBiasRow(w [][]float64, layer, h, i, j0 int, dst []float64)
+}
+
 // ErrNotApplicable says that a scheme cannot, by design, handle a sequence length.
 var ErrNotApplicable = errors.New("not applicable")
 

@@ -36,7 +36,14 @@ const (
 	// PerQuery: a (heads, seqLen, seqLen) bias, [h][i][j] added to the score of query i for
 	// key j ≤ i.
 	PerQuery
+	// ByRow: no bias input; AttentionConfig.BiasRow gives the bias of one query at a time, as
+	// PerQuery's [h][i][j]. For evaluation only: it lets a per-query bias (FIRE's) be scored at
+	// lengths whose heads·n² values would not fit in memory.
+	ByRow
 )
+
+// input reports whether the bias form takes an input node.
+func (f BiasForm) input() bool { return f == ByDistance || f == PerQuery }
 
 // AttentionConfig describes a causal multi-head attention.
 type AttentionConfig struct {
@@ -45,6 +52,10 @@ type AttentionConfig struct {
 	// Bias is the layout of the bias input; LearnBias makes it differentiable.
 	Bias      BiasForm
 	LearnBias bool
+	// BiasRow, for the ByRow form, writes into dst the bias of query i in head h for keys j0,
+	// j0+1, …, j0+len(dst)−1, all at most i. Workers call it at once, so it must be safe for
+	// concurrent use.
+	BiasRow func(h, i, j0 int, dst []float64)
 	// QueryScale adds a (heads, seqLen) input whose [h][i] multiplies the scores of query i in
 	// head h before the bias is added: an attention temperature (log-n scaling, Scalable-Softmax).
 	// LearnQueryScale makes it differentiable.
@@ -104,7 +115,7 @@ func rowStats[F float](p []F, far int) (entropy, farMass float64) {
 // when cfg.Bias is NoBias; scale, (heads, seqLen), is nil unless cfg.QueryScale. The result has
 // q's shape.
 func Attention(q, k, v, bias, scale *G.Node, cfg AttentionConfig) (*G.Node, error) {
-	if (bias == nil) != (cfg.Bias == NoBias) || (scale == nil) == cfg.QueryScale {
+	if (bias == nil) == cfg.Bias.input() || (scale == nil) == cfg.QueryScale || (cfg.BiasRow == nil) == (cfg.Bias == ByRow) {
 		return nil, errors.Errorf("Attention: bias %v and scale %v for bias form %d and query scale %v", bias, scale, cfg.Bias, cfg.QueryScale)
 	}
 	kr, err := byDtype(q, &attention[float32]{cfg: cfg}, &attention[float64]{cfg: cfg})
@@ -123,7 +134,7 @@ func Attention(q, k, v, bias, scale *G.Node, cfg AttentionConfig) (*G.Node, erro
 // extra returns the indices of the bias and scale inputs, -1 for those absent.
 func (c AttentionConfig) extra() (bias, scale int) {
 	bias, scale, next := -1, -1, 3
-	if c.Bias != NoBias {
+	if c.Bias.input() {
 		bias, next = next, next+1
 	}
 	if c.QueryScale {
@@ -154,6 +165,10 @@ type attention[F float] struct {
 type attnScratch[F float] struct {
 	q, k, v, o, s []F
 	dq, dk, dv    []F
+	biasRow       []float64 // a query's ByRow bias
+	// For the tiled evaluation: each row's running maximum, sum of exponentials, sum of
+	// exponentials times the score less the maximum (for the entropy), and sum over far keys.
+	max, sum, ent, far []float64
 }
 
 func (k *attention[F]) String() string { return "Attention" }
@@ -172,7 +187,7 @@ func (k *attention[F]) signature() ([]hm.Type, hm.Type) {
 }
 func (k *attention[F]) diffWRT() []bool {
 	d := []bool{true, true, true}
-	if k.cfg.Bias != NoBias {
+	if k.cfg.Bias.input() {
 		d = append(d, k.cfg.LearnBias)
 	}
 	if k.cfg.QueryScale {
@@ -240,11 +255,19 @@ func (k *attention[F]) setup(d int) {
 	k.scratch = make([]attnScratch[F], workers())
 	for w := range k.scratch {
 		s := &k.scratch[w]
-		s.o, s.dq, s.dk, s.dv = make([]F, t*hd), make([]F, t*hd), make([]F, t*hd), make([]F, t*hd)
-		s.s = make([]F, t*t)
-		if !k.train {
-			s.q, s.k, s.v = make([]F, t*hd), make([]F, t*hd), make([]F, t*hd)
+		s.o = make([]F, t*hd)
+		if c.Bias == ByRow {
+			s.biasRow = make([]float64, min(t, tileKeys))
 		}
+		if k.train {
+			s.dq, s.dk, s.dv = make([]F, t*hd), make([]F, t*hd), make([]F, t*hd)
+			s.s = make([]F, t*t)
+			continue
+		}
+		// Evaluation holds one tile of scores, and the sequence's q, k and v: memory linear in t.
+		s.q, s.k, s.v = make([]F, t*hd), make([]F, t*hd), make([]F, t*hd)
+		s.s = make([]F, tileQueries*min(t, tileKeys))
+		s.max, s.sum, s.ent, s.far = make([]float64, tileQueries), make([]float64, tileQueries), make([]float64, tileQueries), make([]float64, tileQueries)
 	}
 }
 
@@ -269,22 +292,36 @@ func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	if si >= 0 {
 		qscale = Values[F](in[si])
 	}
-	t, hd := c.SeqLen, d/c.Heads
-	scale := 1 / math.Sqrt(float64(hd))
+	t := c.SeqLen
 	st := c.Stats
 	if st != nil && len(st.ent) != c.Batch*c.Heads*t {
 		st.ent, st.far = make([]float64, c.Batch*c.Heads*t), make([]float64, c.Batch*c.Heads*t)
 	}
+	if k.train {
+		k.forwardKept(o, q, kk, v, bias, qscale, d)
+	} else {
+		k.forwardTiled(o, q, kk, v, bias, qscale, d)
+	}
+	if st != nil {
+		st.add(c.Batch, c.Heads, t)
+	}
+	return nil
+}
+
+// forwardKept is the training forward pass: it keeps, per (sequence, head), the rotated q and
+// k, v and the t×t probabilities for the backward pass.
+func (k *attention[F]) forwardKept(o, q, kk, v, bias, qscale []F, d int) {
+	c := k.cfg
+	t, hd := c.SeqLen, d/c.Heads
+	scale := 1 / math.Sqrt(float64(hd))
+	st := c.Stats
 	parallel(c.Batch*c.Heads, 4*t*t*hd, func(w, lo, hi int) {
 		s := &k.scratch[w]
 		for task := lo; task < hi; task++ {
 			b, h := task/c.Heads, task%c.Heads
-			qt, kt, vt, pt := s.q, s.k, s.v, s.s
-			if k.train {
-				off := task * t * hd
-				qt, kt, vt = k.qr[off:off+t*hd], k.kr[off:off+t*hd], k.vv[off:off+t*hd]
-				pt = k.p[task*t*t : (task+1)*t*t]
-			}
+			off := task * t * hd
+			qt, kt, vt := k.qr[off:off+t*hd], k.kr[off:off+t*hd], k.vv[off:off+t*hd]
+			pt := k.p[task*t*t : (task+1)*t*t]
 			k.gather(qt, q, b, h, d)
 			k.rotate(qt, k.cos, k.sin, false)
 			k.gather(kt, kk, b, h, d)
@@ -294,27 +331,10 @@ func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 			gemm(false, true, t, t, hd, F(scale), qt, hd, kt, hd, 0, pt, t)
 			for i := 0; i < t; i++ {
 				row := pt[i*t : (i+1)*t]
-				if qscale != nil {
-					if k.raw != nil {
-						copy(k.raw[(task*t+i)*t:(task*t+i)*t+i+1], row[:i+1])
-					}
-					m := qscale[h*t+i]
-					for j := 0; j <= i; j++ {
-						row[j] *= m
-					}
+				if k.raw != nil {
+					copy(k.raw[(task*t+i)*t:(task*t+i)*t+i+1], row[:i+1])
 				}
-				switch c.Bias {
-				case ByDistance:
-					bh := bias[h*t : (h+1)*t]
-					for j := 0; j <= i; j++ {
-						row[j] += bh[i-j]
-					}
-				case PerQuery:
-					bq := bias[(h*t+i)*t:]
-					for j := 0; j <= i; j++ {
-						row[j] += bq[j]
-					}
-				}
+				k.adjust(row[:i+1], bias, qscale, h, i, 0, s.biasRow)
 				softmaxPrefix(row, i+1)
 				if st != nil {
 					st.ent[task*t+i], st.far[task*t+i] = rowStats(row[:i+1], st.Far)
@@ -324,10 +344,36 @@ func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 			scatter(o, s.o, b, h, t, d, hd)
 		}
 	})
-	if st != nil {
-		st.add(c.Batch, c.Heads, t)
+}
+
+// adjust applies query i's scale and bias, in head h, to row: its scores for keys j0, j0+1, …,
+// all at most i.
+func (k *attention[F]) adjust(row, bias, qscale []F, h, i, j0 int, buf []float64) {
+	t := k.cfg.SeqLen
+	if qscale != nil {
+		m := qscale[h*t+i]
+		for j := range row {
+			row[j] *= m
+		}
 	}
-	return nil
+	switch k.cfg.Bias {
+	case ByDistance:
+		bh := bias[h*t : (h+1)*t]
+		for j := range row {
+			row[j] += bh[i-j0-j]
+		}
+	case PerQuery:
+		bq := bias[(h*t+i)*t+j0:]
+		for j := range row {
+			row[j] += bq[j]
+		}
+	case ByRow:
+		buf = buf[:len(row)]
+		k.cfg.BiasRow(h, i, j0, buf)
+		for j, x := range buf {
+			row[j] += F(x)
+		}
+	}
 }
 
 // softmaxPrefix replaces row[:n] by its softmax and zeroes the rest (the future keys).
@@ -353,7 +399,7 @@ func softmaxPrefix[F float](row []F, n int) {
 
 func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
 	c := k.cfg
-	if !k.train {
+	if !k.train || c.Bias == ByRow {
 		return errors.New("Attention: backward pass of an op that was not differentiated")
 	}
 	d := in[0].Shape()[1]

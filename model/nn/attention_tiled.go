@@ -1,0 +1,156 @@
+package nn
+
+import "math"
+
+// Evaluation computes attention a block of tileQueries queries at a time against blocks of at
+// most tileKeys keys, so that its memory grows linearly with the sequence, not as t².
+//
+// A block of queries whose keys fit in one tile is scored exactly as training scores it: the
+// scores, a softmax over each row, then the probabilities times v. Every length of the
+// committed comparisons (up to 2048) takes this path, so their numbers do not depend on the
+// tiling. Longer rows are computed with the online softmax of flash attention (Dao et al.
+// 2022, after Milakov & Gimelshein 2018): a running maximum and sum of exponentials per row,
+// the output rescaled whenever the maximum grows, divided by the sum at the end. That changes
+// the order of the rounding only.
+const (
+	tileQueries = 64
+	tileKeys    = 2048
+)
+
+// EvalScratch is the number of values each worker of an evaluation attention holds for
+// sequences of seqLen positions with heads of headDim dimensions: q, k, v and the output of one
+// head, and one tile of scores.
+func EvalScratch(seqLen, headDim int) int {
+	return 4*seqLen*headDim + tileQueries*min(seqLen, tileKeys)
+}
+
+// forwardTiled is the evaluation forward pass.
+func (k *attention[F]) forwardTiled(o, q, kk, v, bias, qscale []F, d int) {
+	c := k.cfg
+	t, hd := c.SeqLen, d/c.Heads
+	parallel(c.Batch*c.Heads, 4*t*t*hd, func(w, lo, hi int) {
+		s := &k.scratch[w]
+		for task := lo; task < hi; task++ {
+			b, h := task/c.Heads, task%c.Heads
+			k.gather(s.q, q, b, h, d)
+			k.rotate(s.q, k.cos, k.sin, false)
+			k.gather(s.k, kk, b, h, d)
+			k.rotate(s.k, k.kcos, k.ksin, false)
+			k.gather(s.v, v, b, h, d)
+			for i0 := 0; i0 < t; i0 += tileQueries {
+				i1 := min(i0+tileQueries, t)
+				if i1 <= tileKeys {
+					k.queriesOneTile(s, task, h, i0, i1, bias, qscale)
+				} else {
+					k.queriesOnline(s, task, h, i0, i1, bias, qscale)
+				}
+			}
+			scatter(o, s.o, b, h, t, d, hd)
+		}
+	})
+}
+
+// queriesOneTile computes the output of queries i0..i1−1, whose keys 0..i1−1 fit in one tile.
+func (k *attention[F]) queriesOneTile(s *attnScratch[F], task, h, i0, i1 int, bias, qscale []F) {
+	hd := len(s.q) / k.cfg.SeqLen
+	nk := i1
+	st := k.cfg.Stats
+	p := s.s[:(i1-i0)*nk]
+	gemm(false, true, i1-i0, nk, hd, F(1/math.Sqrt(float64(hd))), s.q[i0*hd:], hd, s.k, hd, 0, p, nk)
+	for i := i0; i < i1; i++ {
+		row := p[(i-i0)*nk : (i-i0+1)*nk]
+		k.adjust(row[:i+1], bias, qscale, h, i, 0, s.biasRow)
+		softmaxPrefix(row, i+1)
+		if st != nil {
+			st.ent[task*k.cfg.SeqLen+i], st.far[task*k.cfg.SeqLen+i] = rowStats(row[:i+1], st.Far)
+		}
+	}
+	gemm(false, false, i1-i0, hd, nk, 1, p, nk, s.v, hd, 0, s.o[i0*hd:], hd)
+}
+
+// queriesOnline computes the output of queries i0..i1−1 over their keys a tile at a time, with
+// an online softmax; the entropy and far mass come from running sums alike.
+func (k *attention[F]) queriesOnline(s *attnScratch[F], task, h, i0, i1 int, bias, qscale []F) {
+	t := k.cfg.SeqLen
+	hd := len(s.q) / t
+	rows := i1 - i0
+	st := k.cfg.Stats
+	out := s.o[i0*hd : i1*hd]
+	for r := 0; r < rows; r++ {
+		s.max[r], s.sum[r], s.ent[r], s.far[r] = math.Inf(-1), 0, 0, 0
+	}
+	for j0 := 0; j0 < i1; j0 += tileKeys {
+		j1 := min(j0+tileKeys, i1)
+		nk := j1 - j0
+		p := s.s[:rows*nk]
+		gemm(false, true, rows, nk, hd, F(1/math.Sqrt(float64(hd))), s.q[i0*hd:], hd, s.k[j0*hd:], hd, 0, p, nk)
+		for i := i0; i < i1; i++ {
+			r := i - i0
+			row := p[r*nk : (r+1)*nk]
+			valid := max(0, min(nk, i+1-j0)) // keys j0..i of this tile
+			if valid > 0 {
+				k.adjust(row[:valid], bias, qscale, h, i, j0, s.biasRow)
+			}
+			corr := s.update(r, row, valid, i-j0, st)
+			// The output so far was weighted by exponentials against the old maximum.
+			o := out[r*hd : (r+1)*hd]
+			if j0 == 0 {
+				clear(o)
+			} else if corr != 1 {
+				for x := range o {
+					o[x] *= F(corr)
+				}
+			}
+		}
+		gemm(false, false, rows, hd, nk, 1, p, nk, s.v[j0*hd:], hd, 1, out, hd)
+	}
+	for r := 0; r < rows; r++ {
+		inv := F(1 / s.sum[r])
+		for x := range out[r*hd : (r+1)*hd] {
+			out[r*hd+x] *= inv
+		}
+		if st != nil {
+			i := i0 + r
+			st.ent[task*t+i] = math.Log(s.sum[r]) - s.ent[r]/s.sum[r]
+			st.far[task*t+i] = s.far[r] / s.sum[r]
+		}
+	}
+}
+
+// update folds the first valid scores of row r into its running maximum and sums, replacing
+// them by their exponentials against the new maximum and zeroing the rest of the row (the
+// future keys). diag is the diagonal's index in row, so that key j is diag−j positions back.
+// It returns the factor by which the row's earlier exponentials shrink.
+func (s *attnScratch[F]) update(r int, row []F, valid, diag int, st *AttentionStats) float64 {
+	clear(row[valid:])
+	if valid == 0 {
+		return 1
+	}
+	m := s.max[r]
+	for _, x := range row[:valid] {
+		m = max(m, float64(x))
+	}
+	corr := 1.0
+	if s.sum[r] > 0 {
+		corr = math.Exp(s.max[r] - m)
+		// ent sums e·(x − max); against the new maximum each term loses e·(m − old max).
+		s.ent[r] = corr * (s.ent[r] - (m-s.max[r])*s.sum[r])
+		s.sum[r] *= corr
+		s.far[r] *= corr
+	}
+	s.max[r] = m
+	var sum, ent, far float64
+	for j, x := range row[:valid] {
+		e := exp(x - F(m))
+		row[j] = e
+		sum += float64(e)
+		ent += float64(e) * (float64(x) - m)
+		if st != nil && diag-j >= st.Far {
+			far += float64(e)
+		}
+	}
+	s.sum[r] += sum
+	s.ent[r] += ent
+	s.far[r] += far
+	return corr
+}
