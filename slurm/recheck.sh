@@ -25,6 +25,9 @@ case $config in
 */*) config=$(realpath -m -- "$config") ;;
 esac
 root=$(cd "$(dirname "$0")/.." && pwd)
+# A grid's folder holds one comparison folder per point; recheck takes one comparison's.
+[ ! -f "$results/claims_by_point.json" ] ||
+	{ echo "recheck: $results holds a grid (claims_by_point.json), not one comparison: recheck takes a comparison's folder and its config" >&2; exit 2; }
 for f in "$results/ppl_by_run.json" "$results/REPORT.md"; do
 	[ -f "$f" ] || { echo "recheck: $f: not found (want a finished comparison's folder)" >&2; exit 2; }
 done

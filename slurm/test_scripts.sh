@@ -2,7 +2,8 @@
 # Tests what slurm/local.sh, recheck.sh and submit.sh refuse or clean up, without running a
 # comparison (about 30 s, as root, with slurm-wlm and munge installed):
 #   - recheck.sh refuses a run name that is not a label (../x), before it removes anything;
-#   - recheck.sh refuses a config that did not produce RESULTS, before it starts a cluster;
+#   - recheck.sh refuses a config that did not produce RESULTS, before it starts a cluster, and
+#     a grid's folder;
 #   - submit.sh refuses a bad config, a shard count that is not a positive number or exceeds the
 #     comparison's runs, and an OUT holding another config's runs, before it submits anything;
 #   - a signal to a script running the local cluster (Ctrl-C to its process group, or SIGTERM to
@@ -55,6 +56,10 @@ expect 2 "not a run name" bash slurm/recheck.sh "$work/tiny.yaml" "$work/results
 expect 2 "not a run name" bash slurm/recheck.sh "$work/tiny.yaml" "$work/results" "alibi-s1/../../../keep"
 [ -f "$work/keep/precious" ] || fail "recheck.sh removed a folder outside the results"
 expect 2 "no such run" bash slurm/recheck.sh "$work/tiny.yaml" "$work/results" "alibi-s9"
+# recheck.sh: a grid's folder is not one comparison's.
+mkdir -p "$work/grid/d16/runs/alibi-s1"
+touch "$work/grid/claims_by_point.json" "$work/grid/REPORT.md"
+expect 2 "holds a grid" bash slurm/recheck.sh "$work/tiny.yaml" "$work/grid" "d16/alibi-s1"
 # recheck.sh: the config must be the one that produced RESULTS.
 expect 2 "did not produce" bash slurm/recheck.sh "$work/other.yaml" "$work/results" alibi-s1
 pgrep -x slurmctld >/dev/null && fail "recheck.sh started a cluster for a config that did not produce the results"
