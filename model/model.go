@@ -218,22 +218,11 @@ func (m *Model) layout(scheme position.Scheme) ([]weight, error) {
 	for _, b := range blocks {
 		taken[b.Name] = true
 	}
-	for i, o := range owners(scheme, c.Layers) {
-		l, ok := o.scheme.(position.Learner)
-		if !ok {
-			continue
-		}
-		for _, w := range l.Weights() {
-			name := o.prefix + w.Name
-			switch {
-			case taken[name] || w.Name == "":
-				return nil, fmt.Errorf("model: the %s scheme's weight %q clashes with another weight", o.scheme.Name(), name)
-			case len(w.Dims) == 0 || w.Size() <= 0:
-				return nil, fmt.Errorf("model: the %s scheme's weight %s has shape %v", o.scheme.Name(), name, w.Dims)
-			case w.Init != nil && len(w.Init) != w.Size():
-				return nil, fmt.Errorf("model: the %s scheme's weight %s has %d initial values for shape %v", o.scheme.Name(), name, len(w.Init), w.Dims)
-			case !(w.LRScale >= 0) || math.IsInf(w.LRScale, 0) || !(w.Uniform >= 0) || !(w.Std >= 0):
-				return nil, fmt.Errorf("model: the %s scheme's weight %s has std %g, uniform %g, lr scale %g", o.scheme.Name(), name, w.Std, w.Uniform, w.LRScale)
+	for i, o := range position.Owners(scheme, c.Layers) {
+		for _, w := range position.WeightsOf(o) {
+			name := ownerPrefix(scheme, i) + w.Name
+			if err := checkWeight("the "+o.Name()+" scheme", name, w, taken); err != nil {
+				return nil, err
 			}
 			taken[name] = true
 			out = append(out, weight{Shape: Shape{Name: name, Dims: w.Dims, Std: w.Std, Uniform: w.Uniform, Init: w.Init, Decay: w.Decay,
@@ -243,24 +232,29 @@ func (m *Model) layout(scheme position.Scheme) ([]weight, error) {
 	return append(out, blocks...), nil
 }
 
-// owner is a scheme that may own weights, and the prefix of their names.
-type owner struct {
-	scheme position.Scheme
-	prefix string
+// checkWeight refuses a weight declared by owner (a scheme, a temperature) that takes another
+// weight's name or cannot be made.
+func checkWeight(owner, name string, w position.Weight, taken map[string]bool) error {
+	switch {
+	case taken[name] || w.Name == "":
+		return fmt.Errorf("model: %s's weight %q clashes with another weight", owner, name)
+	case len(w.Dims) == 0 || w.Size() <= 0:
+		return fmt.Errorf("model: %s's weight %s has shape %v", owner, name, w.Dims)
+	case w.Init != nil && len(w.Init) != w.Size():
+		return fmt.Errorf("model: %s's weight %s has %d initial values for shape %v", owner, name, len(w.Init), w.Dims)
+	case !(w.LRScale >= 0) || math.IsInf(w.LRScale, 0) || !(w.Uniform >= 0) || !(w.Std >= 0):
+		return fmt.Errorf("model: %s's weight %s has std %g, uniform %g, lr scale %g", owner, name, w.Std, w.Uniform, w.LRScale)
+	}
+	return nil
 }
 
-// owners are the schemes that may own weights: the model's, or each layer's scheme of a
-// position.PerLayer scheme.
-func owners(s position.Scheme, layers int) []owner {
-	p, ok := s.(position.PerLayer)
-	if !ok {
-		return []owner{{scheme: s}}
+// ownerPrefix is the prefix of the names of the weights of position.Owners(s)[i]: none for the
+// scheme of the whole model, hL. for layer L's own scheme.
+func ownerPrefix(s position.Scheme, i int) string {
+	if position.IsPerLayer(s) {
+		return fmt.Sprintf("h%d.", i)
 	}
-	out := make([]owner, layers)
-	for l := range out {
-		out[l] = owner{scheme: p.LayerScheme(l), prefix: fmt.Sprintf("h%d.", l)}
-	}
-	return out
+	return ""
 }
 
 func (m *Model) add(ps ...*Param) {
