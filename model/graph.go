@@ -202,18 +202,9 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n i
 	if p.table, p.learnedTable, err = m.table(g, s, w, n); err != nil {
 		return p, err
 	}
-	var scale func(l int) (*G.Node, error)
-	switch m.Config.Attention.Scale {
-	case "logn":
-		node := constant(g, m.Dtype, "logn", lognScale(m.Config.Heads, n, m.Config.TrainLen), m.Config.Heads, n)
-		scale = func(int) (*G.Node, error) { return node, nil }
-	case "logn_train":
-		node := constant(g, m.Dtype, "logn", lognTrainScale(m.Config.Heads, n), m.Config.Heads, n)
-		scale = func(int) (*G.Node, error) { return node, nil }
-	case "ssmax":
-		scale = func(l int) (*G.Node, error) {
-			return nn.Compute(fmt.Sprintf("SSMax%d", l), ssmaxScale{m.Config.Heads, n}, tensor.Shape{m.Config.Heads, n}, w[m.h[l].ssmax])
-		}
+	scale, learnedScale, err := m.queryScale(g, w, n)
+	if err != nil {
+		return p, err
 	}
 	var shared *G.Node // a fixed bias, made once for every layer of the scheme that gives it
 	for l := 0; l < m.Config.Layers; l++ {
@@ -250,11 +241,41 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n i
 			if a.scale, err = scale(l); err != nil {
 				return p, err
 			}
-			a.config.QueryScale, a.config.LearnQueryScale = true, m.Config.Attention.Scale == "ssmax"
+			a.config.QueryScale, a.config.LearnQueryScale = true, learnedScale
 		}
 		p.layers = append(p.layers, a)
 	}
 	return p, nil
+}
+
+// queryScale returns what makes the node of layer l's factors on the queries' scores at n
+// positions, nil for a model without a temperature, and whether they are computed from weights:
+// fixed factors are one constant for every layer, learned ones a node per layer computing them
+// from the layer's weights.
+func (m *Model) queryScale(g *G.ExprGraph, w nodes, n int) (func(l int) (*G.Node, error), bool, error) {
+	t, heads := m.temperature, m.Config.Heads
+	form, err := position.QueryScaleForm(t)
+	if err != nil || form == position.Absent {
+		return nil, false, err
+	}
+	if form == position.FromWeights {
+		return func(l int) (*G.Node, error) {
+			var in []*G.Node
+			for _, p := range m.h[l].temperature {
+				in = append(in, w[p])
+			}
+			return nn.Compute(fmt.Sprintf("QueryScale%d", l), queryScaleOf{t, n}, tensor.Shape{heads, n}, in...)
+		}, true, nil
+	}
+	v, err := position.QueryScaleAt(t, nil, n)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(v) != heads*n {
+		return nil, false, fmt.Errorf("model: the %s temperature's %d factors do not fit %d heads and %d positions", t.Name(), len(v), heads, n)
+	}
+	node := constant(g, m.Dtype, "query_scale", v, heads, n)
+	return func(int) (*G.Node, error) { return node, nil }, false, nil
 }
 
 // table makes the node of the table the scheme adds to the embeddings at n positions, nil for

@@ -2,11 +2,12 @@ package position
 
 import "fmt"
 
-// This file is the one walk over a scheme's optional interfaces, as database/sql's ctxutil.go
-// is over a driver's: each function takes a scheme, asks for the interface it needs, and falls
-// back to what a scheme without it means (no table, no rotation, no bias, no weights, no bound
-// on lengths). The model, Check, Mix and cmd/inspect ask a scheme through these functions only,
-// so what a missing or doubled interface means is decided here, once.
+// This file is the one walk over the optional interfaces of a scheme and of a temperature, as
+// database/sql's ctxutil.go is over a driver's: each function takes a scheme (or temperature),
+// asks for the interface it needs, and falls back to what one without it means (no table, no
+// rotation, no bias, no factor, no weights, no bound on lengths). The model, Check, Mix and
+// cmd/inspect ask through these functions only, so what a missing or doubled interface means is
+// decided here, once.
 
 // Form says whether a scheme adds a piece (a table to the embeddings, a bias to the scores, a
 // factor on a query's scores), and whether it computes it from weights.
@@ -27,20 +28,20 @@ const (
 func TableForm(s Scheme) (Form, error) {
 	_, fixed := s.(Embedder)
 	_, learned := s.(LearnedEmbedder)
-	return formOf(s, "table", fixed, learned)
+	return formOf("the "+s.Name()+" scheme", "table", fixed, learned)
 }
 
 // BiasForm says whether s adds a bias to the attention scores, and which kind, as TableForm.
 func BiasForm(s Scheme) (Form, error) {
 	_, fixed := s.(Biaser)
 	_, learned := s.(LearnedBiaser)
-	return formOf(s, "bias", fixed, learned)
+	return formOf("the "+s.Name()+" scheme", "bias", fixed, learned)
 }
 
-func formOf(s Scheme, piece string, fixed, learned bool) (Form, error) {
+func formOf(owner, piece string, fixed, learned bool) (Form, error) {
 	switch {
 	case fixed && learned:
-		return Absent, fmt.Errorf("position: the %s scheme gives both a fixed and a learned %s", s.Name(), piece)
+		return Absent, fmt.Errorf("position: %s gives both a fixed and a learned %s", owner, piece)
 	case fixed:
 		return Fixed, nil
 	case learned:
@@ -198,4 +199,47 @@ func Owners(s Scheme, layers int) []Scheme {
 		out[l] = InLayer(s, l).Scheme
 	}
 	return out
+}
+
+// QueryScaleForm says whether t puts a factor on the queries' scores, and which kind; no
+// temperature, a nil t, puts none.
+func QueryScaleForm(t Temperature) (Form, error) {
+	if t == nil {
+		return Absent, nil
+	}
+	_, fixed := t.(QueryScaler)
+	_, learned := t.(LearnedQueryScaler)
+	return formOf("the "+t.Name()+" temperature", "query scale", fixed, learned)
+}
+
+// QueryScaleAt returns the factors t puts on the queries' scores at n positions, (heads, n),
+// computed from one layer's weights w when they are learned; nil when t puts none.
+func QueryScaleAt(t Temperature, w [][]float64, n int) ([]float64, error) {
+	form, err := QueryScaleForm(t)
+	switch {
+	case err != nil:
+		return nil, err
+	case form == Fixed:
+		return t.(QueryScaler).QueryScale(n)
+	case form == FromWeights:
+		return t.(LearnedQueryScaler).LearnedQueryScale(w, n)
+	}
+	return nil, nil
+}
+
+// QueryScaleGrad adds to dw the gradient through the learned factors of t at n positions,
+// given dScale, the gradient with respect to them; fixed factors or none have no weights to
+// reach.
+func QueryScaleGrad(t Temperature, w [][]float64, n int, dScale []float64, dw [][]float64) {
+	if q, ok := t.(LearnedQueryScaler); ok {
+		q.LearnedQueryScaleGrad(w, n, dScale, dw)
+	}
+}
+
+// LayerWeightsOf returns the weights t declares for each layer, nil for none.
+func LayerWeightsOf(t Temperature) []Weight {
+	if q, ok := t.(LearnedQueryScaler); ok {
+		return q.LayerWeights()
+	}
+	return nil
 }
