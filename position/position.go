@@ -6,6 +6,10 @@
 // is one file, in this package or any other, that registers a constructor in its init function:
 //
 //	func init() { position.Register("mine", newMine) }
+//
+// Attention temperatures (temperature.go) are registered and asked the same way. Code that reads
+// schemes or temperatures asks them through the adapter in adapter.go rather than asserting the
+// optional interfaces itself.
 package position
 
 import (
