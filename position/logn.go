@@ -19,7 +19,7 @@ func init() {
 		if err := needsTrainLen("logn", s); err != nil {
 			return nil, err
 		}
-		return LogN{Heads: s.Heads, TrainLen: s.TrainLen}, nil
+		return LogN(s), nil
 	})
 	RegisterTemperature("logn_train", func(s TemperatureSpec) (Temperature, error) {
 		if err := needsTrainLen("logn_train", s); err != nil {

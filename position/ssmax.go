@@ -13,7 +13,7 @@ func init() {
 		if err := needsTrainLen("ssmax", s); err != nil {
 			return nil, err
 		}
-		return SSMax{Heads: s.Heads, TrainLen: s.TrainLen}, nil
+		return SSMax(s), nil
 	})
 }
 
