@@ -325,10 +325,8 @@ func (c Config) Check() error {
 	// A scheme whose fields bound its lengths (xPos's scales) is asked about the longest now, not
 	// when evaluation reaches it after training, so that the error says what the longest needs.
 	// The scheme without the scaling, which trains and evaluates unscaled, has the same fields.
-	if lc, ok := eval.(position.LengthChecker); ok {
-		if err := lc.CheckLength(max(c.Train.SeqLen, c.Eval.Lengths[len(c.Eval.Lengths)-1])); err != nil {
-			return err
-		}
+	if err := position.CheckLength(eval, max(c.Train.SeqLen, c.Eval.Lengths[len(c.Eval.Lengths)-1])); err != nil {
+		return err
 	}
 	if f := c.Train.Finetune; f != nil {
 		// Fine-tuning runs after the main phase: a length the scheme cannot take must fail now.

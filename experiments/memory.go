@@ -125,9 +125,9 @@ type PositionCost struct {
 func positionCost(s position.Scheme, layers, heads, dModel, n int) (PositionCost, error) {
 	var c PositionCost
 	add := func(v int64) { c.Values, c.Largest = c.Values+v, max(c.Largest, v) }
-	if p, ok := s.(position.PerLayer); ok {
+	if position.IsPerLayer(s) {
 		for l := range layers {
-			lc, err := positionCost(p.LayerScheme(l), 1, heads, dModel, n)
+			lc, err := positionCost(position.InLayer(s, l).Scheme, 1, heads, dModel, n)
 			if err != nil {
 				return c, err
 			}
@@ -136,15 +136,18 @@ func positionCost(s position.Scheme, layers, heads, dModel, n int) (PositionCost
 		return c, nil
 	}
 	N, H := int64(n), int64(heads)
-	switch s.(type) {
-	case position.Embedder, position.LearnedEmbedder:
+	table, err := position.TableForm(s)
+	if err != nil {
+		return c, err
+	}
+	if table != position.Absent {
 		add(N * int64(dModel))
 	}
-	if r, ok := s.(position.Rotator); ok {
-		rot, err := r.Rotation(1)
-		if err != nil {
-			return c, err
-		}
+	rot, err := position.RotationAt(s, 1)
+	if err != nil {
+		return c, err
+	}
+	if rot != nil {
 		tables := int64(2)
 		if rot.KeyCos != nil {
 			tables = 4
@@ -153,33 +156,25 @@ func positionCost(s position.Scheme, layers, heads, dModel, n int) (PositionCost
 			add(tables * int64(len(rot.InvFreq)) * N)
 		}
 	}
-	size := func(b *position.Bias) int64 {
-		v := H * N
-		if b.PerQuery {
-			v *= N
-		}
-		c.Bias += v
-		return v
+	bias, err := position.BiasForm(s)
+	if err != nil || bias == position.Absent {
+		return c, err
 	}
-	switch e := s.(type) {
-	case position.Biaser:
-		b, err := e.Bias(1)
-		if err != nil {
-			return c, err
-		}
-		add(size(b))
-	case position.LearnedBiaser:
-		var w [][]float64
-		for _, x := range e.Weights() {
-			w = append(w, make([]float64, x.Size()))
-		}
-		b, err := e.LearnedBias(w, 0, 1)
-		if err != nil {
-			return c, err
-		}
-		for range layers {
-			add(size(b))
-		}
+	b, err := position.BiasAt(s, position.ZeroWeights(s), 0, 1)
+	if err != nil {
+		return c, err
+	}
+	v := H * N
+	if b.PerQuery {
+		v *= N
+	}
+	times := 1 // a fixed bias is made once, for every layer; a learned one for each
+	if bias == position.FromWeights {
+		times = layers
+	}
+	for range times {
+		c.Bias += v
+		add(v)
 	}
 	return c, nil
 }

@@ -191,133 +191,130 @@ type layerPositions struct {
 	bias, scale *G.Node
 }
 
-// positions asks the scheme what it adds at n positions, through the optional interfaces it
-// implements, and makes graph nodes of it: constants for fixed numbers, and for numbers computed
-// from weights, nodes that compute them (nn.Compute) so that their gradient reaches the weights.
-// A position.PerLayer scheme is asked for each layer's scheme, which acts in that layer only.
+// positions asks the scheme what it adds at n positions, through the position package's adapter
+// over its optional interfaces, and makes graph nodes of it: constants for fixed numbers, and for
+// numbers computed from weights, nodes that compute them (nn.Compute) so that their gradient
+// reaches the weights. A position.PerLayer scheme is asked for each layer's scheme, which acts in
+// that layer only.
 func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n int, opt Options) (positions, error) {
 	p := positions{n: n}
-	d := m.Config.DModel
-	if err := refuseFixedAndLearned(s); err != nil {
+	var err error
+	if p.table, p.learnedTable, err = m.table(g, s, w, n); err != nil {
 		return p, err
 	}
-	checkTable := func(t *position.Table) error {
-		if t.Cols != d || t.Rows < n || len(t.Values) < n*d {
-			return fmt.Errorf("model: the %s scheme's position table %dx%d does not fit %d positions of width %d", s.Name(), t.Rows, t.Cols, n, d)
-		}
-		return nil
+	scale, learnedScale, err := m.queryScale(g, w, n)
+	if err != nil {
+		return p, err
 	}
-	switch e := s.(type) {
-	case position.Embedder:
-		t, err := e.Embedding(n)
-		if err != nil {
-			return p, err
-		}
-		if err := checkTable(t); err != nil {
-			return p, err
-		}
-		p.table = constant(g, m.Dtype, "pe", t.Values[:n*d], n, d)
-	case position.LearnedEmbedder:
-		weights := m.schemeNodes(0, w)
-		t, err := e.LearnedEmbedding(m.SchemeWeights(0), n)
-		if err != nil {
-			return p, err
-		}
-		if err := checkTable(t); err != nil {
-			return p, err
-		}
-		if p.table, err = nn.Compute("PositionTable", tableOf{e, n, d}, tensor.Shape{n, d}, weights...); err != nil {
-			return p, err
-		}
-		p.learnedTable = true
-	}
-	var scale func(l int) (*G.Node, error)
-	switch m.Config.Attention.Scale {
-	case "logn":
-		node := constant(g, m.Dtype, "logn", lognScale(m.Config.Heads, n, m.Config.TrainLen), m.Config.Heads, n)
-		scale = func(int) (*G.Node, error) { return node, nil }
-	case "logn_train":
-		node := constant(g, m.Dtype, "logn", lognTrainScale(m.Config.Heads, n), m.Config.Heads, n)
-		scale = func(int) (*G.Node, error) { return node, nil }
-	case "ssmax":
-		scale = func(l int) (*G.Node, error) {
-			return nn.Compute(fmt.Sprintf("SSMax%d", l), ssmaxScale{m.Config.Heads, n}, tensor.Shape{m.Config.Heads, n}, w[m.h[l].ssmax])
-		}
-	}
-	var shared *G.Node // a fixed bias of the whole model's scheme, made once for every layer
-	os := owners(s, m.Config.Layers)
+	var shared *G.Node // a fixed bias, made once for every layer of the scheme that gives it
 	for l := 0; l < m.Config.Layers; l++ {
-		o := os[min(l, len(os)-1)]
-		// The scheme's layer and the index of its weights' owner: layer l of the whole model's
-		// scheme, or the only layer of layer l's own scheme.
-		ls, layer, own := o.scheme, l, 0
-		if _, ok := s.(position.PerLayer); ok {
-			if err := refuseFixedAndLearned(ls); err != nil {
-				return p, err
-			}
-			layer, own = 0, l
-		}
+		in := position.InLayer(s, l)
 		a := layerPositions{config: nn.AttentionConfig{Batch: batch, SeqLen: n, Heads: m.Config.Heads}}
-		if r, ok := ls.(position.Rotator); ok {
-			rot, err := r.Rotation(n)
-			if err != nil {
-				return p, err
-			}
+		rot, err := position.RotationAt(in.Scheme, n)
+		if err != nil {
+			return p, err
+		}
+		if rot != nil {
 			a.config.Positions = nn.Positions{Pairs: len(rot.InvFreq), Interleaved: rot.Interleaved, Cos: rot.Cos, Sin: rot.Sin, KeyCos: rot.KeyCos, KeySin: rot.KeySin}
 		}
-		switch e := ls.(type) {
-		case position.Biaser:
-			if shared == nil || o.prefix != "" {
-				b, err := e.Bias(n)
-				if err != nil {
-					return p, err
-				}
-				if err := m.checkBias(ls, b, n); err != nil {
-					return p, err
-				}
-				shared = constant(g, m.Dtype, "bias"+o.prefix, b.Values, biasShape(b, m.Config.Heads, n)...)
-			}
-			a.bias, a.config.Bias = shared, biasForm(shared)
-		case position.LearnedBiaser:
-			if r, ok := e.(position.BiasRower); ok && !opt.Train && !opt.Plain && BiasByRow(r, m.Config.Heads, n) {
-				a.config.Bias, a.config.BiasRow = nn.ByRow, biasRows(r, m.SchemeWeights(own), layer)
-				break
-			}
-			weights := m.schemeNodes(own, w)
-			b, err := e.LearnedBias(m.SchemeWeights(own), layer, n)
-			if err != nil {
+		form, err := position.BiasForm(in.Scheme)
+		switch {
+		case err != nil:
+			return p, err
+		case form == position.Fixed && shared != nil && !position.IsPerLayer(s):
+			a.bias = shared
+		case form == position.FromWeights && !opt.Train && !opt.Plain && BiasByRow(in.Scheme, m.Config.Heads, n):
+			// A long evaluation computes this bias a query at a time, inside attention.
+			a.config.Bias, a.config.BiasRow = nn.ByRow, position.BiasRows(in.Scheme, m.SchemeWeights(in.Owner), in.Layer)
+		case form != position.Absent:
+			if a.bias, err = m.bias(g, s, in, form, w, l, n); err != nil {
 				return p, err
 			}
-			if err := m.checkBias(ls, b, n); err != nil {
-				return p, err
+			if form == position.Fixed {
+				shared = a.bias
 			}
-			if a.bias, err = nn.Compute(fmt.Sprintf("PositionBias%d", l), biasOf{e, layer, n}, biasShape(b, m.Config.Heads, n), weights...); err != nil {
-				return p, err
-			}
-			a.config.Bias, a.config.LearnBias = biasForm(a.bias), true
+		}
+		if a.bias != nil {
+			a.config.Bias, a.config.LearnBias = biasForm(a.bias), form == position.FromWeights
 		}
 		if scale != nil {
-			var err error
 			if a.scale, err = scale(l); err != nil {
 				return p, err
 			}
-			a.config.QueryScale, a.config.LearnQueryScale = true, m.Config.Attention.Scale == "ssmax"
+			a.config.QueryScale, a.config.LearnQueryScale = true, learnedScale
 		}
 		p.layers = append(p.layers, a)
 	}
 	return p, nil
 }
 
-// refuseFixedAndLearned refuses a scheme that gives a fixed and a learned table, or a fixed and a learned bias.
-func refuseFixedAndLearned(s position.Scheme) error {
-	_, fixedTable := s.(position.Embedder)
-	_, learnedTable := s.(position.LearnedEmbedder)
-	_, fixedBias := s.(position.Biaser)
-	_, learnedBias := s.(position.LearnedBiaser)
-	if fixedTable && learnedTable || fixedBias && learnedBias {
-		return fmt.Errorf("model: the %s scheme gives both a fixed and a learned table or bias", s.Name())
+// queryScale returns what makes the node of layer l's factors on the queries' scores at n
+// positions, nil for a model without a temperature, and whether they are computed from weights:
+// fixed factors are one constant for every layer, learned ones a node per layer computing them
+// from the layer's weights.
+func (m *Model) queryScale(g *G.ExprGraph, w nodes, n int) (func(l int) (*G.Node, error), bool, error) {
+	t, heads := m.temperature, m.Config.Heads
+	form, err := position.QueryScaleForm(t)
+	if err != nil || form == position.Absent {
+		return nil, false, err
 	}
-	return nil
+	if form == position.FromWeights {
+		return func(l int) (*G.Node, error) {
+			var in []*G.Node
+			for _, p := range m.h[l].temperature {
+				in = append(in, w[p])
+			}
+			return nn.Compute(fmt.Sprintf("QueryScale%d", l), queryScaleOf{t, n}, tensor.Shape{heads, n}, in...)
+		}, true, nil
+	}
+	v, err := position.QueryScaleAt(t, nil, n)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(v) != heads*n {
+		return nil, false, fmt.Errorf("model: the %s temperature's %d factors do not fit %d heads and %d positions", t.Name(), len(v), heads, n)
+	}
+	node := constant(g, m.Dtype, "query_scale", v, heads, n)
+	return func(int) (*G.Node, error) { return node, nil }, false, nil
+}
+
+// table makes the node of the table the scheme adds to the embeddings at n positions, nil for
+// none, and says whether it is computed from the scheme's weights.
+func (m *Model) table(g *G.ExprGraph, s position.Scheme, w nodes, n int) (*G.Node, bool, error) {
+	form, err := position.TableForm(s)
+	if err != nil || form == position.Absent {
+		return nil, false, err
+	}
+	d := m.Config.DModel
+	t, err := position.TableAt(s, m.SchemeWeights(0), n)
+	if err != nil {
+		return nil, false, err
+	}
+	if t.Cols != d || t.Rows < n || len(t.Values) < n*d {
+		return nil, false, fmt.Errorf("model: the %s scheme's position table %dx%d does not fit %d positions of width %d", s.Name(), t.Rows, t.Cols, n, d)
+	}
+	if form == position.Fixed {
+		return constant(g, m.Dtype, "pe", t.Values[:n*d], n, d), false, nil
+	}
+	node, err := nn.Compute("PositionTable", tableOf{s, n, d}, tensor.Shape{n, d}, m.schemeNodes(0, w)...)
+	return node, true, err
+}
+
+// bias makes the node of the bias of the given form that in's scheme adds in layer l at n
+// positions: a constant for a fixed bias, a node computing a learned one from its owner's weights.
+func (m *Model) bias(g *G.ExprGraph, s position.Scheme, in position.Slot, form position.Form, w nodes, l, n int) (*G.Node, error) {
+	b, err := position.BiasAt(in.Scheme, m.SchemeWeights(in.Owner), in.Layer, n)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.checkBias(in.Scheme, b, n); err != nil {
+		return nil, err
+	}
+	shape := biasShape(b, m.Config.Heads, n)
+	if form == position.Fixed {
+		return constant(g, m.Dtype, "bias"+ownerPrefix(s, in.Owner), b.Values, shape...), nil
+	}
+	return nn.Compute(fmt.Sprintf("PositionBias%d", l), biasOf{in.Scheme, in.Layer, n}, shape, m.schemeNodes(in.Owner, w)...)
 }
 
 // schemeNodes returns the graph nodes of a scheme's weights: the whole model's scheme's for
@@ -380,12 +377,12 @@ func constant(g *G.ExprGraph, dt tensor.Dtype, name string, v []float64, shape .
 
 // tableOf computes a learned position table from the scheme's weights.
 type tableOf struct {
-	s    position.LearnedEmbedder
+	s    position.Scheme
 	n, d int
 }
 
 func (t tableOf) Forward(in [][]float64, out []float64) error {
-	tab, err := t.s.LearnedEmbedding(in, t.n)
+	tab, err := position.TableAt(t.s, in, t.n)
 	if err != nil {
 		return err
 	}
@@ -394,10 +391,9 @@ func (t tableOf) Forward(in [][]float64, out []float64) error {
 }
 
 func (t tableOf) Backward(in [][]float64, dout []float64, din [][]float64) {
-	t.s.LearnedEmbeddingGrad(in, t.n, dout, din)
+	position.TableGrad(t.s, in, t.n, dout, din)
 }
 
-// biasOf computes one layer's learned bias from the scheme's weights.
 // BiasRowsAbove is the number of values (heads·n²) of a per-query bias above which evaluation
 // computes it a query at a time inside attention rather than hold it whole: at 4 heads, the
 // lengths above 2048. The values are the same either way; below it, computing them once for
@@ -407,23 +403,17 @@ const BiasRowsAbove = 1 << 24
 // BiasByRow reports whether an evaluation graph of a model with heads heads computes the bias of
 // the scheme s at n positions a query at a time.
 func BiasByRow(s position.Scheme, heads, n int) bool {
-	_, ok := s.(position.BiasRower)
-	return ok && int64(heads)*int64(n)*int64(n) > BiasRowsAbove
+	return position.HasBiasRows(s) && int64(heads)*int64(n)*int64(n) > BiasRowsAbove
 }
 
-// biasRows is the bias of a layer's scheme one query at a time, from the weights w as they are
-// when the graph is built: an evaluation graph's, which never change.
-func biasRows(r position.BiasRower, w [][]float64, layer int) func(h, i, j0 int, dst []float64) {
-	return func(h, i, j0 int, dst []float64) { r.LearnedBiasRow(w, layer, h, i, j0, dst) }
-}
-
+// biasOf computes one layer's learned bias from the scheme's weights.
 type biasOf struct {
-	s        position.LearnedBiaser
+	s        position.Scheme
 	layer, n int
 }
 
 func (b biasOf) Forward(in [][]float64, out []float64) error {
-	bias, err := b.s.LearnedBias(in, b.layer, b.n)
+	bias, err := position.BiasAt(b.s, in, b.layer, b.n)
 	if err != nil {
 		return err
 	}
@@ -432,7 +422,7 @@ func (b biasOf) Forward(in [][]float64, out []float64) error {
 }
 
 func (b biasOf) Backward(in [][]float64, dout []float64, din [][]float64) {
-	b.s.LearnedBiasGrad(in, b.layer, b.n, dout, din)
+	position.BiasGrad(b.s, in, b.layer, b.n, dout, din)
 }
 
 // ops are the layers the forward pass is made of: the fused ones below, or gorgonia's stock ones

@@ -44,7 +44,8 @@ func (c Config) Check() error {
 	case c.Vocab <= 0:
 		return fmt.Errorf("model: vocabulary of %d tokens", c.Vocab)
 	}
-	return c.Attention.check(c.TrainLen)
+	_, err := c.temperature()
+	return err
 }
 
 // lnEps is LayerNorm's ε, PyTorch's default.
@@ -80,13 +81,16 @@ type Model struct {
 	// schemes lists the position scheme's own weights, in the order it declares them: one list
 	// for the scheme of the whole model, or one per layer for a position.PerLayer scheme.
 	schemes [][]*Param
+	// temperature is the attention temperature the config names, nil for none.
+	temperature position.Temperature
 }
 
-// block is one transformer block's weights: a pre-LayerNorm attention (with a Scalable-Softmax
-// scale per head when the config asks for one) and a pre-LayerNorm 4x GELU MLP.
+// block is one transformer block's weights: a pre-LayerNorm attention (with the temperature's
+// weights, when it learns its factors, such as Scalable-Softmax's scale per head) and a
+// pre-LayerNorm 4x GELU MLP.
 type block struct {
 	ln1G, ln1B, wq, bq, wk, bk, wv, bv, wo, bo *Param
-	ssmax                                      *Param
+	temperature                                []*Param
 	ln2G, ln2B, w1, b1, w2, b2                 *Param
 }
 
@@ -100,6 +104,10 @@ func New(c Config, scheme position.Scheme, dt tensor.Dtype, seed uint64) (*Model
 		return nil, fmt.Errorf("model: dtype %v, want float32 or float64", dt)
 	}
 	m := &Model{Config: c, Dtype: dt, byName: map[string]*Param{}}
+	var err error
+	if m.temperature, err = c.temperature(); err != nil {
+		return nil, err
+	}
 	weights, err := m.layout(scheme)
 	if err != nil {
 		return nil, err
@@ -153,7 +161,11 @@ type Shape struct {
 // Shapes lists the model's weights in order, the order of the checkpoint and of the initial
 // draws (see layout). It fails if a scheme's weight is malformed or takes another weight's name.
 func Shapes(c Config, scheme position.Scheme) ([]Shape, error) {
-	weights, err := (&Model{Config: c}).layout(scheme)
+	t, err := c.temperature()
+	if err != nil {
+		return nil, err
+	}
+	weights, err := (&Model{Config: c, temperature: t}).layout(scheme)
 	if err != nil {
 		return nil, err
 	}
@@ -201,9 +213,11 @@ func (m *Model) layout(scheme position.Scheme) ([]weight, error) {
 			matrix(&b.wk, p+"wk", d, d), vector(&b.bk, p+"bk", d, 0),
 			matrix(&b.wv, p+"wv", d, d), vector(&b.bv, p+"bv", d, 0),
 			matrix(&b.wo, p+"wo", d, d), vector(&b.bo, p+"bo", d, 0))
-		if c.Attention.Scale == "ssmax" {
-			blocks = append(blocks, vector(&b.ssmax, p+"ssmax", c.Heads, ssmaxInit(c.TrainLen)))
+		tw, err := m.temperatureWeights(b, p)
+		if err != nil {
+			return nil, err
 		}
+		blocks = append(blocks, tw...)
 		blocks = append(blocks,
 			vector(&b.ln2G, p+"ln2_g", d, 1), vector(&b.ln2B, p+"ln2_b", d, 0),
 			matrix(&b.w1, p+"w1", d, 4*d), vector(&b.b1, p+"b1", 4*d, 0),
@@ -216,24 +230,16 @@ func (m *Model) layout(scheme position.Scheme) ([]weight, error) {
 	out := []weight{matrix(&m.wte, "wte", v, d)}
 	taken := map[string]bool{"wte": true}
 	for _, b := range blocks {
+		if taken[b.Name] { // only a temperature's weight can: the model's own names are distinct
+			return nil, fmt.Errorf("model: the attention temperature's weight %q clashes with another weight", b.Name)
+		}
 		taken[b.Name] = true
 	}
-	for i, o := range owners(scheme, c.Layers) {
-		l, ok := o.scheme.(position.Learner)
-		if !ok {
-			continue
-		}
-		for _, w := range l.Weights() {
-			name := o.prefix + w.Name
-			switch {
-			case taken[name] || w.Name == "":
-				return nil, fmt.Errorf("model: the %s scheme's weight %q clashes with another weight", o.scheme.Name(), name)
-			case len(w.Dims) == 0 || w.Size() <= 0:
-				return nil, fmt.Errorf("model: the %s scheme's weight %s has shape %v", o.scheme.Name(), name, w.Dims)
-			case w.Init != nil && len(w.Init) != w.Size():
-				return nil, fmt.Errorf("model: the %s scheme's weight %s has %d initial values for shape %v", o.scheme.Name(), name, len(w.Init), w.Dims)
-			case !(w.LRScale >= 0) || math.IsInf(w.LRScale, 0) || !(w.Uniform >= 0) || !(w.Std >= 0):
-				return nil, fmt.Errorf("model: the %s scheme's weight %s has std %g, uniform %g, lr scale %g", o.scheme.Name(), name, w.Std, w.Uniform, w.LRScale)
+	for i, o := range position.Owners(scheme, c.Layers) {
+		for _, w := range position.WeightsOf(o) {
+			name := ownerPrefix(scheme, i) + w.Name
+			if err := checkWeight("the "+o.Name()+" scheme", name, w, taken); err != nil {
+				return nil, err
 			}
 			taken[name] = true
 			out = append(out, weight{Shape: Shape{Name: name, Dims: w.Dims, Std: w.Std, Uniform: w.Uniform, Init: w.Init, Decay: w.Decay,
@@ -243,24 +249,45 @@ func (m *Model) layout(scheme position.Scheme) ([]weight, error) {
 	return append(out, blocks...), nil
 }
 
-// owner is a scheme that may own weights, and the prefix of their names.
-type owner struct {
-	scheme position.Scheme
-	prefix string
+// temperatureWeights lays out the weights the temperature declares for block b, named with the
+// block's prefix, and binds them to the block.
+func (m *Model) temperatureWeights(b *block, prefix string) ([]weight, error) {
+	tw := position.LayerWeightsOf(m.temperature)
+	b.temperature = make([]*Param, len(tw))
+	out := make([]weight, len(tw))
+	for i, w := range tw {
+		if err := checkWeight("the "+m.temperature.Name()+" temperature", prefix+w.Name, w, nil); err != nil {
+			return nil, err
+		}
+		out[i] = weight{Shape{Name: prefix + w.Name, Dims: w.Dims, Std: w.Std, Uniform: w.Uniform, Init: w.Init, Decay: w.Decay,
+			LRScale: w.LRScale, Floor: w.Floor}, &b.temperature[i]}
+	}
+	return out, nil
 }
 
-// owners are the schemes that may own weights: the model's, or each layer's scheme of a
-// position.PerLayer scheme.
-func owners(s position.Scheme, layers int) []owner {
-	p, ok := s.(position.PerLayer)
-	if !ok {
-		return []owner{{scheme: s}}
+// checkWeight refuses a weight declared by owner (a scheme, a temperature) that takes another
+// weight's name or cannot be made.
+func checkWeight(owner, name string, w position.Weight, taken map[string]bool) error {
+	switch {
+	case taken[name] || w.Name == "":
+		return fmt.Errorf("model: %s's weight %q clashes with another weight", owner, name)
+	case len(w.Dims) == 0 || w.Size() <= 0:
+		return fmt.Errorf("model: %s's weight %s has shape %v", owner, name, w.Dims)
+	case w.Init != nil && len(w.Init) != w.Size():
+		return fmt.Errorf("model: %s's weight %s has %d initial values for shape %v", owner, name, len(w.Init), w.Dims)
+	case !(w.LRScale >= 0) || math.IsInf(w.LRScale, 0) || !(w.Uniform >= 0) || !(w.Std >= 0):
+		return fmt.Errorf("model: %s's weight %s has std %g, uniform %g, lr scale %g", owner, name, w.Std, w.Uniform, w.LRScale)
 	}
-	out := make([]owner, layers)
-	for l := range out {
-		out[l] = owner{scheme: p.LayerScheme(l), prefix: fmt.Sprintf("h%d.", l)}
+	return nil
+}
+
+// ownerPrefix is the prefix of the names of the weights of position.Owners(s)[i]: none for the
+// scheme of the whole model, hL. for layer L's own scheme.
+func ownerPrefix(s position.Scheme, i int) string {
+	if position.IsPerLayer(s) {
+		return fmt.Sprintf("h%d.", i)
 	}
-	return out
+	return ""
 }
 
 func (m *Model) add(ps ...*Param) {

@@ -45,9 +45,6 @@ type Scaling struct {
 
 	// nodes holds the YAML node each of Params was read from, as Config's.
 	nodes map[string]*yaml.Node
-
-	// decoded holds Params decoded into the type's struct, set by check.
-	decoded any
 }
 
 // UnmarshalYAML reads the section: type and factor, and every other field into Params.

@@ -67,17 +67,18 @@ func newMix(s Spec) (Scheme, error) {
 		if err != nil {
 			return nil, fmt.Errorf("position.layers[%d]: %v", i, err)
 		}
-		if _, ok := ls.(Scalable); ok && s.Config.Scaling != nil {
+		if _, takes := ScalingOf(ls); takes && s.Config.Scaling != nil {
 			spec.Config.Scaling = s.Config.Scaling
 			if ls, err = New(spec); err != nil {
 				return nil, fmt.Errorf("position.layers[%d]: %v", i, err)
 			}
 			scalable = true
 		}
-		_, fixed := ls.(Embedder)
-		_, learned := ls.(LearnedEmbedder)
-		_, nested := ls.(PerLayer)
-		if fixed || learned || nested {
+		table, err := TableForm(ls)
+		if err != nil {
+			return nil, fmt.Errorf("position.layers[%d]: %v", i, err)
+		}
+		if table != Absent || IsPerLayer(ls) {
 			return nil, fmt.Errorf("position.layers[%d]: the %s scheme acts on the token embeddings or the layers, not in one layer", i, ls.Name())
 		}
 		m.Layers = append(m.Layers, ls)
@@ -134,10 +135,8 @@ func (m *Mix) Scaling() *Scaling { return m.scaling }
 // CheckLength checks n positions against every layer's scheme that bounds its lengths.
 func (m *Mix) CheckLength(n int) error {
 	for l, s := range m.Layers {
-		if c, ok := s.(LengthChecker); ok {
-			if err := c.CheckLength(n); err != nil {
-				return fmt.Errorf("layer %d: %w", l, err)
-			}
+		if err := CheckLength(s, n); err != nil {
+			return fmt.Errorf("layer %d: %w", l, err)
 		}
 	}
 	return nil

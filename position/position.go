@@ -6,6 +6,10 @@
 // is one file, in this package or any other, that registers a constructor in its init function:
 //
 //	func init() { position.Register("mine", newMine) }
+//
+// Attention temperatures (temperature.go) are registered and asked the same way. Code that reads
+// schemes or temperatures asks them through the adapter in adapter.go rather than asserting the
+// optional interfaces itself.
 package position
 
 import (
@@ -251,7 +255,7 @@ func New(spec Spec) (Scheme, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := s.(Scalable); spec.Config.Scaling != nil && !ok {
+	if _, takes := ScalingOf(s); spec.Config.Scaling != nil && !takes {
 		return nil, fmt.Errorf("position.scaling: the %s scheme does not take a scaling", spec.Config.Scheme)
 	}
 	return s, nil
@@ -277,45 +281,18 @@ type LengthChecker interface {
 // it has weights, and returns the first error: whether the scheme can handle n positions at
 // all, before a model is built.
 func Check(s Scheme, n int) error {
-	if c, ok := s.(LengthChecker); ok {
-		if err := c.CheckLength(n); err != nil {
-			return err
-		}
+	if err := CheckLength(s, n); err != nil {
+		return err
 	}
-	if e, ok := s.(Embedder); ok {
-		if _, err := e.Embedding(n); err != nil {
-			return err
-		}
+	w := ZeroWeights(s)
+	if _, err := TableAt(s, w, n); err != nil {
+		return err
 	}
-	if r, ok := s.(Rotator); ok {
-		if _, err := r.Rotation(n); err != nil {
-			return err
-		}
+	if _, err := RotationAt(s, n); err != nil {
+		return err
 	}
-	if b, ok := s.(Biaser); ok {
-		if _, err := b.Bias(n); err != nil {
-			return err
-		}
-	}
-	l, ok := s.(Learner)
-	if !ok {
-		return nil
-	}
-	var w [][]float64
-	for _, x := range l.Weights() {
-		w = append(w, make([]float64, x.Size()))
-	}
-	if e, ok := s.(LearnedEmbedder); ok {
-		if _, err := e.LearnedEmbedding(w, n); err != nil {
-			return err
-		}
-	}
-	if b, ok := s.(LearnedBiaser); ok {
-		if _, err := b.LearnedBias(w, 0, n); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := BiasAt(s, w, 0, n)
+	return err
 }
 
 // Describer is a scheme that gives numbers of its own for n positions to show beside what it

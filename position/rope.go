@@ -15,7 +15,8 @@ type RoPE struct {
 	Dim         int // rotated width
 	Interleaved bool
 	TrainLen    int
-	scaling     *Scaling
+	scaling     *Scaling // as configured, for Scaling
+	scaler      *scaler  // the scaling resolved for Dim, nil for none
 }
 
 func init() { Register("rope", newRoPE) }
@@ -62,7 +63,8 @@ func buildRoPE(s Spec, p ropeParams) (*RoPE, error) {
 	if r.Dim == 0 {
 		return nil, fmt.Errorf("position.rotary_fraction: %g of a head of %d dimensions rotates no pair", p.RotaryFraction, hd)
 	}
-	if err := r.scaling.check(r.Dim); err != nil {
+	var err error
+	if r.scaler, err = r.scaling.resolve(r.Dim); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -81,10 +83,10 @@ func (r *RoPE) Rotation(n int) (*Rotation, error) {
 
 // Frequencies returns the frequencies and the attention factor in force for n positions.
 func (r *RoPE) Frequencies(n int) (invFreq []float64, attentionFactor float64) {
-	if r.scaling == nil {
+	if r.scaler == nil {
 		return invFreq0(r.Dim, r.Base), 1
 	}
-	return r.scaling.frequencies(r.Dim, r.Base, r.TrainLen, n)
+	return r.scaler.frequencies(r.Base, r.TrainLen, n)
 }
 
 // invFreq0 is RoPE's frequency ladder, base^(-2i/d) for i < d/2.

@@ -69,43 +69,49 @@ func ScalingParams() []ScalingParam {
 	return out
 }
 
-// check resolves the scaling's type and fields, for a head of d rotated dimensions.
-func (c *Scaling) check(d int) error {
+// scaler is a scaling resolved for a head of d rotated dimensions: its type, its fields decoded
+// and checked, and its factor. Only resolve makes one, so a scaling that was not checked cannot
+// compute frequencies; and nothing changes it after, so the layers of a mix share the config
+// value it came from without one of them writing into it.
+type scaler struct {
+	t      ScalingType
+	params any
+	factor Factor
+	d      int
+}
+
+// resolve decodes and checks the scaling's type and fields for a head of d rotated dimensions.
+// It returns nil for no scaling.
+func (c *Scaling) resolve(d int) (*scaler, error) {
 	if c == nil {
-		return nil
+		return nil, nil
 	}
 	t, ok := LookupScaling(c.Type)
 	if !ok {
-		return fmt.Errorf("position.scaling.type: unknown type %q (known: %v)", c.Type, ScalingTypes())
+		return nil, fmt.Errorf("position.scaling.type: unknown type %q (known: %v)", c.Type, ScalingTypes())
 	}
 	if !c.Factor.Auto && !(c.Factor.Value >= 1) {
-		return fmt.Errorf("position.scaling.factor: %v, want a number of at least 1, or auto", c.Factor)
+		return nil, fmt.Errorf("position.scaling.factor: %v, want a number of at least 1, or auto", c.Factor)
 	}
 	var params any = &struct{}{}
 	if t.Params != nil {
 		params = t.Params()
 	}
 	if err := decodeParams("position.scaling.", "the "+c.Type+" scaling", c.Params, c.nodes, params); err != nil {
-		return err
+		return nil, err
 	}
 	if t.Check != nil {
 		if err := t.Check(params, d); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	c.decoded = params
-	return nil
+	return &scaler{t: t, params: params, factor: c.Factor, d: d}, nil
 }
 
-// frequencies computes the scaling's frequencies and attention factor at n positions.
-func (c *Scaling) frequencies(d int, b float64, l, n int) ([]float64, float64) {
-	t, _ := LookupScaling(c.Type)
-	if c.decoded == nil {
-		if err := c.check(d); err != nil {
-			panic(err) // a scheme checks its scaling when it is built
-		}
-	}
-	return t.Frequencies(c.decoded, d, b, l, n, c.Factor.At(n, l))
+// frequencies computes the frequencies and attention factor at n positions, for base b and
+// training length l.
+func (s *scaler) frequencies(b float64, l, n int) ([]float64, float64) {
+	return s.t.Frequencies(s.params, s.d, b, l, n, s.factor.At(n, l))
 }
 
 func init() {

@@ -186,10 +186,8 @@ func run() int {
 			return fail(err)
 		}
 	}
-	if lc, ok := s.(position.LengthChecker); ok {
-		if err := lc.CheckLength(*evalLen); err != nil {
-			return fail(flagNames(err))
-		}
+	if err := position.CheckLength(s, *evalLen); err != nil {
+		return fail(flagNames(err))
 	}
 	// Before the model is made and the scheme asked for anything: FIRE's bias alone is heads ×
 	// n² values a layer, 137 GB at 64 heads and 16384 positions.
@@ -215,12 +213,13 @@ func run() int {
 		}
 	}
 	var rep *report
-	if p, ok := s.(position.PerLayer); ok {
+	if position.IsPerLayer(s) {
 		rep = &report{Scheme: s.Name(), Dim: spec.HeadDim(), Heads: spec.Heads, Layers: spec.Layers, TrainLen: spec.TrainLen, EvalLen: *evalLen}
 		one := spec
 		one.Layers = 1
 		for l := 0; l < spec.Layers; l++ {
-			r, err := describe(p.LayerScheme(l), one, m.SchemeWeights(l), *evalLen)
+			in := position.InLayer(s, l)
+			r, err := describe(in.Scheme, one, m.SchemeWeights(in.Owner), *evalLen)
 			if err != nil {
 				return fail(err)
 			}
@@ -282,8 +281,8 @@ func checkOut(path string) error {
 	return nil
 }
 
-// describe asks the scheme, through each optional interface it implements, what it adds at n
-// positions.
+// describe asks the scheme what it adds at n positions, through the position package's adapter
+// over the optional interfaces it implements.
 func describe(s position.Scheme, spec position.Spec, w [][]float64, n int) (*report, error) {
 	if spec.Config.Scheme != s.Name() {
 		spec.Config = position.Config{Scheme: s.Name(), Scaling: spec.Config.Scaling}
@@ -292,14 +291,12 @@ func describe(s position.Scheme, spec position.Spec, w [][]float64, n int) (*rep
 	if sc := spec.Config.Scaling; sc != nil {
 		rep.Scaling, rep.Factor = sc.Type, sc.Factor.String()
 	}
-	if d, ok := s.(position.Describer); ok {
-		rep.described = d.Describe(n)
+	rep.described = position.Describe(s, n)
+	rot, err := position.RotationAt(s, n)
+	if err != nil {
+		return nil, err
 	}
-	if r, ok := s.(position.Rotator); ok {
-		rot, err := r.Rotation(n)
-		if err != nil {
-			return nil, err
-		}
+	if rot != nil {
 		rep.InvFreq, rep.AttentionFactor = rot.InvFreq, rot.AttentionFactor
 		for _, f := range rot.InvFreq {
 			rep.Wavelengths = append(rep.Wavelengths, 2*math.Pi/f)
@@ -311,19 +308,12 @@ func describe(s position.Scheme, spec position.Spec, w [][]float64, n int) (*rep
 			if err != nil {
 				return nil, err
 			}
-			if rep.plain, err = p.(position.Rotator).Rotation(n); err != nil {
+			if rep.plain, err = position.RotationAt(p, n); err != nil {
 				return nil, err
 			}
 		}
 	}
-	var table *position.Table
-	var err error
-	switch e := s.(type) {
-	case position.Embedder:
-		table, err = e.Embedding(n)
-	case position.LearnedEmbedder:
-		table, err = e.LearnedEmbedding(w, n)
-	}
+	table, err := position.TableAt(s, w, n)
 	if err != nil {
 		return nil, err
 	}
@@ -342,21 +332,20 @@ func describe(s position.Scheme, spec position.Spec, w [][]float64, n int) (*rep
 		}
 		return out
 	}
-	switch e := s.(type) {
-	case position.Biaser:
-		b, err := e.Bias(n)
+	form, err := position.BiasForm(s)
+	if err != nil {
+		return nil, err
+	}
+	layers := spec.Layers // a learned bias differs by layer; a fixed one is the same in each
+	if form == position.Fixed {
+		layers = 1
+	}
+	for l := 0; form != position.Absent && l < layers; l++ {
+		b, err := position.BiasAt(s, w, l, n)
 		if err != nil {
 			return nil, err
 		}
-		rep.Bias = [][][]float64{byDistance(b)}
-	case position.LearnedBiaser:
-		for l := 0; l < spec.Layers; l++ {
-			b, err := e.LearnedBias(w, l, n)
-			if err != nil {
-				return nil, err
-			}
-			rep.Bias = append(rep.Bias, byDistance(b))
-		}
+		rep.Bias = append(rep.Bias, byDistance(b))
 	}
 	return rep, nil
 }

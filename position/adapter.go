@@ -1,0 +1,245 @@
+package position
+
+import "fmt"
+
+// This file is the one walk over the optional interfaces of a scheme and of a temperature, as
+// database/sql's ctxutil.go is over a driver's: each function takes a scheme (or temperature),
+// asks for the interface it needs, and falls back to what one without it means (no table, no
+// rotation, no bias, no factor, no weights, no bound on lengths). The model, Check, Mix and
+// cmd/inspect ask through these functions only, so what a missing or doubled interface means is
+// decided here, once.
+
+// Form says whether a scheme adds a piece (a table to the embeddings, a bias to the scores, a
+// factor on a query's scores), and whether it computes it from weights.
+type Form int
+
+const (
+	// Absent is a piece the scheme does not add.
+	Absent Form = iota
+	// Fixed is a piece of fixed numbers (Embedder, Biaser, QueryScaler).
+	Fixed
+	// FromWeights is a piece computed from the scheme's weights (LearnedEmbedder,
+	// LearnedBiaser, LearnedQueryScaler).
+	FromWeights
+)
+
+// TableForm says whether s adds a table to the token embeddings, and which kind. A scheme that
+// gives both a fixed and a learned table is an error: the model would not know which to add.
+func TableForm(s Scheme) (Form, error) {
+	_, fixed := s.(Embedder)
+	_, learned := s.(LearnedEmbedder)
+	return formOf("the "+s.Name()+" scheme", "table", fixed, learned)
+}
+
+// BiasForm says whether s adds a bias to the attention scores, and which kind, as TableForm.
+func BiasForm(s Scheme) (Form, error) {
+	_, fixed := s.(Biaser)
+	_, learned := s.(LearnedBiaser)
+	return formOf("the "+s.Name()+" scheme", "bias", fixed, learned)
+}
+
+func formOf(owner, piece string, fixed, learned bool) (Form, error) {
+	switch {
+	case fixed && learned:
+		return Absent, fmt.Errorf("position: %s gives both a fixed and a learned %s", owner, piece)
+	case fixed:
+		return Fixed, nil
+	case learned:
+		return FromWeights, nil
+	}
+	return Absent, nil
+}
+
+// TableAt returns the table s adds to the embeddings at n positions, computed from its weights
+// w (in the order it declares them) when it is learned; nil when s adds none.
+func TableAt(s Scheme, w [][]float64, n int) (*Table, error) {
+	form, err := TableForm(s)
+	switch {
+	case err != nil:
+		return nil, err
+	case form == Fixed:
+		return s.(Embedder).Embedding(n)
+	case form == FromWeights:
+		return s.(LearnedEmbedder).LearnedEmbedding(w, n)
+	}
+	return nil, nil
+}
+
+// TableGrad adds to dw the gradient through the learned table of s at n positions, given
+// dTable, the gradient with respect to the table; a fixed table or none has no weights to reach.
+func TableGrad(s Scheme, w [][]float64, n int, dTable []float64, dw [][]float64) {
+	if e, ok := s.(LearnedEmbedder); ok {
+		e.LearnedEmbeddingGrad(w, n, dTable, dw)
+	}
+}
+
+// RotationAt returns the rotation of s at n positions, nil for a scheme that does not rotate.
+func RotationAt(s Scheme, n int) (*Rotation, error) {
+	if r, ok := s.(Rotator); ok {
+		return r.Rotation(n)
+	}
+	return nil, nil
+}
+
+// BiasAt returns the bias s adds to layer's scores at n positions, computed from its weights w
+// when it is learned (a fixed bias is the same in every layer); nil when s adds none.
+func BiasAt(s Scheme, w [][]float64, layer, n int) (*Bias, error) {
+	form, err := BiasForm(s)
+	switch {
+	case err != nil:
+		return nil, err
+	case form == Fixed:
+		return s.(Biaser).Bias(n)
+	case form == FromWeights:
+		return s.(LearnedBiaser).LearnedBias(w, layer, n)
+	}
+	return nil, nil
+}
+
+// BiasGrad adds to dw the gradient through layer's learned bias of s at n positions, given dBias,
+// the gradient with respect to the bias's values; a fixed bias or none has no weights to reach.
+func BiasGrad(s Scheme, w [][]float64, layer, n int, dBias []float64, dw [][]float64) {
+	if b, ok := s.(LearnedBiaser); ok {
+		b.LearnedBiasGrad(w, layer, n, dBias, dw)
+	}
+}
+
+// HasBiasRows says whether s can compute its learned bias one query at a time (BiasRower).
+func HasBiasRows(s Scheme) bool {
+	_, ok := s.(BiasRower)
+	return ok
+}
+
+// BiasRows returns what writes layer's learned bias of s one query at a time, from the weights
+// w as they are now (an evaluation graph's, which never change): in head h, for query i and the
+// keys from j0, into dst. It is nil for a scheme that cannot.
+func BiasRows(s Scheme, w [][]float64, layer int) func(h, i, j0 int, dst []float64) {
+	r, ok := s.(BiasRower)
+	if !ok {
+		return nil
+	}
+	return func(h, i, j0 int, dst []float64) { r.LearnedBiasRow(w, layer, h, i, j0, dst) }
+}
+
+// WeightsOf returns the weights s declares, nil for a scheme without weights.
+func WeightsOf(s Scheme) []Weight {
+	if l, ok := s.(Learner); ok {
+		return l.Weights()
+	}
+	return nil
+}
+
+// ZeroWeights returns the weights of s, each at zero: what asking a scheme for what it adds
+// before a model has made its weights computes with.
+func ZeroWeights(s Scheme) [][]float64 {
+	var w [][]float64
+	for _, x := range WeightsOf(s) {
+		w = append(w, make([]float64, x.Size()))
+	}
+	return w
+}
+
+// CheckLength says whether n positions are within the bound the fields of s set, nil for a
+// scheme without one.
+func CheckLength(s Scheme, n int) error {
+	if c, ok := s.(LengthChecker); ok {
+		return c.CheckLength(n)
+	}
+	return nil
+}
+
+// ScalingOf returns the RoPE scaling in force in s, and whether s takes one at all.
+func ScalingOf(s Scheme) (sc *Scaling, takes bool) {
+	if c, ok := s.(Scalable); ok {
+		return c.Scaling(), true
+	}
+	return nil, false
+}
+
+// Describe returns the numbers s gives of itself at n positions, nil for a scheme that gives
+// none.
+func Describe(s Scheme, n int) map[string]any {
+	if d, ok := s.(Describer); ok {
+		return d.Describe(n)
+	}
+	return nil
+}
+
+// IsPerLayer says whether s gives each layer a scheme of its own.
+func IsPerLayer(s Scheme) bool {
+	_, ok := s.(PerLayer)
+	return ok
+}
+
+// Slot is what acts in one layer of a model: a scheme, the layer's index within that scheme,
+// and which of Owners holds its weights.
+type Slot struct {
+	Scheme       Scheme
+	Layer, Owner int
+}
+
+// InLayer returns what acts in layer l of a model of s: s itself as its layer l, whose weights
+// are the model's first owner's; or, for a PerLayer scheme, layer l's own scheme as its only
+// layer, with weights of its own.
+func InLayer(s Scheme, l int) Slot {
+	if p, ok := s.(PerLayer); ok {
+		return Slot{Scheme: p.LayerScheme(l), Layer: 0, Owner: l}
+	}
+	return Slot{Scheme: s, Layer: l, Owner: 0}
+}
+
+// Owners returns the schemes whose weights a model of s with the given number of layers holds,
+// in order: s alone, or a PerLayer scheme's scheme of each layer.
+func Owners(s Scheme, layers int) []Scheme {
+	if !IsPerLayer(s) {
+		return []Scheme{s}
+	}
+	out := make([]Scheme, layers)
+	for l := range out {
+		out[l] = InLayer(s, l).Scheme
+	}
+	return out
+}
+
+// QueryScaleForm says whether t puts a factor on the queries' scores, and which kind; no
+// temperature, a nil t, puts none.
+func QueryScaleForm(t Temperature) (Form, error) {
+	if t == nil {
+		return Absent, nil
+	}
+	_, fixed := t.(QueryScaler)
+	_, learned := t.(LearnedQueryScaler)
+	return formOf("the "+t.Name()+" temperature", "query scale", fixed, learned)
+}
+
+// QueryScaleAt returns the factors t puts on the queries' scores at n positions, (heads, n),
+// computed from one layer's weights w when they are learned; nil when t puts none.
+func QueryScaleAt(t Temperature, w [][]float64, n int) ([]float64, error) {
+	form, err := QueryScaleForm(t)
+	switch {
+	case err != nil:
+		return nil, err
+	case form == Fixed:
+		return t.(QueryScaler).QueryScale(n)
+	case form == FromWeights:
+		return t.(LearnedQueryScaler).LearnedQueryScale(w, n)
+	}
+	return nil, nil
+}
+
+// QueryScaleGrad adds to dw the gradient through the learned factors of t at n positions,
+// given dScale, the gradient with respect to them; fixed factors or none have no weights to
+// reach.
+func QueryScaleGrad(t Temperature, w [][]float64, n int, dScale []float64, dw [][]float64) {
+	if q, ok := t.(LearnedQueryScaler); ok {
+		q.LearnedQueryScaleGrad(w, n, dScale, dw)
+	}
+}
+
+// LayerWeightsOf returns the weights t declares for each layer, nil for none.
+func LayerWeightsOf(t Temperature) []Weight {
+	if q, ok := t.(LearnedQueryScaler); ok {
+		return q.LayerWeights()
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package position
+
+import (
+	"strings"
+	"testing"
+)
+
+// bare implements no optional interface: every question about it has the fallback answer.
+type bare struct{}
+
+func (bare) Name() string { return "bare" }
+
+// doubled gives a table and a bias both fixed and from weights.
+type doubled struct{ bare }
+
+func (doubled) Embedding(n int) (*Table, error) {
+	return &Table{Rows: n, Cols: 1, Values: make([]float64, n)}, nil
+}
+func (doubled) Weights() []Weight { return []Weight{{Name: "w", Dims: []int{2}}} }
+func (doubled) LearnedEmbedding(_ [][]float64, n int) (*Table, error) {
+	return &Table{Rows: n, Cols: 1, Values: make([]float64, n)}, nil
+}
+func (doubled) LearnedEmbeddingGrad([][]float64, int, []float64, [][]float64) {}
+func (doubled) Bias(n int) (*Bias, error)                                     { return NewBias(1, n, false), nil }
+func (doubled) LearnedBias(_ [][]float64, _, n int) (*Bias, error)            { return NewBias(1, n, false), nil }
+func (doubled) LearnedBiasGrad([][]float64, int, int, []float64, [][]float64) {}
+
+func TestAdapterFallsBack(t *testing.T) {
+	var s Scheme = bare{}
+	if f, err := TableForm(s); f != Absent || err != nil {
+		t.Errorf("TableForm: %v, %v; want Absent", f, err)
+	}
+	if f, err := BiasForm(s); f != Absent || err != nil {
+		t.Errorf("BiasForm: %v, %v; want Absent", f, err)
+	}
+	if tab, err := TableAt(s, nil, 8); tab != nil || err != nil {
+		t.Errorf("TableAt: %v, %v; want none", tab, err)
+	}
+	if r, err := RotationAt(s, 8); r != nil || err != nil {
+		t.Errorf("RotationAt: %v, %v; want none", r, err)
+	}
+	if b, err := BiasAt(s, nil, 0, 8); b != nil || err != nil {
+		t.Errorf("BiasAt: %v, %v; want none", b, err)
+	}
+	if sc, takes := ScalingOf(s); sc != nil || takes {
+		t.Errorf("ScalingOf: %v, %v; want none, not taken", sc, takes)
+	}
+	if err := CheckLength(s, 1<<30); err != nil {
+		t.Errorf("CheckLength: %v; want no bound", err)
+	}
+	if WeightsOf(s) != nil || ZeroWeights(s) != nil || Describe(s, 8) != nil || IsPerLayer(s) {
+		t.Errorf("weights %v, zero weights %v, description %v, per layer %v; want none", WeightsOf(s), ZeroWeights(s), Describe(s, 8), IsPerLayer(s))
+	}
+	if HasBiasRows(s) || BiasRows(s, nil, 0) != nil {
+		t.Errorf("bias rows for a scheme without a bias")
+	}
+	TableGrad(s, nil, 8, nil, nil) // nothing to reach, and no panic
+	BiasGrad(s, nil, 0, 8, nil, nil)
+	if err := Check(s, 8); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+}
+
+// A scheme that gives a piece both fixed and from weights is refused by every question about
+// that piece, with the piece named.
+func TestAdapterRefusesDoubled(t *testing.T) {
+	var s Scheme = doubled{}
+	for what, err := range map[string]error{
+		"TableForm": second(TableForm(s)), "TableAt": second(TableAt(s, ZeroWeights(s), 4)),
+		"BiasForm": second(BiasForm(s)), "BiasAt": second(BiasAt(s, ZeroWeights(s), 0, 4)), "Check": Check(s, 4),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "both a fixed and a learned") {
+			t.Errorf("%s: %v; want both a fixed and a learned ...", what, err)
+		}
+	}
+	if w := ZeroWeights(s); len(w) != 1 || len(w[0]) != 2 {
+		t.Errorf("ZeroWeights: %v; want one weight of 2 zeros", w)
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+// A whole-model scheme acts in every layer as itself, with one set of weights; a mix's layers
+// each have their own scheme, as its only layer, with weights of their own.
+func TestAdapterLayers(t *testing.T) {
+	spec := Spec{DModel: 8, Heads: 2, Layers: 3, TrainLen: 16, Config: Config{Scheme: "kerple"}}
+	k, err := New(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := Owners(k, 3); len(o) != 1 || o[0] != k {
+		t.Errorf("kerple's owners %v, want itself", o)
+	}
+	if in := InLayer(k, 2); in.Scheme != k || in.Layer != 2 || in.Owner != 0 {
+		t.Errorf("kerple's layer 2: %+v", in)
+	}
+	spec.Config = Config{Scheme: "mix", Params: map[string]any{"layers": []any{"rope", "kerple"}}}
+	m, err := New(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Owners(m, 3)
+	if len(o) != 3 || o[0].Name() != "rope" || o[1].Name() != "kerple" || o[2].Name() != "rope" {
+		t.Fatalf("mix's owners %v, want rope, kerple, rope", o)
+	}
+	if in := InLayer(m, 1); in.Scheme != o[1] || in.Layer != 0 || in.Owner != 1 {
+		t.Errorf("mix's layer 1: %+v", in)
+	}
+	if r, err := RotationAt(InLayer(m, 2).Scheme, 16); r == nil || err != nil {
+		t.Errorf("mix's layer 2 rotation: %v, %v", r, err)
+	}
+	if f, _ := BiasForm(InLayer(m, 1).Scheme); f != FromWeights {
+		t.Errorf("mix's layer 1 bias: %v, want FromWeights", f)
+	}
+}
