@@ -1,7 +1,9 @@
 package experiments
 
 import (
+	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -27,7 +29,13 @@ type familyFigure struct {
 	Styles    []style
 	Families  [families][]int
 	Reference int
+	// Guide, when it has points, is a line every panel draws thin and dotted beneath the
+	// series, such as the entropy of uniform attention.
+	Guide seriesLine
 }
+
+// guideStyle is a figure's guide line's.
+var guideStyle = style{Color: color.Gray{Y: 110}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}
 
 // save draws a panel per family with a line to draw, all on the same axes so that panels compare.
 func (f familyFigure) save(png, svg string) (err error) {
@@ -76,7 +84,7 @@ type axisRange struct{ Min, Max float64 }
 func (f familyFigure) ranges() (x, y axisRange) {
 	x = axisRange{float64(f.TrainLen), float64(f.TrainLen)}
 	y = axisRange{math.Inf(1), math.Inf(-1)}
-	for _, l := range f.Lines {
+	for _, l := range slices.Concat(f.Lines, []seriesLine{f.Guide}) {
 		for j, xy := range l.XYs {
 			lo, hi := xy.Y, xy.Y
 			if l.Low != nil {
@@ -107,6 +115,11 @@ func (f familyFigure) panel(title string, idx []int, xr, yr axisRange) (*plot.Pl
 	legend := plot.NewLegend()
 	legend.Top, legend.Left = true, true
 	legend.TextStyle.Font.Size = vg.Points(10)
+	if len(f.Guide.XYs) > 0 {
+		if err := addLine(p, &legend, f.Guide, guideStyle, ""); err != nil {
+			return nil, nil, err
+		}
+	}
 	if r := f.Reference; r >= 0 && len(f.Lines[r].XYs) > 0 {
 		if err := addLine(p, &legend, f.Lines[r], f.Styles[r], " (reference)"); err != nil {
 			return nil, nil, err
