@@ -397,8 +397,8 @@ func (s attentionSection) longest() []*SeriesAttention {
 // the entropy figure draws uniform attention's beside.
 func (s attentionSection) figure(dir string, entropy bool) error {
 	rep := s.rep
-	lines := make([]seriesLine, len(rep.Series))
-	longest, guide := 0, seriesLine{Label: "uniform attention"}
+	lines := make([]Line, len(rep.Series))
+	longest, guide := 0, Line{Label: "uniform attention"}
 	for i, sa := range s.longest() {
 		if sa == nil {
 			continue
@@ -419,8 +419,7 @@ func (s attentionSection) figure(dir string, entropy bool) error {
 			}
 		}
 	}
-	f := familyFigure{XLabel: "tokens seen (query position in the window + 1, log scale)",
-		TrainLen: rep.TrainLen, Lines: lines, Styles: rep.styles(), Families: rep.byFamily(), Reference: rep.reference()}
+	f := Figure{XLabel: "tokens seen (query position in the window + 1, log scale)", Lines: lines}
 	png, svg := ComparisonFarPNG, ComparisonFarSVG
 	what := fmt.Sprintf("share of attention on keys at least %d back", rep.TrainLen)
 	if entropy {
@@ -429,7 +428,7 @@ func (s attentionSection) figure(dir string, entropy bool) error {
 	f.YLabel = what
 	f.Title = fmt.Sprintf("%s: %s at length %d, by octave of query positions, mean over layers and heads, ± std over %d seeds",
 		rep.Comparison.Name, what, longest, len(rep.Comparison.Seeds))
-	return f.save(filepath.Join(dir, png), filepath.Join(dir, svg))
+	return rep.WriteFigure(filepath.Join(dir, png), filepath.Join(dir, svg), f)
 }
 
 // binMiddle is a bin's x in a figure: its geometric middle in tokens seen, position+1.

@@ -118,6 +118,13 @@ func csvFloatOrEmpty(x *float64) string {
 
 func writeFile(path string, b []byte) error { return atomicfile.WriteFile(path, b) }
 
+// WriteFile writes a results file whole or not at all, as every file of a run and a comparison
+// is written: a measure of another package writes its files with it.
+func WriteFile(path string, b []byte) error { return writeFile(path, b) }
+
+// WriteJSON writes v as indented JSON and a newline, whole or not at all.
+func WriteJSON(path string, v any) error { return writeJSON(path, v) }
+
 // writeJSON writes v as indented JSON and a newline, as every results file is.
 func writeJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
