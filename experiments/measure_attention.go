@@ -523,10 +523,10 @@ func (s attentionSection) finding() string {
 	rep := s.rep
 	n := rep.Lengths[len(rep.Lengths)-1]
 	type row struct {
-		label        string
-		st           AttentionStat
-		ppl          float64
-		hasPerplexty bool
+		label  string
+		st     AttentionStat
+		ppl    float64
+		hasPPL bool
 	}
 	var rows []row
 	for _, series := range rep.Series {
@@ -536,7 +536,7 @@ func (s attentionSection) finding() string {
 		}
 		r := row{label: series.Label, st: st}
 		if ps, ok := rep.at(series, n/rep.TrainLen); ok && n%rep.TrainLen == 0 {
-			r.ppl, r.hasPerplexty = ps.PPLMean, true
+			r.ppl, r.hasPPL = ps.PPLMean, true
 		}
 		rows = append(rows, r)
 	}
@@ -553,7 +553,7 @@ func (s attentionSection) finding() string {
 		sharp.label, sharp.st.EntropyMean, rep.TrainLen, percent(near.st.FarMean), near.label, percent(far.st.FarMean), far.label)
 	var shares, ppls []float64
 	for _, r := range rows {
-		if r.hasPerplexty {
+		if r.hasPPL {
 			shares, ppls = append(shares, r.st.FarMean), append(ppls, r.ppl)
 		}
 	}

@@ -39,7 +39,7 @@ func (l lengthsSeen) Length(int) LengthObserver                  { return l }
 func (lengthsSeen) Batch(*model.Graph, []data.Window, []float64) {}
 func (l lengthsSeen) End(pl PassLength)                          { *l.lengths = append(*l.lengths, pl.LengthResult) }
 
-func (r *perplexityRun) Length(n int) LengthObserver { return lengthsSeen{&r.lengths}.Length(n) }
+func (r *perplexityRun) Length(int) LengthObserver { return lengthsSeen{&r.lengths} }
 
 // Evaluate scores the same weights without the RoPE scaling, so that its effect shows apart
 // from training.
