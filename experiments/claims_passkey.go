@@ -71,7 +71,7 @@ func (rep *Report) passkeyAt(label string, mult int, maxDepth float64) (mean flo
 		}
 		var sum float64
 		k := 0
-		for _, c := range r.Result.Passkey {
+		for _, c := range passkeyOf(r.Result) {
 			if c.Length == n && c.Applicable && c.Depth <= maxDepth {
 				sum += c.Accuracy
 				k++

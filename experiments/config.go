@@ -86,6 +86,11 @@ type Eval struct {
 	// tokens no earlier window scored; unset, windows do not overlap. A pointer so that a config
 	// without it marshals, and hashes, as it did before strides existed.
 	Stride *int `yaml:"stride,omitempty"`
+	// Measures names the measures to take besides those that measure every run they apply to
+	// (perplexity and loss by position; passkey retrieval with train.passkey): attention, or
+	// one registered from another package (RegisterMeasure). Unset, a config marshals, and
+	// hashes, as it did before measures existed.
+	Measures []string `yaml:"measures,omitempty"`
 }
 
 // Default is the config every file is read on top of: a field the file leaves out keeps its
@@ -303,6 +308,9 @@ func (c Config) Check() error {
 			return fmt.Errorf("eval.lengths: %d, above the limit of %d", n, 1<<20)
 		}
 		seen[n] = true
+	}
+	if err := checkMeasures(c.Eval.Measures); err != nil {
+		return err
 	}
 	if s := c.Eval.Stride; s != nil && (*s <= 0 || *s > c.Eval.Lengths[0]) {
 		return fmt.Errorf("eval.stride: %d, want a stride between 1 and the shortest evaluation length %d", *s, c.Eval.Lengths[0])

@@ -3,7 +3,6 @@ package experiments
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"runtime/debug"
 	"time"
@@ -32,27 +31,67 @@ func (e Eval) strideFor(n int) int {
 	return *e.Stride
 }
 
-// evaluateAll scores the model at every evaluation length, and the mean loss at each position of
-// the windows. A length the scheme cannot handle by design is recorded as not applicable, with
-// the reason; a length whose loss is not finite is recorded without numbers, NonFinite, with
-// the reason.
-func evaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e Eval, w io.Writer) ([]LengthResult, []PositionLoss, error) {
-	set, err := data.NewEvalSet(corpus.Valid, e.Tokens)
+// measure evaluates a trained model with every measure its config asks for (measuresOf): the
+// protocol's pass over the evaluation windows once, shared by every measure that observes it,
+// then each measure that evaluates on its own. It returns what each found, to be recorded.
+func (ev *Evaluation) measure(ctx context.Context) ([]Recorder, error) {
+	var recs []Recorder
+	var obs []PassObserver
+	for _, m := range measuresOf(ev.Config) {
+		s, ok := m.(Starter)
+		if !ok {
+			continue
+		}
+		rec, err := s.Start(ev)
+		if err != nil {
+			return nil, fmt.Errorf("measure %s: %w", m.Name(), err)
+		}
+		recs = append(recs, rec)
+		if o, ok := rec.(PassObserver); ok {
+			obs = append(obs, o)
+		}
+	}
+	if len(obs) > 0 {
+		if err := ev.Pass(ctx, ev.Scheme, obs...); err != nil {
+			return nil, err
+		}
+	}
+	for _, rec := range recs {
+		if e, ok := rec.(Evaluator); ok {
+			if err := e.Evaluate(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return recs, nil
+}
+
+// Pass runs the protocol's forward pass with scheme over the evaluation windows of every
+// evaluation length, and shows it to the observers. A length the scheme cannot handle by
+// design is not applicable, with the reason; a length whose loss is not finite has no numbers,
+// NonFinite, with the reason.
+func (ev *Evaluation) Pass(ctx context.Context, scheme position.Scheme, obs ...PassObserver) error {
+	e := ev.Config.Eval
+	set, err := data.NewEvalSet(ev.Corpus.Valid, e.Tokens)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	plans := make([][]data.Window, len(e.Lengths))
 	work := 0
 	for i, n := range e.Lengths {
 		if plans[i], err = set.Plan(n, e.strideFor(n)); err != nil {
-			return nil, nil, err
+			return err
 		}
 		work += len(plans[i]) * n
 	}
-	p := newProgress(w, work, "eval")
+	var opts model.Options
+	for _, o := range obs {
+		if g, ok := o.(GraphOptioner); ok {
+			g.GraphOptions(&opts)
+		}
+	}
+	p := newProgress(ev.Progress, work, "eval")
 	defer p.finish()
-	var out []LengthResult
-	var byPos []PositionLoss
 	for i, n := range e.Lengths {
 		if i > 0 {
 			// The last length's graph is garbage now. Collect it, and give its memory back,
@@ -61,20 +100,27 @@ func evaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus 
 			// comparison's runner does the same for the whole run.)
 			debug.FreeOSMemory()
 		}
-		lr, pl, err := evaluate(ctx, m, s, set, n, plans[i], e.BatchTokens, p)
-		if err != nil {
-			return nil, nil, err
+		var seen []LengthObserver
+		for _, o := range obs {
+			if lo := o.Length(n); lo != nil {
+				seen = append(seen, lo)
+			}
 		}
-		out, byPos = append(out, lr), append(byPos, pl)
+		pl, err := passLength(ctx, ev.Model, scheme, set, n, plans[i], e.BatchTokens, opts, p, seen)
+		if err != nil {
+			return err
+		}
+		for _, lo := range seen {
+			lo.End(pl)
+		}
 	}
-	return out, byPos, nil
+	return nil
 }
 
-// evaluate scores the evaluation set in the windows ws of n tokens, each scoring its last
-// Score targets.
-func evaluate(ctx context.Context, m *model.Model, s position.Scheme, set *data.EvalSet, n int, ws []data.Window, batchTokens int, p *progress) (LengthResult, PositionLoss, error) {
-	res := LengthResult{Length: n}
-	pl := PositionLoss{Length: n}
+// passLength scores the evaluation set in the windows ws of n tokens, each scoring its last
+// Score targets, and shows every batch to the observers.
+func passLength(ctx context.Context, m *model.Model, s position.Scheme, set *data.EvalSet, n int, ws []data.Window, batchTokens int, opts model.Options, p *progress, obs []LengthObserver) (PassLength, error) {
+	pl := PassLength{LengthResult: LengthResult{Length: n}}
 	work := len(ws) * n
 	whole := true // every window scores all its targets: non-overlapping windows
 	for _, w := range ws {
@@ -88,16 +134,16 @@ func evaluate(ctx context.Context, m *model.Model, s position.Scheme, set *data.
 	if whole {
 		batch = evalBatch(len(ws), batchTokens/n)
 	}
-	g, err := m.Graph(s, batch, n, model.Options{})
+	g, err := m.Graph(s, batch, n, opts)
 	if model.IsNotApplicable(err) {
-		res.Reason, pl.Reason = err.Error(), err.Error()
+		pl.Reason = err.Error()
 		if p != nil {
 			p.skip(work)
 		}
-		return res, pl, nil
+		return pl, nil
 	}
 	if err != nil {
-		return res, pl, err
+		return pl, err
 	}
 	defer g.Close()
 	acc := positionAcc{sum: make([]float64, n), count: make([]int, n)}
@@ -108,7 +154,7 @@ func evaluate(ctx context.Context, m *model.Model, s position.Scheme, set *data.
 	start := time.Now()
 	for first := 0; first < len(ws); first += batch {
 		if err := ctx.Err(); err != nil {
-			return res, pl, fmt.Errorf("%w during evaluation", ErrInterrupted)
+			return pl, fmt.Errorf("%w during evaluation", ErrInterrupted)
 		}
 		k := copy(fill, ws[first:min(first+batch, len(ws))])
 		for i := k; i < batch; i++ {
@@ -117,9 +163,12 @@ func evaluate(ctx context.Context, m *model.Model, s position.Scheme, set *data.
 		set.FillWindows(g.IDs, g.Targets, n, fill)
 		loss, err := g.Run()
 		if err != nil {
-			return res, pl, err
+			return pl, err
 		}
 		tokenLosses(g.Logits(), g.Targets, rowLoss)
+		for _, o := range obs {
+			o.Batch(g, fill[:k], rowLoss)
+		}
 		var sum float64
 		for b, w := range fill[:k] {
 			for t := n - w.Score; t < n; t++ {
@@ -138,24 +187,24 @@ func evaluate(ctx context.Context, m *model.Model, s position.Scheme, set *data.
 		}
 	}
 	if scored != set.Tokens {
-		return res, pl, fmt.Errorf("evaluation at length %d scored %d tokens, want %d", n, scored, set.Tokens)
+		return pl, fmt.Errorf("evaluation at length %d scored %d tokens, want %d", n, scored, set.Tokens)
 	}
 	loss := total / float64(set.Tokens)
 	ppl := math.Exp(loss)
-	res.Applicable, res.Tokens = true, set.Tokens
+	pl.Applicable, pl.Tokens = true, set.Tokens
 	if reason := nonFinite(loss, ppl, acc.sum); reason != "" {
 		// Recorded as missing, with the reason, as a length the scheme cannot handle is: JSON
 		// has no NaN or infinity, and one length must not cost the run its other results. The
 		// loss by position of such a length says nothing either.
-		res.NonFinite, res.Reason, pl.Reason = true, reason, reason
+		pl.NonFinite, pl.Reason = true, reason
 		if !math.IsNaN(loss) && !math.IsInf(loss, 0) {
-			res.Loss = &loss
+			pl.Loss = &loss
 		}
-		return res, pl, nil
+		return pl, nil
 	}
-	res.Loss, res.Perplexity = &loss, &ppl
-	pl.Applicable, pl.sum, pl.count = true, acc.sum, acc.count
-	return res, pl, nil
+	pl.Loss, pl.Perplexity = &loss, &ppl
+	pl.Sum, pl.Count = acc.sum, acc.count
+	return pl, nil
 }
 
 // nonFinite says why a length's loss, perplexity or loss by position is not a finite number

@@ -12,6 +12,7 @@ import (
 
 	"extrapolate/data"
 	"extrapolate/model"
+	"extrapolate/position"
 )
 
 // tinyModel is an untrained model of a tiny config and its corpus: evaluation does not need a
@@ -34,6 +35,28 @@ func tinyModel(t *testing.T, scheme string) (Config, *model.Model, *data.Corpus)
 	return c, m, corpus
 }
 
+// evaluateAll runs the protocol's pass with s over e's windows, for the score and the
+// per-position sums at every length.
+func evaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e Eval) ([]LengthResult, []PositionLoss, error) {
+	ev := &Evaluation{Config: Config{Eval: e}, Model: m, Corpus: corpus}
+	var seen passSeen
+	err := ev.Pass(ctx, s, &seen)
+	var lengths []LengthResult
+	var byPos []PositionLoss
+	for _, pl := range seen {
+		lengths = append(lengths, pl.LengthResult)
+		byPos = append(byPos, PositionLoss{Length: pl.Length, sum: pl.Sum, count: pl.Count})
+	}
+	return lengths, byPos, err
+}
+
+// passSeen keeps how the pass ended at each length.
+type passSeen []PassLength
+
+func (p *passSeen) Length(int) LengthObserver                    { return p }
+func (p *passSeen) Batch(*model.Graph, []data.Window, []float64) {}
+func (p *passSeen) End(l PassLength)                             { *p = append(*p, l) }
+
 // TestStrideEqualLengthIsNonOverlapping checks that eval.stride equal to the length gives
 // exactly the numbers of non-overlapping windows, and that the loss by position comes from the
 // same pass: its token-weighted mean is the length's loss.
@@ -41,14 +64,14 @@ func TestStrideEqualLengthIsNonOverlapping(t *testing.T) {
 	c, m, corpus := tinyModel(t, "rope")
 	_, s, _ := c.Schemes()
 	ctx := context.Background()
-	plain, byPos, err := evaluateAll(ctx, m, s, corpus, c.Eval, nil)
+	plain, byPos, err := evaluateAll(ctx, m, s, corpus, c.Eval)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, n := range c.Eval.Lengths {
 		e := c.Eval
 		e.Lengths, e.Stride = []int{n}, &n
-		strided, sbyPos, err := evaluateAll(ctx, m, s, corpus, e, nil)
+		strided, sbyPos, err := evaluateAll(ctx, m, s, corpus, e)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +112,7 @@ func TestSlidingWindowsFromDefinition(t *testing.T) {
 	// order of summation depends on the shape (OpenBLAS, with -tags openblas) gives the same bits.
 	e := Eval{Lengths: []int{n}, Tokens: tokens, BatchTokens: n, Stride: new(int)}
 	*e.Stride = stride
-	got, byPos, err := evaluateAll(context.Background(), m, s, corpus, e, nil)
+	got, byPos, err := evaluateAll(context.Background(), m, s, corpus, e)
 	if err != nil {
 		t.Fatal(err)
 	}

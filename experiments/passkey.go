@@ -173,11 +173,11 @@ type passkeyFile struct {
 }
 
 // writePasskey writes a run's passkey retrieval as CSV, JSON and a heat map.
-func writePasskey(dir string, res *Result) error {
+func writePasskey(dir string, res *Result, cells []PasskeyResult) error {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write([]string{"length", "ratio", "depth", "docs", "correct", "accuracy", "digits_right", "applicable", "reason", "chance"})
-	for _, c := range res.Passkey {
+	for _, c := range cells {
 		w.Write([]string{strconv.Itoa(c.Length), csvFloat(float64(c.Length) / float64(res.TrainLen)), csvFloat(c.Depth), strconv.Itoa(c.Docs),
 			strconv.Itoa(c.Correct), csvFloat(c.Accuracy), csvFloat(c.Digits), strconv.FormatBool(c.Applicable), c.Reason, csvFloat(data.PasskeyChance)})
 	}
@@ -185,12 +185,12 @@ func writePasskey(dir string, res *Result) error {
 	if err := writeFile(filepath.Join(dir, PasskeyCSV), b.Bytes()); err != nil {
 		return err
 	}
-	f := passkeyFile{Name: res.Name, Scheme: res.Scheme, Scaling: res.Scaling, Seed: res.Seed, TrainLen: res.TrainLen, Chance: data.PasskeyChance, Cells: res.Passkey}
+	f := passkeyFile{Name: res.Name, Scheme: res.Scheme, Scaling: res.Scaling, Seed: res.Seed, TrainLen: res.TrainLen, Chance: data.PasskeyChance, Cells: cells}
 	if err := writeJSON(filepath.Join(dir, PasskeyJSON), f); err != nil {
 		return err
 	}
 	title := fmt.Sprintf("%s: passkey retrieval (chance %s)", res.Name, percent(data.PasskeyChance))
-	return writeHeatMap(filepath.Join(dir, PasskeyPNG), filepath.Join(dir, PasskeySVG), title, res.TrainLen, passkeyGrid(res.Passkey))
+	return writeHeatMap(filepath.Join(dir, PasskeyPNG), filepath.Join(dir, PasskeySVG), title, res.TrainLen, passkeyGrid(cells))
 }
 
 // percent writes a share as a percentage with the digits it needs.

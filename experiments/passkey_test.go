@@ -104,6 +104,7 @@ func syntheticPasskey(acc map[string][][4]float64, far map[string][4]float64) *R
 			c.Train.Passkey = &Passkey{Fraction: 0.2}
 			cfgs[label](&c)
 			res := &Result{Status: "ok", TrainLen: 64}
+			var cells []PasskeyResult
 			for i, n := range lengths {
 				p := 7.0
 				res.Lengths = append(res.Lengths, LengthResult{Length: n, Applicable: true, Perplexity: &p, Loss: &p})
@@ -112,8 +113,11 @@ func syntheticPasskey(acc map[string][][4]float64, far map[string][4]float64) *R
 					if f, ok := far[label]; ok && d <= passkeyFarDepth {
 						a = f[i]
 					}
-					res.Passkey = append(res.Passkey, PasskeyResult{Length: n, Depth: d, Applicable: true, Docs: 32, Accuracy: a})
+					cells = append(cells, PasskeyResult{Length: n, Depth: d, Applicable: true, Docs: 32, Accuracy: a})
 				}
+			}
+			if err := res.SetMeasurement("passkey", cells); err != nil {
+				panic(err)
 			}
 			rep.Runs = append(rep.Runs, RunResult{Label: label, Seed: uint64(s + 1), Config: c, Result: res})
 		}

@@ -11,7 +11,7 @@ import (
 // writePerplexityFigure draws every series' perplexity against evaluation length, mean ± std
 // over seeds, in a panel per family of schemes, into ComparisonPNG and ComparisonSVG.
 func (rep *Report) writePerplexityFigure(dir string) error {
-	lines := make([]seriesLine, len(rep.Series))
+	lines := make([]Line, len(rep.Series))
 	for i, s := range rep.Series {
 		var runs []*Result
 		for _, r := range rep.Runs {
@@ -31,8 +31,8 @@ func (rep *Report) writePerplexityFigure(dir string) error {
 
 // perplexityLine is a curve's line: on a log axis a bar cannot reach 0, so the lower one stops
 // at a tenth of the mean.
-func perplexityLine(c curve) seriesLine {
-	l := seriesLine{Label: curveLabel(c)}
+func perplexityLine(c curve) Line {
+	l := Line{Label: curveLabel(c)}
 	for j, n := range c.Lengths {
 		l.XYs = append(l.XYs, plotter.XY{X: float64(n), Y: c.Mean[j]})
 		l.Low = append(l.Low, math.Min(c.Std[j], 0.9*c.Mean[j]))
@@ -52,7 +52,7 @@ func (rep *Report) writePositionsFigure(dir, protocol string) error {
 	for _, b := range binned {
 		longest = max(longest, b.Length)
 	}
-	lines := make([]seriesLine, len(rep.Series))
+	lines := make([]Line, len(rep.Series))
 	for i, b := range binned {
 		lines[i].Label = rep.Series[i].Label
 		if b.Length != longest {

@@ -1,15 +1,17 @@
 package experiments
 
 import (
+	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
 
-// seriesLine is one series' line in a comparison's figure.
-type seriesLine struct {
+// Line is one series' line in a comparison's figure: its points, x on a log axis.
+type Line struct {
 	Label string
 	XYs   plotter.XYs
 	// Low and High are the error bars below and above each point; nil for none.
@@ -23,10 +25,35 @@ type familyFigure struct {
 	TrainLen              int
 	// Lines and Styles are by series of the report, Families the indices of each family's
 	// lines, and Reference the index of the line every panel draws, or -1.
-	Lines     []seriesLine
+	Lines     []Line
 	Styles    []style
 	Families  [families][]int
 	Reference int
+	// Guide, when it has points, is a line every panel draws thin and dotted beneath the
+	// series, such as the entropy of uniform attention.
+	Guide Line
+}
+
+// guideStyle is a figure's guide line's.
+var guideStyle = style{Color: color.Gray{Y: 110}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}
+
+// Figure is a comparison figure as every measure draws one: a panel per family of schemes,
+// each series in its colour of every figure of the comparison, plain RoPE in grey in each
+// panel, the training length marked, x on a log axis.
+type Figure struct {
+	Title, XLabel, YLabel string
+	LogY                  bool
+	// Lines are by series of the report (Report.Series); a series without points is left out.
+	Lines []Line
+	// Guide, when it has points, is drawn thin and dotted in every panel.
+	Guide Line
+}
+
+// WriteFigure draws f into the files png and svg; with no line to draw it writes nothing.
+func (rep *Report) WriteFigure(png, svg string, f Figure) error {
+	ff := familyFigure{Title: f.Title, XLabel: f.XLabel, YLabel: f.YLabel, LogY: f.LogY, TrainLen: rep.TrainLen,
+		Lines: f.Lines, Styles: rep.styles(), Families: rep.byFamily(), Reference: rep.reference(), Guide: f.Guide}
+	return ff.save(png, svg)
 }
 
 // save draws a panel per family with a line to draw, all on the same axes so that panels compare.
@@ -76,7 +103,7 @@ type axisRange struct{ Min, Max float64 }
 func (f familyFigure) ranges() (x, y axisRange) {
 	x = axisRange{float64(f.TrainLen), float64(f.TrainLen)}
 	y = axisRange{math.Inf(1), math.Inf(-1)}
-	for _, l := range f.Lines {
+	for _, l := range slices.Concat(f.Lines, []Line{f.Guide}) {
 		for j, xy := range l.XYs {
 			lo, hi := xy.Y, xy.Y
 			if l.Low != nil {
@@ -107,6 +134,11 @@ func (f familyFigure) panel(title string, idx []int, xr, yr axisRange) (*plot.Pl
 	legend := plot.NewLegend()
 	legend.Top, legend.Left = true, true
 	legend.TextStyle.Font.Size = vg.Points(10)
+	if len(f.Guide.XYs) > 0 {
+		if err := addLine(p, &legend, f.Guide, guideStyle, ""); err != nil {
+			return nil, nil, err
+		}
+	}
 	if r := f.Reference; r >= 0 && len(f.Lines[r].XYs) > 0 {
 		if err := addLine(p, &legend, f.Lines[r], f.Styles[r], " (reference)"); err != nil {
 			return nil, nil, err
@@ -129,7 +161,7 @@ func (f familyFigure) panel(title string, idx []int, xr, yr axisRange) (*plot.Pl
 
 // addLine draws a line in its style, with its error bars when they show a spread, and adds it
 // to the legend with the suffix after its label.
-func addLine(p *plot.Plot, legend *plot.Legend, l seriesLine, s style, suffix string) error {
+func addLine(p *plot.Plot, legend *plot.Legend, l Line, s style, suffix string) error {
 	ln, err := plotter.NewLine(l.XYs)
 	if err != nil {
 		return err

@@ -96,14 +96,14 @@ type positionsFile struct {
 
 // writePositions writes a run's loss by position as CSV, JSON and a plot with a curve per
 // evaluation length.
-func writePositions(dir string, res *Result) error {
+func writePositions(dir string, res *Result, pls []PositionLoss) error {
 	f := positionsFile{Name: res.Name, Scheme: res.Scheme, Scaling: res.Scaling, Seed: res.Seed, TrainLen: res.TrainLen,
-		Protocol: res.Protocol, Lengths: res.ByPosition}
+		Protocol: res.Protocol, Lengths: pls}
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write([]string{"length", "from", "to", "tokens", "loss", "protocol"})
 	var curves []positionCurve
-	for _, pl := range res.ByPosition {
+	for _, pl := range pls {
 		for _, p := range pl.Positions {
 			w.Write([]string{strconv.Itoa(pl.Length), strconv.Itoa(p.From), strconv.Itoa(p.To), strconv.Itoa(p.Tokens), csvFloat(p.Loss), res.Protocol})
 		}

@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"bytes"
-	"encoding/csv"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -151,77 +150,44 @@ func stats(runs []*Result, seeds []uint64, lengths []int) []Stat {
 	return out
 }
 
-// write saves the comparison's CSV, JSON, plot and REPORT.md.
+// write saves the comparison's JSON, each measure's section (its tables and figures) and
+// REPORT.md.
 func (rep *Report) write(dir string) error {
-	if err := writeFile(filepath.Join(dir, ComparisonCSV), rep.csv()); err != nil {
+	sections, err := rep.sections()
+	if err != nil {
 		return err
 	}
 	if err := writeJSON(filepath.Join(dir, ComparisonJSON), rep); err != nil {
 		return err
 	}
-	if err := rep.writePerplexityFigure(dir); err != nil {
-		return err
+	for _, s := range sections {
+		if err := s.Write(dir); err != nil {
+			return err
+		}
 	}
-	if err := rep.writePositions(dir); err != nil {
-		return err
-	}
-	if err := rep.writePasskey(dir); err != nil {
-		return err
-	}
-	return writeFile(filepath.Join(dir, ReportFile), rep.markdown())
+	return writeFile(filepath.Join(dir, ReportFile), rep.markdown(sections))
 }
 
-// csv has a row per run, seed and length, then rows with seed "mean" and "std" per run and
-// length.
-func (rep *Report) csv() []byte {
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	w.Write([]string{"label", "position", "seed", "length", "ratio", "loss", "perplexity", "status", "protocol"})
-	ratio := func(n int) string { return csvFloat(float64(n) / float64(rep.TrainLen)) }
-	protocol := ""
-	if len(rep.Runs) > 0 {
-		protocol = rep.Runs[0].Config.Eval.Protocol() // the same for every run: Plan checks it
-	}
-	for _, r := range rep.Runs {
-		pos := positionOf(r.Config)
-		seed := strconv.FormatUint(r.Seed, 10)
-		if r.Result.Status != "ok" {
-			w.Write([]string{r.Label, pos, seed, "", "", "", "", "failed: " + r.Result.Error, protocol})
+// sections gathers the registered measures' sections of the report, in the registry's order.
+func (rep *Report) sections() ([]Section, error) {
+	var out []Section
+	for _, m := range Measures() {
+		r, ok := m.(Reporter)
+		if !ok {
 			continue
 		}
-		for _, l := range r.Result.Lengths {
-			status := "ok"
-			switch {
-			case !l.Applicable:
-				status = "not applicable"
-			case l.NonFinite:
-				status = l.Reason
-			}
-			w.Write([]string{r.Label, pos, seed, strconv.Itoa(l.Length), ratio(l.Length), csvFloatOrEmpty(l.Loss), csvFloatOrEmpty(l.Perplexity), status, protocol})
+		s, err := r.Section(rep)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.Name(), err)
+		}
+		if s != nil {
+			out = append(out, s)
 		}
 	}
-	for _, s := range rep.Series {
-		for _, st := range s.Stats {
-			status := "ok"
-			if st.NonFinite != nil {
-				status = fmt.Sprintf("%s for seeds %v, left out", st.NonFiniteReason, st.NonFinite)
-			}
-			if st.Seeds == 0 {
-				if st.NonFinite == nil {
-					status = "not applicable"
-				}
-				w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), "", "", status, protocol})
-				continue
-			}
-			w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), csvFloat(st.LossMean), csvFloat(st.PPLMean), status, protocol})
-			w.Write([]string{s.Label, s.Position, "std", strconv.Itoa(st.Length), ratio(st.Length), csvFloat(st.LossStd), csvFloat(st.PPLStd), status, protocol})
-		}
-	}
-	w.Flush()
-	return b.Bytes()
+	return out, nil
 }
 
-func (rep *Report) markdown() []byte {
+func (rep *Report) markdown(sections []Section) []byte {
 	var b bytes.Buffer
 	c := rep.Comparison
 	first := rep.Runs[0].Config
@@ -242,35 +208,9 @@ func (rep *Report) markdown() []byte {
 		}
 		p("\n")
 	}
-	p("![perplexity against evaluation length](%s)\n\n", ComparisonPNG)
-	p("The figure has %s.\n\n", rep.panelsNote())
-
-	p("## Perplexity (mean ± standard deviation over seeds)\n\n| run | position |")
-	for _, n := range rep.Lengths {
-		p(" %d (%gx) |", n, float64(n)/float64(rep.TrainLen))
+	for _, s := range sections {
+		s.Markdown(&b)
 	}
-	p("\n|---|---|%s\n", strings.Repeat("---:|", len(rep.Lengths)))
-	for _, s := range rep.Series {
-		p("| %s | %s |", s.Label, s.Position)
-		for _, st := range s.Stats {
-			p(" %s |", fmtStat(st))
-		}
-		p("\n")
-	}
-	p("\nn/a: the scheme cannot, by design, be evaluated at that length (learned positions past their table).\n")
-	for _, s := range rep.Series {
-		if len(s.Failed) > 0 {
-			p("\n**%s failed** for seeds %v (training diverged); its row averages the other seeds.\n", s.Label, s.Failed)
-		}
-		for _, st := range s.Stats {
-			if st.NonFinite != nil {
-				p("\n**%s at %d: %s** for seeds %v; the cell averages the other seeds, and no claim is decided on it.\n", s.Label, st.Length, st.NonFiniteReason, st.NonFinite)
-			}
-		}
-	}
-
-	rep.positionsMarkdown(&b)
-	rep.passkeyMarkdown(&b)
 	// "checked": listed in the comparison's claims, so that the command fails when it does not
 	// reproduce (CI runs the ci comparison; the others are checked when someone runs them).
 	p("\n## Claims\n\nA claim marked checked is in this comparison's `claims:` list: the command exits 1 when it is not reproduced.\n\n| # | claim | verdict | checked |\n|---|---|---|---|\n")

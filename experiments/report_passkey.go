@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -48,17 +49,21 @@ func (rep *Report) passkey() []SeriesPasskey {
 		perSeed := map[int][]float64{} // length → each seed's mean over depths
 		digits := map[int][]float64{}
 		for _, r := range rep.Runs {
-			if r.Label != s.Label || r.Result.Status != "ok" || len(r.Result.Passkey) == 0 {
+			if r.Label != s.Label || r.Result.Status != "ok" {
 				continue
 			}
-			sp.Cells = append(sp.Cells, r.Result.Passkey...)
-			g := passkeyGrid(r.Result.Passkey)
+			cells := passkeyOf(r.Result)
+			if len(cells) == 0 {
+				continue
+			}
+			sp.Cells = append(sp.Cells, cells...)
+			g := passkeyGrid(cells)
 			for i, n := range g.lengths {
 				if m := rowMean(g.acc[i]); m >= 0 {
 					perSeed[n] = append(perSeed[n], m)
 				}
 			}
-			for _, c := range r.Result.Passkey {
+			for _, c := range cells {
 				if c.Applicable {
 					digits[c.Length] = append(digits[c.Length], c.Digits)
 				}
@@ -98,11 +103,7 @@ func rowMean(x []float64) float64 {
 
 // writePasskey writes the comparison's passkey retrieval: every run's cells and each label's
 // means as CSV and JSON, a heat map per label and accuracy against length.
-func (rep *Report) writePasskey(dir string) error {
-	sps := rep.passkey()
-	if len(sps) == 0 {
-		return nil
-	}
+func (rep *Report) writePasskey(dir string, sps []SeriesPasskey) error {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write([]string{"label", "position", "seed", "length", "ratio", "depth", "docs", "correct", "accuracy", "digits_right", "applicable", "chance"})
@@ -110,7 +111,7 @@ func (rep *Report) writePasskey(dir string) error {
 		if r.Result.Status != "ok" {
 			continue
 		}
-		for _, c := range r.Result.Passkey {
+		for _, c := range passkeyOf(r.Result) {
 			w.Write([]string{r.Label, positionOf(r.Config), strconv.FormatUint(r.Seed, 10), strconv.Itoa(c.Length), csvFloat(float64(c.Length) / float64(rep.TrainLen)),
 				csvFloat(c.Depth), strconv.Itoa(c.Docs), strconv.Itoa(c.Correct), csvFloat(c.Accuracy), csvFloat(c.Digits), strconv.FormatBool(c.Applicable), csvFloat(data.PasskeyChance)})
 		}
@@ -149,11 +150,7 @@ func (rep *Report) writePasskey(dir string) error {
 }
 
 // passkeyMarkdown is the report's passkey section, when the runs have passkey results.
-func (rep *Report) passkeyMarkdown(b *bytes.Buffer) {
-	sps := rep.passkey()
-	if len(sps) == 0 {
-		return
-	}
+func (rep *Report) passkeyMarkdown(b io.Writer, sps []SeriesPasskey) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("\n## Passkey retrieval\n\n![passkey accuracy against length](%s)\n\n", PasskeyPlotPNG)
 	p("A document is validation text with the needle `key@NNNNN.` after a fraction (the depth) of the filler and the question `key@` at the end; an answer counts when the model's greedy continuation is all five digits of the key (chance: %s). Keys are held out from training; %d documents per length and depth, depths %s.\n\n",

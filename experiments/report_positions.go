@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -90,11 +91,7 @@ func (rep *Report) seedPositions(label string) (map[int][][]PositionBucket, erro
 
 // writePositions writes the comparison's loss by position (every label and length, mean ± std
 // over seeds) and its figure.
-func (rep *Report) writePositions(dir string) error {
-	sps, err := rep.positions()
-	if err != nil || len(sps) == 0 {
-		return err
-	}
+func (rep *Report) writePositions(dir string, sps []SeriesPositions) error {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write([]string{"label", "position", "length", "from", "to", "seeds", "tokens", "loss_mean", "loss_std", "protocol"})
@@ -133,11 +130,7 @@ func longestPerLabel(sps []SeriesPositions) []SeriesPositions {
 }
 
 // positionsMarkdown is the report's loss-by-position section, when the runs have it.
-func (rep *Report) positionsMarkdown(b *bytes.Buffer) {
-	sps, err := rep.positions()
-	if err != nil || len(sps) == 0 {
-		return
-	}
+func (rep *Report) positionsMarkdown(b io.Writer, sps []SeriesPositions) {
 	fmt.Fprintf(b, "\n## Loss by position\n\n![loss by position in the window](%s)\n\n", ComparisonPositionsPNG)
 	fmt.Fprintf(b, "Mean loss of the tokens at each position of the window, at each run's longest evaluation length (mean over seeds; exact positions up to %d, then %d log-spaced buckets per doubling). ", exactSpan*rep.TrainLen, bucketsPerOctave)
 	fmt.Fprintf(b, "The figure averages them in octaves of positions (0, 1, 2–3, 4–7, …), %s. ", rep.panelsNote())

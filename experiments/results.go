@@ -49,11 +49,11 @@ type Result struct {
 	// Warnings lists what the numbers cannot show, one line each: lengths whose loss was not
 	// finite.
 	Warnings []string `json:"warnings,omitempty"`
-	// Passkey holds passkey retrieval by length and depth, for a run trained with passkeys.
-	Passkey []PasskeyResult `json:"passkey,omitempty"`
 
-	// ByPosition is the loss by position at each length, written to its own files.
-	ByPosition []PositionLoss `json:"-"`
+	// Measured holds what measures keep in the results file besides the perplexity above, each
+	// under its own name (passkey retrieval), as JSON; SetMeasurement and Measurement write and
+	// read it. The file has them after the fields above, in the order the measures registered.
+	Measured map[string]json.RawMessage `json:"-"`
 }
 
 // LengthResult is the score at one evaluation length.
@@ -80,35 +80,18 @@ func (r *Result) At(n int) (LengthResult, bool) {
 	return LengthResult{}, false
 }
 
-func (r *Run) writeResults(res *Result, t *trainer) error {
-	dir := r.Dir
-	if err := writeFile(filepath.Join(dir, LogFile), logCSV(t.st.Log)); err != nil {
+// writeResults writes a run's training log, each measure's files and what the results file
+// keeps of it, and the results file last: its presence marks the run as finished.
+func (r *Run) writeResults(res *Result, t *trainer, recs []Recorder) error {
+	if err := writeFile(filepath.Join(r.Dir, LogFile), logCSV(t.st.Log)); err != nil {
 		return err
 	}
-	if len(res.ByPosition) > 0 {
-		if err := writePositions(dir, res); err != nil {
+	for _, rec := range recs {
+		if err := rec.Record(r.Dir, res); err != nil {
 			return err
 		}
 	}
-	if len(res.Passkey) > 0 {
-		if err := writePasskey(dir, res); err != nil {
-			return err
-		}
-	}
-	if len(res.Lengths) > 0 {
-		curves := []curve{curveOf(res.Scheme+parenthesised(res.Scaling), []*Result{res})}
-		if res.Unscaled != nil {
-			curves = append(curves, curveOf("no scaling, same weights", []*Result{{Lengths: res.Unscaled}}))
-		}
-		if err := writePlot(dir, res.Name, res.TrainLen, curves); err != nil {
-			return err
-		}
-		if err := writeFile(filepath.Join(dir, ResultsCSV), resultCSV(res)); err != nil {
-			return err
-		}
-	}
-	// The JSON goes last: its presence marks the run as finished.
-	return writeJSON(filepath.Join(dir, ResultsJSON), res)
+	return writeJSON(filepath.Join(r.Dir, ResultsJSON), res)
 }
 
 func logCSV(rows []LogRow) []byte {
@@ -117,34 +100,6 @@ func logCSV(rows []LogRow) []byte {
 	w.Write([]string{"step", "phase", "loss", "lr", "grad_norm", "tokens_per_s", "seconds"})
 	for _, r := range rows {
 		w.Write([]string{strconv.Itoa(r.Step), r.Phase, csvFloat(r.Loss), csvFloat(r.LR), csvFloat(r.GradNorm), csvFloat(r.TokensPerSec), csvFloat(r.Seconds)})
-	}
-	w.Flush()
-	return b.Bytes()
-}
-
-// lengthColumns and lengthRow are the columns of one length's result, as a run's ppl_vs_len.csv
-// and cmd/eval's ppl_by_scaling.csv write them.
-var lengthColumns = []string{"length", "ratio", "loss", "perplexity", "tokens", "applicable", "reason", "protocol"}
-
-func lengthRow(l LengthResult, trainLen int, protocol string) []string {
-	return []string{strconv.Itoa(l.Length), csvFloat(float64(l.Length) / float64(trainLen)), csvFloatOrEmpty(l.Loss), csvFloatOrEmpty(l.Perplexity),
-		strconv.Itoa(l.Tokens), strconv.FormatBool(l.Applicable), l.Reason, protocol}
-}
-
-func resultCSV(res *Result) []byte {
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	head := lengthColumns
-	if res.Unscaled != nil {
-		head = append(head[:len(head):len(head)], "unscaled_loss", "unscaled_perplexity")
-	}
-	w.Write(head)
-	for i, l := range res.Lengths {
-		row := lengthRow(l, res.TrainLen, res.Protocol)
-		if res.Unscaled != nil {
-			row = append(row, csvFloatOrEmpty(res.Unscaled[i].Loss), csvFloatOrEmpty(res.Unscaled[i].Perplexity))
-		}
-		w.Write(row)
 	}
 	w.Flush()
 	return b.Bytes()
@@ -162,6 +117,13 @@ func csvFloatOrEmpty(x *float64) string {
 }
 
 func writeFile(path string, b []byte) error { return atomicfile.WriteFile(path, b) }
+
+// WriteFile writes a results file whole or not at all, as every file of a run and a comparison
+// is written: a measure of another package writes its files with it.
+func WriteFile(path string, b []byte) error { return writeFile(path, b) }
+
+// WriteJSON writes v as indented JSON and a newline, whole or not at all.
+func WriteJSON(path string, v any) error { return writeJSON(path, v) }
 
 // writeJSON writes v as indented JSON and a newline, as every results file is.
 func writeJSON(path string, v any) error {
@@ -242,42 +204,16 @@ func flatten(n *yaml.Node, prefix string, out map[string]string) {
 	}
 }
 
-// Summary is a short text of a run's results for the terminal.
+// Summary is a short text of a run's results for the terminal: what it trained, then each
+// measure's lines (Summarizer).
 func Summary(r *Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: scheme %s%s, %d params, %d steps in %.1fs (train loss %.3f, unigram entropy %.3f)\n",
 		r.Name, r.Scheme, parenthesised(r.Scaling), r.Params, r.Steps, r.TrainSeconds, r.FinalTrainLoss, r.UnigramEntropy)
-	fmt.Fprintf(&b, "%8s %6s %8s %10s", "length", "ratio", "loss", "perplexity")
-	if r.Unscaled != nil {
-		fmt.Fprintf(&b, " %20s", "perplexity unscaled")
-	}
-	b.WriteByte('\n')
-	for i, l := range r.Lengths {
-		ratio := float64(l.Length) / float64(r.TrainLen)
-		if !l.Applicable {
-			fmt.Fprintf(&b, "%8d %5gx %8s %10s  (%s)\n", l.Length, ratio, "n/a", "n/a", l.Reason)
-			continue
+	for _, m := range Measures() {
+		if s, ok := m.(Summarizer); ok {
+			b.WriteString(s.Summary(r))
 		}
-		if l.Perplexity == nil {
-			loss := "-"
-			if l.Loss != nil {
-				loss = fmt.Sprintf("%.4f", *l.Loss)
-			}
-			fmt.Fprintf(&b, "%8d %5gx %8s %10s  (%s)\n", l.Length, ratio, loss, "-", l.Reason)
-			continue
-		}
-		fmt.Fprintf(&b, "%8d %5gx %8.4f %10.3f", l.Length, ratio, *l.Loss, *l.Perplexity)
-		if r.Unscaled != nil && r.Unscaled[i].Perplexity != nil {
-			fmt.Fprintf(&b, " %20.3f", *r.Unscaled[i].Perplexity)
-		}
-		b.WriteByte('\n')
-	}
-	fmt.Fprintf(&b, "evaluated in %s\n", r.Protocol)
-	for _, w := range r.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", w)
-	}
-	if len(r.Passkey) > 0 {
-		b.WriteString(passkeyTable(r.Passkey, r.TrainLen))
 	}
 	return b.String()
 }

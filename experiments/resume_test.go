@@ -192,7 +192,16 @@ func TestOnlyOwnTempsRemoved(t *testing.T) {
 // a file missing from it would be neither protected by the folder check nor cleaned up.
 func TestRunFilesComplete(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := (&Run{Config: tinyConfig(t, "rope"), Dir: dir}).Execute(context.Background()); err != nil {
+	c := tinyConfig(t, "rope")
+	for _, m := range Measures() {
+		if _, ok := m.(Selector); !ok {
+			c.Eval.Measures = append(c.Eval.Measures, m.Name()) // every measure a config can ask for
+		}
+	}
+	if len(c.Eval.Measures) == 0 {
+		t.Fatal("no measure to ask for: attention is one")
+	}
+	if _, err := (&Run{Config: c, Dir: dir}).Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(dir)

@@ -35,21 +35,28 @@ const (
 	CheckpointFile = "model.ckpt"
 )
 
-// runFiles are the files a run writes in its folder: the only ones it replaces or removes, and,
-// with their temporary files, all a folder check needs to look at. Anything else in the folder is
-// the user's and stays untouched.
-var runFiles = []string{
-	ConfigFile, LogFile, ResultsCSV, ResultsJSON, PlotPNG, PlotSVG, CheckpointFile,
-	PositionsCSV, PositionsJSON, PositionsPNG, PositionsSVG,
-	PasskeyCSV, PasskeyJSON, PasskeyPNG, PasskeySVG,
+// runOwnFiles are the files a run writes in its folder besides its measures': its config, its
+// training log, its results and its checkpoint.
+var runOwnFiles = []string{ConfigFile, LogFile, ResultsJSON, CheckpointFile}
+
+// runFiles are the files a run writes in its folder, its own and every registered measure's
+// (Measure.Files), whether or not its config asks for the measure: the only files a run
+// replaces or removes, and, with their temporary files, all a folder check needs to look at.
+// Anything else in the folder is the user's and stays untouched.
+func runFiles() []string {
+	files := slices.Clone(runOwnFiles)
+	for _, m := range Measures() {
+		files = append(files, m.Files()...)
+	}
+	return files
 }
 
-func isRunFile(name string) bool { return slices.Contains(runFiles, name) }
+func isRunFile(name string) bool { return slices.Contains(runFiles(), name) }
 
 // runFilesIn lists the run's files that dir holds.
 func runFilesIn(dir string) ([]string, error) {
 	var found []string
-	for _, f := range runFiles {
+	for _, f := range runFiles() {
 		_, err := os.Lstat(filepath.Join(dir, f))
 		if err == nil {
 			found = append(found, f)
@@ -201,7 +208,7 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 		// A fresh start: results of an earlier config must not outlive it here. The config is
 		// written before the checkpoint, so that a folder never holds a run's files without the
 		// config they belong to.
-		for _, f := range runFiles {
+		for _, f := range runFiles() {
 			if f == ConfigFile {
 				continue
 			}
@@ -222,7 +229,7 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 		if errors.Is(err, ErrDiverged) {
 			res := r.newResult(t)
 			res.Status, res.Error = "failed", err.Error()
-			if werr := r.writeResults(res, t); werr != nil {
+			if werr := r.writeResults(res, t, nil); werr != nil {
 				return nil, fmt.Errorf("%w; writing the results: %v", err, werr)
 			}
 			return res, err
@@ -230,28 +237,14 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	res := r.newResult(t)
-	trainScheme, evalScheme := r.trainScheme, r.evalScheme
 	start := time.Now()
-	if res.Lengths, res.ByPosition, err = evaluateAll(ctx, t.model, evalScheme, r.corpus, r.Config.Eval, r.Progress); err != nil {
+	ev := &Evaluation{Config: r.Config, Model: t.model, Scheme: r.evalScheme, TrainScheme: r.trainScheme, Corpus: r.corpus, Progress: r.Progress}
+	recs, err := ev.measure(ctx)
+	if err != nil {
 		return nil, err
 	}
-	for i := range res.ByPosition {
-		res.ByPosition[i].bucket(r.Config.Train.SeqLen)
-	}
-	if r.Config.Position.Scaling != nil {
-		// The same weights without the scaling, so that its effect shows apart from training.
-		if res.Unscaled, _, err = evaluateAll(ctx, t.model, trainScheme, r.corpus, r.Config.Eval, r.Progress); err != nil {
-			return nil, err
-		}
-	}
-	if r.Config.Train.Passkey != nil {
-		if res.Passkey, err = evaluatePasskey(ctx, t.model, evalScheme, r.corpus, r.Config.Eval, r.Progress); err != nil {
-			return nil, err
-		}
-	}
 	res.EvalSeconds = time.Since(start).Seconds()
-	res.Warnings = nonFiniteWarnings(res)
-	if err := r.writeResults(res, t); err != nil {
+	if err := r.writeResults(res, t, recs); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -330,21 +323,4 @@ func removeStaleTemps(dir string) {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
-}
-
-// nonFiniteWarnings says at which lengths the loss was not finite: the run is marked, and its
-// summary says so, since a missing number in a table is easy to overlook.
-func nonFiniteWarnings(res *Result) []string {
-	var out []string
-	for _, l := range res.Lengths {
-		if l.NonFinite {
-			out = append(out, fmt.Sprintf("%s at length %d", l.Reason, l.Length))
-		}
-	}
-	for _, l := range res.Unscaled {
-		if l.NonFinite {
-			out = append(out, fmt.Sprintf("%s at length %d without the scaling", l.Reason, l.Length))
-		}
-	}
-	return out
 }

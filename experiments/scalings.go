@@ -52,6 +52,8 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 	if _, err := data.NewEvalSet(corpus.Valid, e.Tokens); err != nil {
 		return nil, inputError(err)
 	}
+	ev := &Evaluation{Config: c, Model: t.Model, Corpus: corpus, Progress: w}
+	ev.Config.Eval = e
 	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, Tokens: e.Tokens, Corpus: corpus.Source, Protocol: e.Protocol(), Partial: t.Progress}
 	for _, sc := range scalings {
 		pc := c.Position
@@ -67,7 +69,7 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 		if w != nil {
 			fmt.Fprintf(w, "scaling %s\n", name)
 		}
-		lengths, _, err := evaluateAll(ctx, t.Model, s, corpus, e, w)
+		lengths, err := ev.perplexities(ctx, s)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,118 @@
+package experiments
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// measures is the registry of measures, in the order they registered: the order of their
+// sections in a report, of their lines in a summary and of their fields in a results file.
+var measures struct {
+	mu   sync.RWMutex
+	list []Measure
+}
+
+// The built-in measures register here, in the order a report shows them; a measure of another
+// package registers from its init, after them.
+func init() {
+	for _, m := range []Measure{perplexityMeasure{}, positionsMeasure{}, passkeyMeasure{}, attentionMeasure{}} {
+		RegisterMeasure(m)
+	}
+}
+
+// RegisterMeasure makes a measure available by its name, to eval.measures and every run and
+// report. It panics if the name is taken or one of its files is another's, as
+// database/sql.Register does, since that is a programming error.
+func RegisterMeasure(m Measure) {
+	measures.mu.Lock()
+	defer measures.mu.Unlock()
+	if err := checkNewMeasure(m); err != nil {
+		panic("experiments: RegisterMeasure: " + err.Error())
+	}
+	measures.list = append(measures.list, m)
+}
+
+// checkNewMeasure refuses a measure whose name or files clash with a registered one's or with
+// a run's own files.
+func checkNewMeasure(m Measure) error {
+	if err := checkName("measure", m.Name()); err != nil {
+		return err
+	}
+	if ownFields()[m.Name()] {
+		return fmt.Errorf("measure %s: the name of a field of the results file", m.Name())
+	}
+	taken := map[string]string{}
+	for _, f := range runOwnFiles {
+		taken[f] = "the run"
+	}
+	for _, o := range measures.list {
+		if o.Name() == m.Name() {
+			return fmt.Errorf("measure %s registered twice", m.Name())
+		}
+		for _, f := range o.Files() {
+			taken[f] = "measure " + o.Name()
+		}
+	}
+	for _, f := range m.Files() {
+		if by, ok := taken[f]; ok {
+			return fmt.Errorf("measure %s: file %s is %s's", m.Name(), f, by)
+		}
+	}
+	return nil
+}
+
+// Measures lists the registered measures, in the order they registered.
+func Measures() []Measure {
+	measures.mu.RLock()
+	defer measures.mu.RUnlock()
+	return slices.Clone(measures.list)
+}
+
+// MeasureNames lists the registered measures' names, in the order they registered.
+func MeasureNames() []string {
+	var names []string
+	for _, m := range Measures() {
+		names = append(names, m.Name())
+	}
+	return names
+}
+
+// measureByName finds a registered measure.
+func measureByName(name string) (Measure, bool) {
+	for _, m := range Measures() {
+		if m.Name() == name {
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+// measuresOf lists, in the registry's order, the measures a config asks for: those its
+// eval.measures name, and those that select it themselves.
+func measuresOf(c Config) []Measure {
+	var out []Measure
+	for _, m := range Measures() {
+		s, ok := m.(Selector)
+		if slices.Contains(c.Eval.Measures, m.Name()) || (ok && s.Selects(c)) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// checkMeasures checks eval.measures: registered names, each once.
+func checkMeasures(names []string) error {
+	seen := map[string]bool{}
+	for _, name := range names {
+		if _, ok := measureByName(name); !ok {
+			return fmt.Errorf("eval.measures: unknown measure %q (known: %s)", name, strings.Join(MeasureNames(), ", "))
+		}
+		if seen[name] {
+			return fmt.Errorf("eval.measures: %s given twice", name)
+		}
+		seen[name] = true
+	}
+	return nil
+}
