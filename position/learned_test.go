@@ -3,6 +3,7 @@ package position
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -174,6 +175,25 @@ func TestFIREBiasRow(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCheckFIRELong checks that checking FIRE at a long length does not make its heads·n²
+// values: evaluation computes them a query at a time there, so a check must not need them all.
+func TestCheckFIRELong(t *testing.T) {
+	const n = 4096 // 4 heads: 67M values, 512 MiB in float64
+	s, err := New(Spec{DModel: 16, Heads: 4, Layers: 2, TrainLen: 64, Config: Config{Scheme: "fire"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := Check(s, n); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Fatalf("Check(fire, %d) allocated %d bytes, want at most 1 MiB", n, got)
 	}
 }
 

@@ -291,6 +291,12 @@ func Check(s Scheme, n int) error {
 	if _, err := RotationAt(s, n); err != nil {
 		return err
 	}
+	if rows := BiasRows(s, w, 0); rows != nil {
+		// Its heads·n² values need not fit in memory at once: a length it can take a query at a
+		// time is checked on one position, and on the last query's row.
+		rows(0, n-1, 0, make([]float64, n))
+		n = 1
+	}
 	_, err := BiasAt(s, w, 0, n)
 	return err
 }
