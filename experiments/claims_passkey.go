@@ -24,30 +24,43 @@ const (
 	passkeyFarDepth = 0.5
 )
 
-func init() {
-	claims = append(claims,
-		claim{
-			id:        "passkey_rope",
-			statement: "Plain RoPE retrieves the passkey at the training length and collapses past it",
-			rule:      fmt.Sprintf("plain RoPE's accuracy (mean over depths and seeds) ≥ %g at 1x, and ≤ %g at 4x, 8x and 16x.", passkeyRetrieves, passkeyCollapsed),
-			check:     checkPasskeyRoPE,
-			relevant:  hasPasskey,
-		},
-		claim{
-			id:        "passkey_scaling_extends",
-			statement: "Position interpolation with its fine-tune, and YaRN with its fine-tune, retrieve at the length they extend to (the PI and YaRN papers)",
-			rule:      fmt.Sprintf("for each RoPE run with a linear or YaRN scaling and a fine-tune, accuracy (mean over depths and seeds) ≥ %g at the fine-tuning length.", passkeyExtended),
-			check:     checkPasskeyExtends,
-			relevant:  hasPasskey,
-		},
-		claim{
-			id:        "passkey_alibi_local",
-			statement: "ALiBi's flat perplexity does not come with retrieval at 8x to 16x",
-			rule:      fmt.Sprintf("ALiBi's accuracy on needles at depths up to %g%% (half the window or more back), mean over those depths and seeds, ≤ %g at 8x and 16x; its perplexity there is shown beside.", 100*passkeyFarDepth, passkeyCollapsed),
-			check:     checkPasskeyALiBi,
-			relevant:  hasPasskey,
-		},
-	)
+// The series the passkey claims are about, each trained with passkeys.
+var (
+	passkeyPlainRoPE = withPasskey(plainRoPE)
+	// passkeyFinetuned: RoPE with position interpolation or YaRN and the fine-tune they come with.
+	passkeyFinetuned = selector{Name: "fine-tuned PI or YaRN", Scheme: "rope", Scaling: is("linear", "yarn"), Finetune: set, Passkey: set}
+	passkeyALiBi     = withPasskey(plainALiBi)
+)
+
+// withPasskey selects the series s selects that were trained with passkeys.
+func withPasskey(s selector) selector {
+	s.Name += " with passkeys"
+	s.Passkey = set
+	return s
+}
+
+var passkeyRoPE = claim{
+	id:        "passkey_rope",
+	statement: "Plain RoPE retrieves the passkey at the training length and collapses past it",
+	rule:      fmt.Sprintf("plain RoPE's accuracy (mean over depths and seeds) ≥ %g at 1x, and ≤ %g at 4x, 8x and 16x.", passkeyRetrieves, passkeyCollapsed),
+	check:     checkPasskeyRoPE,
+	relevant:  hasPasskey,
+}
+
+var passkeyScalingExtends = claim{
+	id:        "passkey_scaling_extends",
+	statement: "Position interpolation with its fine-tune, and YaRN with its fine-tune, retrieve at the length they extend to (the PI and YaRN papers)",
+	rule:      fmt.Sprintf("for each RoPE run with a linear or YaRN scaling and a fine-tune, accuracy (mean over depths and seeds) ≥ %g at the fine-tuning length.", passkeyExtended),
+	check:     checkPasskeyExtends,
+	relevant:  hasPasskey,
+}
+
+var passkeyALiBiLocal = claim{
+	id:        "passkey_alibi_local",
+	statement: "ALiBi's flat perplexity does not come with retrieval at 8x to 16x",
+	rule:      fmt.Sprintf("ALiBi's accuracy on needles at depths up to %g%% (half the window or more back), mean over those depths and seeds, ≤ %g at 8x and 16x; its perplexity there is shown beside.", 100*passkeyFarDepth, passkeyCollapsed),
+	check:     checkPasskeyALiBi,
+	relevant:  hasPasskey,
 }
 
 // hasPasskey reports whether some run of the comparison was trained with passkeys.
@@ -90,9 +103,7 @@ func (rep *Report) passkeyAt(label string, mult int, maxDepth float64) (mean flo
 }
 
 func checkPasskeyRoPE(rep *Report) (Verdict, string) {
-	ss := rep.seriesWhere(func(c Config) bool {
-		return c.Position.Scheme == "rope" && c.Position.Scaling == nil && c.Train.Finetune == nil && c.Train.Passkey != nil
-	})
+	ss := rep.selectAll(passkeyPlainRoPE)
 	if len(ss) == 0 {
 		return NotApplicable, "The comparison has no plain RoPE run trained with passkeys."
 	}
@@ -114,10 +125,7 @@ func checkPasskeyRoPE(rep *Report) (Verdict, string) {
 }
 
 func checkPasskeyExtends(rep *Report) (Verdict, string) {
-	ss := rep.seriesWhere(func(c Config) bool {
-		sc := c.Position.Scaling
-		return c.Position.Scheme == "rope" && sc != nil && (sc.Type == "linear" || sc.Type == "yarn") && c.Train.Finetune != nil && c.Train.Passkey != nil
-	})
+	ss := rep.selectAll(passkeyFinetuned)
 	if len(ss) == 0 {
 		return NotApplicable, "The comparison has no fine-tuned PI or YaRN run trained with passkeys."
 	}
@@ -147,7 +155,7 @@ func checkPasskeyExtends(rep *Report) (Verdict, string) {
 }
 
 func checkPasskeyALiBi(rep *Report) (Verdict, string) {
-	ss := rep.seriesWhere(func(c Config) bool { return c.Position.Scheme == "alibi" && c.Train.Passkey != nil })
+	ss := rep.selectAll(passkeyALiBi)
 	if len(ss) == 0 {
 		return NotApplicable, "The comparison has no ALiBi run trained with passkeys."
 	}

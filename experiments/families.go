@@ -72,9 +72,12 @@ func (rep *Report) byFamily() [families][]int {
 }
 
 // reference is the index in rep.Series of plain RoPE, which every panel draws for comparison,
-// or -1 when the comparison has none.
+// or -1 when the comparison has none, or several, as the claims find it.
 func (rep *Report) reference() int {
-	ref := rep.plainSeries("rope")
+	ref, err := rep.the(plainRoPE)
+	if err != nil {
+		return -1
+	}
 	for i, s := range rep.Series {
 		if s == ref {
 			return i

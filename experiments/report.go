@@ -395,21 +395,6 @@ func (rep *Report) missing(s *Series, mult int) (Verdict, string) {
 	return NotApplicable, fmt.Sprintf("%s has no score at %dx the training length.", s.Label, mult)
 }
 
-// plainSeries is the first series of the scheme with no scaling, no fine-tuning and no
-// attention temperature.
-func (rep *Report) plainSeries(scheme string) *Series {
-	return rep.firstSeries(func(c Config) bool {
-		return c.Position.Scheme == scheme && c.Position.Scaling == nil && c.Train.Finetune == nil && c.Attention.Scale == ""
-	})
-}
-
-func (rep *Report) firstSeries(match func(Config) bool) *Series {
-	if ss := rep.seriesWhere(match); len(ss) > 0 {
-		return ss[0]
-	}
-	return nil
-}
-
 // sources lists, once each, how the schemes of the comparison's runs set and train their own
 // weights (position.Sourced), those of a mix's layers included.
 func (rep *Report) sources() []string {

@@ -78,7 +78,7 @@ func (r *Runner) writeGridReport() (*Report, error) {
 // point: a claim about a scheme the comparison does not run), in the order of the registry.
 func (rep *Report) gridClaims() []ClaimResult {
 	var out []ClaimResult
-	for _, cl := range claims {
+	for _, cl := range registeredClaims() {
 		for _, p := range rep.Points {
 			if r, ok := p.claimAt(cl.id); ok && r.Verdict != NotApplicable {
 				out = append(out, r)
