@@ -126,7 +126,7 @@ func New(c Config, scheme position.Scheme, dt tensor.Dtype, seed uint64) (*Model
 		}
 		p.Value = convertTo(p.Value, dt)
 		p.clamp()
-		m.add(p)
+		m.Params = append(m.Params, p)
 		if s.field != nil {
 			*s.field = p
 		}
@@ -287,12 +287,6 @@ func ownerPrefix(s position.Scheme, i int) string {
 		return fmt.Sprintf("h%d.", i)
 	}
 	return ""
-}
-
-func (m *Model) add(ps ...*Param) {
-	for _, p := range ps {
-		m.Params = append(m.Params, p)
-	}
 }
 
 // NumParams counts the weights.
