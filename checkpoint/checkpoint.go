@@ -123,47 +123,91 @@ func Read(path string, meta any) ([]Tensor, error) {
 	return ts, nil
 }
 
+// corrupt is ErrCorrupt with what is wrong.
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+}
+
+// fixed is the size of a checkpoint's parts other than its header and tensors: the magic, the
+// version, the header's length and the checksum.
+const fixed = int64(len(magic) + 8 + sha256.Size)
+
 // decode reads a checkpoint of the given size from r.
 func decode(r io.Reader, size int64, meta any) ([]Tensor, error) {
-	corrupt := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
-	}
-	const fixed = int64(len(magic) + 8 + sha256.Size)
 	if size < fixed {
 		return nil, corrupt("%d bytes is too short to be a checkpoint", size)
 	}
 	h := sha256.New()
 	br := bufio.NewReaderSize(io.TeeReader(io.LimitReader(r, size-sha256.Size), h), 1<<16)
+	hd, hlen, err := readHeader(br, size)
+	if err != nil {
+		return nil, err
+	}
+	sizes, err := tensorSizes(hd.Tensors, size-fixed-hlen)
+	if err != nil {
+		return nil, err
+	}
+	out, err := readTensors(br, hd.Tensors, sizes)
+	if err != nil {
+		return nil, err
+	}
+	if n, _ := br.Read(make([]byte, 1)); n != 0 {
+		return nil, corrupt("data past the tensors")
+	}
+	var sum [sha256.Size]byte
+	if _, err := io.ReadFull(r, sum[:]); err != nil {
+		return nil, corrupt("reading the checksum: %v", err)
+	}
+	if !bytes.Equal(sum[:], h.Sum(nil)) {
+		return nil, corrupt("checksum mismatch: the file was truncated or altered")
+	}
+	if meta != nil {
+		if err := json.Unmarshal(hd.Meta, meta); err != nil {
+			return nil, corrupt("meta: %v", err)
+		}
+	}
+	return out, nil
+}
+
+// readHeader reads the preamble and the JSON header of a checkpoint of the given size, and
+// returns the header and its length. A file of another version is reported as that, not as
+// corrupt: it may be whole, and only this program too old or too new for it.
+func readHeader(r io.Reader, size int64) (header, int64, error) {
 	var pre [len(magic) + 8]byte
-	if _, err := io.ReadFull(br, pre[:]); err != nil {
-		return nil, corrupt("reading the preamble: %v", err)
+	if _, err := io.ReadFull(r, pre[:]); err != nil {
+		return header{}, 0, corrupt("reading the preamble: %v", err)
 	}
 	if string(pre[:len(magic)]) != magic {
-		return nil, corrupt("not a checkpoint file (bad magic)")
+		return header{}, 0, corrupt("not a checkpoint file (bad magic)")
 	}
 	version := binary.LittleEndian.Uint32(pre[len(magic):])
 	if version != Version {
-		return nil, fmt.Errorf("checkpoint format version %d, this program reads version %d", version, Version)
+		return header{}, 0, fmt.Errorf("checkpoint format version %d, this program reads version %d", version, Version)
 	}
 	hlen := int64(binary.LittleEndian.Uint32(pre[len(magic)+4:]))
 	if hlen > maxHeader || hlen > size-fixed {
-		return nil, corrupt("header of %d bytes in a file of %d", hlen, size)
+		return header{}, 0, corrupt("header of %d bytes in a file of %d", hlen, size)
 	}
 	hb := make([]byte, hlen)
-	if _, err := io.ReadFull(br, hb); err != nil {
-		return nil, corrupt("reading the header: %v", err)
+	if _, err := io.ReadFull(r, hb); err != nil {
+		return header{}, 0, corrupt("reading the header: %v", err)
 	}
 	var hd header
 	if err := json.Unmarshal(hb, &hd); err != nil {
-		return nil, corrupt("header: %v", err)
+		return header{}, 0, corrupt("header: %v", err)
 	}
 	if len(hd.Tensors) > maxTensors {
-		return nil, corrupt("%d tensors", len(hd.Tensors))
+		return header{}, 0, corrupt("%d tensors", len(hd.Tensors))
 	}
-	// Every tensor's size, checked against what is left of the file before anything is allocated.
-	left := size - fixed - hlen
-	sizes := make([]int64, len(hd.Tensors))
-	for i, t := range hd.Tensors {
+	return hd, hlen, nil
+}
+
+// tensorSizes returns the bytes of each tensor the header declares, checked against the left
+// bytes of the file before anything is allocated, so that a crafted header cannot make the
+// reader allocate more than the file holds. The tensors must fill the file exactly.
+func tensorSizes(infos []tensorInfo, left int64) ([]int64, error) {
+	sizes := make([]int64, len(infos))
+	for i, t := range infos {
 		if t.Name == "" || len(t.Name) > maxName {
 			return nil, corrupt("tensor name of %d bytes", len(t.Name))
 		}
@@ -195,8 +239,13 @@ func decode(r io.Reader, size int64, meta any) ([]Tensor, error) {
 	if left != 0 {
 		return nil, corrupt("%d bytes after the last tensor", left)
 	}
-	out := make([]Tensor, len(hd.Tensors))
-	for i, t := range hd.Tensors {
+	return sizes, nil
+}
+
+// readTensors reads the tensors the header declares, of the sizes tensorSizes checked.
+func readTensors(r io.Reader, infos []tensorInfo, sizes []int64) ([]Tensor, error) {
+	out := make([]Tensor, len(infos))
+	for i, t := range infos {
 		dt := tensor.Float32
 		if t.Dtype == "float64" {
 			dt = tensor.Float64
@@ -205,25 +254,10 @@ func decode(r io.Reader, size int64, meta any) ([]Tensor, error) {
 		if int64(len(v.Raw)) != sizes[i] {
 			return nil, corrupt("tensor %q: size mismatch", t.Name)
 		}
-		if _, err := io.ReadFull(br, v.Raw); err != nil {
+		if _, err := io.ReadFull(r, v.Raw); err != nil {
 			return nil, corrupt("reading tensor %q: %v", t.Name, err)
 		}
 		out[i] = Tensor{Name: t.Name, Value: v}
-	}
-	if n, _ := br.Read(make([]byte, 1)); n != 0 {
-		return nil, corrupt("data past the tensors")
-	}
-	var sum [sha256.Size]byte
-	if _, err := io.ReadFull(r, sum[:]); err != nil {
-		return nil, corrupt("reading the checksum: %v", err)
-	}
-	if !bytes.Equal(sum[:], h.Sum(nil)) {
-		return nil, corrupt("checksum mismatch: the file was truncated or altered")
-	}
-	if meta != nil {
-		if err := json.Unmarshal(hd.Meta, meta); err != nil {
-			return nil, corrupt("meta: %v", err)
-		}
 	}
 	return out, nil
 }

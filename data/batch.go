@@ -69,17 +69,3 @@ func NewEvalSet(valid []byte, tokens int) (*EvalSet, error) {
 	}
 	return &EvalSet{Valid: valid, Tokens: tokens}, nil
 }
-
-// Windows returns how many windows of length n cover the set; n must divide Tokens.
-func (e *EvalSet) Windows(n int) int { return e.Tokens / n }
-
-// Fill writes windows [first, first+len(ids)/n) of length n into ids and targets.
-func (e *EvalSet) Fill(ids, targets []int, n, first int) {
-	for b := 0; b < len(ids)/n; b++ {
-		off := (first + b) * n
-		for t := 0; t < n; t++ {
-			ids[b*n+t] = int(e.Valid[off+t])
-			targets[b*n+t] = int(e.Valid[off+t+1])
-		}
-	}
-}

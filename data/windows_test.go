@@ -91,3 +91,19 @@ func TestPlanRejectsBadStrides(t *testing.T) {
 		t.Error("a window longer than the set was planned")
 	}
 }
+
+// Windows returns how many windows of length n cover the set; n must divide Tokens. It and
+// Fill state the non-overlapping windows plainly, as the protocol had them before strides: the
+// reference that Plan and FillWindows are checked against.
+func (e *EvalSet) Windows(n int) int { return e.Tokens / n }
+
+// Fill writes windows [first, first+len(ids)/n) of length n into ids and targets.
+func (e *EvalSet) Fill(ids, targets []int, n, first int) {
+	for b := 0; b < len(ids)/n; b++ {
+		off := (first + b) * n
+		for t := 0; t < n; t++ {
+			ids[b*n+t] = int(e.Valid[off+t])
+			targets[b*n+t] = int(e.Valid[off+t+1])
+		}
+	}
+}

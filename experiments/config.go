@@ -223,8 +223,33 @@ func (c Config) Check() error {
 	if err := c.ModelConfig().Check(); err != nil {
 		return err
 	}
-	// Upper bounds keep a typo from asking for terabytes: each is far beyond what this trainer
-	// is for, and products that size buffers are bounded too.
+	if err := c.checkLimits(); err != nil {
+		return err
+	}
+	if err := c.checkRanges(); err != nil {
+		return err
+	}
+	if err := c.Train.checkFinetune(); err != nil {
+		return err
+	}
+	if err := c.Eval.check(); err != nil {
+		return err
+	}
+	if err := c.checkPasskey(); err != nil {
+		return err
+	}
+	if err := c.Data.Check(); err != nil {
+		return err
+	}
+	if err := c.checkSchemeLengths(); err != nil {
+		return err
+	}
+	return c.checkMemory()
+}
+
+// checkLimits refuses sizes above upper bounds, which keep a typo from asking for terabytes:
+// each is far beyond what this trainer is for, and products that size buffers are bounded too.
+func (c Config) checkLimits() error {
 	limits := []struct {
 		field string
 		value int
@@ -252,6 +277,13 @@ func (c Config) Check() error {
 	if f := c.Train.Finetune; f != nil && (f.SeqLen > 1<<16 || f.Steps > 1<<30) {
 		return fmt.Errorf("train.finetune: seq_len %d or steps %d above the limits of %d and %d", f.SeqLen, f.Steps, 1<<16, 1<<30)
 	}
+	return nil
+}
+
+// checkRanges refuses a training or evaluation number outside the range it makes sense in
+// (a step count that is not positive, a learning rate that is not finite), naming the range.
+// Complete must have filled train.warmup and train.min_lr.
+func (c Config) checkRanges() error {
 	t := c.Train
 	checks := []struct {
 		bad   bool
@@ -280,52 +312,78 @@ func (c Config) Check() error {
 			return fmt.Errorf("%s: %v, want %s", k.field, k.value, k.want)
 		}
 	}
-	if f := t.Finetune; f != nil {
-		if f.SeqLen <= t.SeqLen {
-			return fmt.Errorf("train.finetune.seq_len: %d, want a length above train.seq_len %d", f.SeqLen, t.SeqLen)
-		}
-		if f.Steps <= 0 {
-			return fmt.Errorf("train.finetune.steps: %d, want a positive number", f.Steps)
-		}
-		if !(f.LR > 0) || math.IsInf(f.LR, 0) {
-			return fmt.Errorf("train.finetune.lr: %v, want a positive number", f.LR)
-		}
+	return nil
+}
+
+// checkFinetune refuses a fine-tuning phase that would not lengthen the training sequences or
+// would not train.
+func (t Train) checkFinetune() error {
+	f := t.Finetune
+	if f == nil {
+		return nil
 	}
+	if f.SeqLen <= t.SeqLen {
+		return fmt.Errorf("train.finetune.seq_len: %d, want a length above train.seq_len %d", f.SeqLen, t.SeqLen)
+	}
+	if f.Steps <= 0 {
+		return fmt.Errorf("train.finetune.steps: %d, want a positive number", f.Steps)
+	}
+	if !(f.LR > 0) || math.IsInf(f.LR, 0) {
+		return fmt.Errorf("train.finetune.lr: %v, want a positive number", f.LR)
+	}
+	return nil
+}
+
+// check refuses evaluation lengths that would not score the same tokens in the same batches,
+// unknown measures, and a stride that would skip tokens. checkRanges has made sure there is a
+// length and that eval.tokens is positive.
+func (e Eval) check() error {
 	seen := map[int]bool{}
-	for i, n := range c.Eval.Lengths {
+	for i, n := range e.Lengths {
 		switch {
 		case n <= 0:
 			return fmt.Errorf("eval.lengths: %d, want positive lengths", n)
 		case seen[n]:
 			return fmt.Errorf("eval.lengths: %d given twice", n)
-		case i > 0 && n < c.Eval.Lengths[i-1]:
-			return fmt.Errorf("eval.lengths: %v, want them in increasing order", c.Eval.Lengths)
-		case c.Eval.Tokens%n != 0:
-			return fmt.Errorf("eval.lengths: %d does not divide eval.tokens %d, so lengths would not score the same tokens", n, c.Eval.Tokens)
-		case n > c.Eval.BatchTokens:
-			return fmt.Errorf("eval.batch_tokens: %d, want at least the longest length %d", c.Eval.BatchTokens, n)
+		case i > 0 && n < e.Lengths[i-1]:
+			return fmt.Errorf("eval.lengths: %v, want them in increasing order", e.Lengths)
+		case e.Tokens%n != 0:
+			return fmt.Errorf("eval.lengths: %d does not divide eval.tokens %d, so lengths would not score the same tokens", n, e.Tokens)
+		case n > e.BatchTokens:
+			return fmt.Errorf("eval.batch_tokens: %d, want at least the longest length %d", e.BatchTokens, n)
 		case n > 1<<20:
 			return fmt.Errorf("eval.lengths: %d, above the limit of %d", n, 1<<20)
 		}
 		seen[n] = true
 	}
-	if err := checkMeasures(c.Eval.Measures); err != nil {
+	if err := checkMeasures(e.Measures); err != nil {
 		return err
 	}
-	if s := c.Eval.Stride; s != nil && (*s <= 0 || *s > c.Eval.Lengths[0]) {
-		return fmt.Errorf("eval.stride: %d, want a stride between 1 and the shortest evaluation length %d", *s, c.Eval.Lengths[0])
+	if s := e.Stride; s != nil && (*s <= 0 || *s > e.Lengths[0]) {
+		return fmt.Errorf("eval.stride: %d, want a stride between 1 and the shortest evaluation length %d", *s, e.Lengths[0])
 	}
-	if pk := c.Train.Passkey; pk != nil {
-		if !(pk.Fraction >= 0 && pk.Fraction < 1) {
-			return fmt.Errorf("train.passkey.fraction: %v, want a fraction in [0, 1)", pk.Fraction)
-		}
-		if c.Train.SeqLen < data.PasskeyMinLen || c.Eval.Lengths[0] < data.PasskeyMinLen {
-			return fmt.Errorf("train.passkey: passkey documents need train.seq_len and every evaluation length at least %d", data.PasskeyMinLen)
-		}
+	return nil
+}
+
+// checkPasskey refuses a passkey fraction that is not a fraction, and lengths too short to hold
+// a passkey document.
+func (c Config) checkPasskey() error {
+	pk := c.Train.Passkey
+	if pk == nil {
+		return nil
 	}
-	if err := c.Data.Check(); err != nil {
-		return err
+	if !(pk.Fraction >= 0 && pk.Fraction < 1) {
+		return fmt.Errorf("train.passkey.fraction: %v, want a fraction in [0, 1)", pk.Fraction)
 	}
+	if c.Train.SeqLen < data.PasskeyMinLen || c.Eval.Lengths[0] < data.PasskeyMinLen {
+		return fmt.Errorf("train.passkey: passkey documents need train.seq_len and every evaluation length at least %d", data.PasskeyMinLen)
+	}
+	return nil
+}
+
+// checkSchemeLengths asks the position scheme, before training, about every length it will be
+// given: the longest of training and evaluation, and fine-tuning's.
+func (c Config) checkSchemeLengths() error {
 	_, eval, err := c.Schemes()
 	if err != nil {
 		return err
@@ -342,7 +400,7 @@ func (c Config) Check() error {
 			return fmt.Errorf("train.finetune.seq_len: %v", err)
 		}
 	}
-	return c.checkMemory()
+	return nil
 }
 
 // Hash is the SHA-256 of the resolved config, in hex.

@@ -121,7 +121,6 @@ func (ev *Evaluation) Pass(ctx context.Context, scheme position.Scheme, obs ...P
 // Score targets, and shows every batch to the observers.
 func passLength(ctx context.Context, m *model.Model, s position.Scheme, set *data.EvalSet, n int, ws []data.Window, batchTokens int, opts model.Options, p *progress, obs []LengthObserver) (PassLength, error) {
 	pl := PassLength{LengthResult: LengthResult{Length: n}}
-	work := len(ws) * n
 	whole := true // every window scores all its targets: non-overlapping windows
 	for _, w := range ws {
 		whole = whole && w.Score == n
@@ -138,7 +137,7 @@ func passLength(ctx context.Context, m *model.Model, s position.Scheme, set *dat
 	if model.IsNotApplicable(err) {
 		pl.Reason = err.Error()
 		if p != nil {
-			p.skip(work)
+			p.skip(len(ws) * n)
 		}
 		return pl, nil
 	}
@@ -146,6 +145,29 @@ func passLength(ctx context.Context, m *model.Model, s position.Scheme, set *dat
 		return pl, err
 	}
 	defer g.Close()
+	sc := windowScorer{g: g, set: set, n: n, batch: batch, whole: whole, p: p, obs: obs}
+	acc, total, err := sc.score(ctx, ws)
+	if err != nil {
+		return pl, err
+	}
+	return scoredLength(pl, acc, total/float64(set.Tokens), set.Tokens), nil
+}
+
+// windowScorer runs a length's graph over batches of its windows.
+type windowScorer struct {
+	g        *model.Graph
+	set      *data.EvalSet
+	n, batch int  // the graph's window length and windows a batch
+	whole    bool // every window scores all its targets, and every batch is full
+	p        *progress
+	obs      []LengthObserver
+}
+
+// score runs the graph over the windows ws, a batch at a time, and returns the loss of the
+// scored targets by position in the window, and in total. It checks that the windows scored
+// every token of the evaluation set once.
+func (sc *windowScorer) score(ctx context.Context, ws []data.Window) (positionAcc, float64, error) {
+	g, n, batch := sc.g, sc.n, sc.batch
 	acc := positionAcc{sum: make([]float64, n), count: make([]int, n)}
 	rowLoss := make([]float64, batch*n)
 	fill := make([]data.Window, batch)
@@ -154,19 +176,19 @@ func passLength(ctx context.Context, m *model.Model, s position.Scheme, set *dat
 	start := time.Now()
 	for first := 0; first < len(ws); first += batch {
 		if err := ctx.Err(); err != nil {
-			return pl, fmt.Errorf("%w during evaluation", ErrInterrupted)
+			return acc, 0, fmt.Errorf("%w during evaluation", ErrInterrupted)
 		}
 		k := copy(fill, ws[first:min(first+batch, len(ws))])
 		for i := k; i < batch; i++ {
 			fill[i] = ws[len(ws)-1]
 		}
-		set.FillWindows(g.IDs, g.Targets, n, fill)
+		sc.set.FillWindows(g.IDs, g.Targets, n, fill)
 		loss, err := g.Run()
 		if err != nil {
-			return pl, err
+			return acc, 0, err
 		}
 		tokenLosses(g.Logits(), g.Targets, rowLoss)
-		for _, o := range obs {
+		for _, o := range sc.obs {
 			o.Batch(g, fill[:k], rowLoss)
 		}
 		var sum float64
@@ -177,21 +199,26 @@ func passLength(ctx context.Context, m *model.Model, s position.Scheme, set *dat
 			}
 			scored += w.Score
 		}
-		if whole {
+		if sc.whole {
 			total += loss * float64(batch*n)
 		} else {
 			total += sum
 		}
-		if p != nil {
-			p.add(batch*n, fmt.Sprintf("len %d loss %.3f %.0f tok/s", n, total/float64(scored), float64((first+batch)*n)/time.Since(start).Seconds()))
+		if sc.p != nil {
+			sc.p.add(batch*n, fmt.Sprintf("len %d loss %.3f %.0f tok/s", n, total/float64(scored), float64((first+batch)*n)/time.Since(start).Seconds()))
 		}
 	}
-	if scored != set.Tokens {
-		return pl, fmt.Errorf("evaluation at length %d scored %d tokens, want %d", n, scored, set.Tokens)
+	if scored != sc.set.Tokens {
+		return acc, 0, fmt.Errorf("evaluation at length %d scored %d tokens, want %d", n, scored, sc.set.Tokens)
 	}
-	loss := total / float64(set.Tokens)
+	return acc, total, nil
+}
+
+// scoredLength completes pl, a length scored over tokens with the given mean loss and loss by
+// position, with its numbers, or as non-finite, with the reason.
+func scoredLength(pl PassLength, acc positionAcc, loss float64, tokens int) PassLength {
 	ppl := math.Exp(loss)
-	pl.Applicable, pl.Tokens = true, set.Tokens
+	pl.Applicable, pl.Tokens = true, tokens
 	if reason := nonFinite(loss, ppl, acc.sum); reason != "" {
 		// Recorded as missing, with the reason, as a length the scheme cannot handle is: JSON
 		// has no NaN or infinity, and one length must not cost the run its other results. The
@@ -200,11 +227,11 @@ func passLength(ctx context.Context, m *model.Model, s position.Scheme, set *dat
 		if !math.IsNaN(loss) && !math.IsInf(loss, 0) {
 			pl.Loss = &loss
 		}
-		return pl, nil
+		return pl
 	}
 	pl.Loss, pl.Perplexity = &loss, &ppl
 	pl.Sum, pl.Count = acc.sum, acc.count
-	return pl, nil
+	return pl
 }
 
 // nonFinite says why a length's loss, perplexity or loss by position is not a finite number

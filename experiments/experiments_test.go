@@ -46,7 +46,11 @@ func TestEvalSetScoresSameTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []int{16, 64, 256, 1024} {
-		windows := set.Windows(n)
+		ws, err := set.Plan(n, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		windows := len(ws)
 		batch := evalBatch(windows, 2048/n)
 		if windows%batch != 0 || batch*n > 2048 {
 			t.Fatalf("length %d: batch of %d windows does not divide %d or exceeds the budget", n, batch, windows)
@@ -54,7 +58,7 @@ func TestEvalSetScoresSameTokens(t *testing.T) {
 		ids, targets := make([]int, batch*n), make([]int, batch*n)
 		var scored []int
 		for first := 0; first < windows; first += batch {
-			set.Fill(ids, targets, n, first)
+			set.FillWindows(ids, targets, n, ws[first:first+batch])
 			for i := range ids {
 				w := (first + i/n) * n // start of this window in the validation text
 				pos := w + i%n

@@ -122,9 +122,6 @@ func writeFile(path string, b []byte) error { return atomicfile.WriteFile(path, 
 // is written: a measure of another package writes its files with it.
 func WriteFile(path string, b []byte) error { return writeFile(path, b) }
 
-// WriteJSON writes v as indented JSON and a newline, whole or not at all.
-func WriteJSON(path string, v any) error { return writeJSON(path, v) }
-
 // writeJSON writes v as indented JSON and a newline, as every results file is.
 func writeJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")

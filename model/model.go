@@ -73,7 +73,6 @@ type Model struct {
 	Dtype  tensor.Dtype
 	// Params lists every weight in a fixed order: the order of the checkpoint and the optimizer.
 	Params []*Param
-	byName map[string]*Param
 
 	wte                      *Param
 	h                        []block
@@ -103,7 +102,7 @@ func New(c Config, scheme position.Scheme, dt tensor.Dtype, seed uint64) (*Model
 	if dt != tensor.Float32 && dt != tensor.Float64 {
 		return nil, fmt.Errorf("model: dtype %v, want float32 or float64", dt)
 	}
-	m := &Model{Config: c, Dtype: dt, byName: map[string]*Param{}}
+	m := &Model{Config: c, Dtype: dt}
 	var err error
 	if m.temperature, err = c.temperature(); err != nil {
 		return nil, err
@@ -127,7 +126,7 @@ func New(c Config, scheme position.Scheme, dt tensor.Dtype, seed uint64) (*Model
 		}
 		p.Value = convertTo(p.Value, dt)
 		p.clamp()
-		m.add(p)
+		m.Params = append(m.Params, p)
 		if s.field != nil {
 			*s.field = p
 		}
@@ -289,16 +288,6 @@ func ownerPrefix(s position.Scheme, i int) string {
 	}
 	return ""
 }
-
-func (m *Model) add(ps ...*Param) {
-	for _, p := range ps {
-		m.Params = append(m.Params, p)
-		m.byName[p.Name] = p
-	}
-}
-
-// Param returns the weight with the given name, or nil.
-func (m *Model) Param(name string) *Param { return m.byName[name] }
 
 // NumParams counts the weights.
 func (m *Model) NumParams() int {

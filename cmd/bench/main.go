@@ -32,8 +32,11 @@ import (
 	"extrapolate/position"
 )
 
+// shapes are one config's sizes: the model's, a sequence's and a batch's.
+type shapes struct{ vocab, dModel, layers, heads, seqLen, batch int }
+
 // The configs of torch_ref.py: flags, help and errors list them from here.
-var configs = map[string]struct{ vocab, dModel, layers, heads, seqLen, batch int }{
+var configs = map[string]shapes{
 	"A":    {96, 64, 2, 4, 64, 16},
 	"B":    {96, 128, 4, 4, 128, 16},
 	"C":    {96, 256, 4, 8, 256, 8},
@@ -183,7 +186,7 @@ func checkFlags(seqLen, steps, warmup, eval, rounds int) error {
 // benchScheme builds the position scheme to measure: -scheme, or by default learned positions
 // for training, as torch_ref.py has, and RoPE for evaluation, since learned positions stop at
 // the training length. A scheme that cannot take the length measured is refused by -scheme.
-func benchScheme(c struct{ vocab, dModel, layers, heads, seqLen, batch int }, evalMult int, scheme string) (position.Scheme, error) {
+func benchScheme(c shapes, evalMult int, scheme string) (position.Scheme, error) {
 	name, n := scheme, c.seqLen
 	if evalMult > 0 {
 		n = c.seqLen * evalMult
@@ -261,7 +264,10 @@ func torchCorpus() ([]byte, error) {
 	return out, nil
 }
 
-func measure(name string, c struct{ vocab, dModel, layers, heads, seqLen, batch int }, steps, warmup int, stock bool, evalMult int, s position.Scheme) (*Result, error) {
+// measure builds the model of config name with scheme s and times steps training steps (or,
+// with evalMult, forward passes at evalMult times the training length), the first warmup of
+// them untimed.
+func measure(name string, c shapes, steps, warmup int, stock bool, evalMult int, s position.Scheme) (*Result, error) {
 	corpus, err := torchCorpus()
 	if err != nil {
 		return nil, err
@@ -269,19 +275,8 @@ func measure(name string, c struct{ vocab, dModel, layers, heads, seqLen, batch 
 	const seed = 1234
 	mc := model.Config{DModel: c.dModel, Layers: c.layers, Heads: c.heads, Vocab: c.vocab}
 	start := time.Now()
-	res := &Result{Impl: "gorgonia-fused", BLAS: nn.BLAS, Go: runtime.Version(), Config: name, Mode: "train", Batch: c.batch, SeqLen: c.seqLen,
-		Scheme: s.Name(), StockOps: stock, Warmup: warmup}
-	if stock {
-		res.Impl = "gorgonia-stock-ops"
-		if nn.BLAS != "openblas" {
-			res.BLAS = "gonum" // gorgonia's own products
-		}
-	}
-	n, batch := c.seqLen, c.batch
-	if evalMult > 0 {
-		n, batch = c.seqLen*evalMult, max(1, c.batch/evalMult)
-		res.Mode, res.EvalFactor, res.SeqLen, res.Batch = "eval", evalMult, n, batch
-	}
+	res := newResult(name, c, warmup, stock, evalMult, s)
+	n, batch := res.SeqLen, res.Batch
 	m, err := model.New(mc, s, tensor.Float32, seed)
 	if err != nil {
 		return nil, err
@@ -293,10 +288,50 @@ func measure(name string, c struct{ vocab, dModel, layers, heads, seqLen, batch 
 	// torch.optim.Adam(lr=1e-3, betas=(0.9, 0.999), eps=1e-8): no decay, no clipping.
 	opt := model.NewAdamW(m, model.Schedule{LR: 1e-3, MinLR: 1e-3, Steps: 1}, 0, 0)
 	opt.Beta2 = 0.999
-	sampler := data.NewSampler(corpus, seed+1)
-	grads := make([]*tensor.Dense, len(m.Params))
+	b := &bench{m: m, g: g, opt: opt, sampler: data.NewSampler(corpus, seed+1), grads: make([]*tensor.Dense, len(m.Params)), n: n, train: evalMult == 0}
 	res.BuildMS = float64(time.Since(start).Microseconds()) / 1e3
 	res.Params = m.NumParams()
+	times, err := b.run(res, steps, warmup)
+	if err != nil {
+		return nil, err
+	}
+	res.summarize(times, c, evalMult)
+	return res, nil
+}
+
+// newResult is the result's description of what is measured, before any measurement: the
+// setting, and in eval mode the longer sequences in proportionally smaller batches.
+func newResult(name string, c shapes, warmup int, stock bool, evalMult int, s position.Scheme) *Result {
+	res := &Result{Impl: "gorgonia-fused", BLAS: nn.BLAS, Go: runtime.Version(), Config: name, Mode: "train", Batch: c.batch, SeqLen: c.seqLen,
+		Scheme: s.Name(), StockOps: stock, Warmup: warmup}
+	if stock {
+		res.Impl = "gorgonia-stock-ops"
+		if nn.BLAS != "openblas" {
+			res.BLAS = "gonum" // gorgonia's own products
+		}
+	}
+	if evalMult > 0 {
+		n, batch := c.seqLen*evalMult, max(1, c.batch/evalMult)
+		res.Mode, res.EvalFactor, res.SeqLen, res.Batch = "eval", evalMult, n, batch
+	}
+	return res
+}
+
+// bench is what a measured step runs: the model's graph on a batch of n tokens a sequence,
+// and when training, the optimizer's update.
+type bench struct {
+	m       *model.Model
+	g       *model.Graph
+	opt     *model.AdamW
+	sampler *data.Sampler
+	grads   []*tensor.Dense
+	n       int
+	train   bool
+}
+
+// run runs steps steps and returns the times of those after the first warmup, in ms. It records
+// the first and last loss, and the allocations of the timed steps, in res.
+func (b *bench) run(res *Result, steps, warmup int) ([]float64, error) {
 	var times []float64
 	var before, after runtime.MemStats
 	for step := 0; step < steps; step++ {
@@ -305,20 +340,9 @@ func measure(name string, c struct{ vocab, dModel, layers, heads, seqLen, batch 
 			runtime.ReadMemStats(&before)
 		}
 		t0 := time.Now()
-		if err := sampler.Fill(g.IDs, g.Targets, n); err != nil {
-			return nil, err
-		}
-		loss, err := g.Run()
+		loss, err := b.step()
 		if err != nil {
 			return nil, err
-		}
-		if evalMult == 0 {
-			for i := range grads {
-				grads[i] = g.Grad(i)
-			}
-			if _, err := opt.Update(m.Params, grads); err != nil {
-				return nil, err
-			}
 		}
 		if step >= warmup {
 			times = append(times, float64(time.Since(t0).Microseconds())/1e3)
@@ -333,8 +357,35 @@ func measure(name string, c struct{ vocab, dModel, layers, heads, seqLen, batch 
 	res.Steps = len(times)
 	res.AllocsStep = float64(after.Mallocs-before.Mallocs) / timed
 	res.BytesStep = float64(after.TotalAlloc-before.TotalAlloc) / timed
+	return times, nil
+}
+
+// step fills a batch, runs the graph and, when training, updates the weights.
+func (b *bench) step() (float64, error) {
+	if err := b.sampler.Fill(b.g.IDs, b.g.Targets, b.n); err != nil {
+		return 0, err
+	}
+	loss, err := b.g.Run()
+	if err != nil {
+		return 0, err
+	}
+	if b.train {
+		for i := range b.grads {
+			b.grads[i] = b.g.Grad(i)
+		}
+		if _, err := b.opt.Update(b.m.Params, b.grads); err != nil {
+			return 0, err
+		}
+	}
+	return loss, nil
+}
+
+// summarize turns the timed steps' times, in ms, into the speeds res reports, with the peak
+// memory and the BLAS libraries mapped.
+func (res *Result) summarize(times []float64, c shapes, evalMult int) {
 	slices.Sort(times)
 	res.StepMSMedian, res.StepMSMin = times[len(times)/2], times[0]
+	n, batch := res.SeqLen, res.Batch
 	tokens := float64(batch * n)
 	res.TokensPerS = tokens / (res.StepMSMedian / 1e3)
 	flops := flopsPerStep(c.vocab, c.dModel, c.layers, n, batch)
@@ -348,7 +399,6 @@ func measure(name string, c struct{ vocab, dModel, layers, heads, seqLen, batch 
 		res.PeakRSSMB = float64(ru.Maxrss) / 1024
 	}
 	res.BLASLibs = selfBLAS()
-	return res, nil
 }
 
 // flopsPerStep counts dense matrix-product FLOPs of a training step as torch_ref.py does:

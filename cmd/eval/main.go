@@ -23,24 +23,39 @@ import (
 
 func main() { os.Exit(run()) }
 
-func run() int {
-	var (
-		ckpt     = flag.String("checkpoint", "", "checkpoint file written by train (results/<name>/model.ckpt)")
-		scalings = flag.String("scaling", "", "comma-separated RoPE scalings to evaluate under; none is plain RoPE (default: none and every scaling the checkpoint's scheme takes: "+strings.Join(position.ScalingTypes(), ",")+" for RoPE, none alone for a scheme without rotation)")
-		factor   = flag.String("factor", "auto", "scaling factor: a number ≥ 1, or auto (the ratio of each evaluation length to the training length)")
-		lengths  = flag.String("lengths", "", "comma-separated evaluation lengths (default: the checkpoint config's)")
-		tokens   = flag.Int("tokens", 0, "validation tokens scored at every length (default: the checkpoint config's)")
-		out      = flag.String("out", "", "results folder (default: scalings/ beside the checkpoint)")
-		quiet    = flag.Bool("quiet", false, "no progress output")
-		partial  = flag.Bool("partial", false, "evaluate a checkpoint saved before training finished")
-	)
-	fields := scalingflag.Register(flag.CommandLine)
+// options are the command's flags, parsed.
+type options struct {
+	ckpt, scalings, factor, lengths, out string
+	tokens                               int
+	quiet, partial                       bool
+	fields                               *scalingflag.Set
+}
+
+// parseFlags reads the command line into options.
+func parseFlags() *options {
+	o := &options{}
+	flag.StringVar(&o.ckpt, "checkpoint", "", "checkpoint file written by train (results/<name>/model.ckpt)")
+	flag.StringVar(&o.scalings, "scaling", "", "comma-separated RoPE scalings to evaluate under; none is plain RoPE (default: none and every scaling the checkpoint's scheme takes: "+strings.Join(position.ScalingTypes(), ",")+" for RoPE, none alone for a scheme without rotation)")
+	flag.StringVar(&o.factor, "factor", "auto", "scaling factor: a number ≥ 1, or auto (the ratio of each evaluation length to the training length)")
+	flag.StringVar(&o.lengths, "lengths", "", "comma-separated evaluation lengths (default: the checkpoint config's)")
+	flag.IntVar(&o.tokens, "tokens", 0, "validation tokens scored at every length (default: the checkpoint config's)")
+	flag.StringVar(&o.out, "out", "", "results folder (default: scalings/ beside the checkpoint)")
+	flag.BoolVar(&o.quiet, "quiet", false, "no progress output")
+	flag.BoolVar(&o.partial, "partial", false, "evaluate a checkpoint saved before training finished")
+	o.fields = scalingflag.Register(flag.CommandLine)
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: eval -checkpoint FILE [-scaling none,linear,...] [-factor auto|N] [-lengths 64,128,...] [-out DIR]\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if *ckpt == "" || flag.NArg() > 0 {
+	return o
+}
+
+// run evaluates the checkpoint as the flags ask and returns the exit code: 2 for anything the
+// input gets wrong, 130 when interrupted, 1 for any other failure.
+func run() int {
+	o := parseFlags()
+	if o.ckpt == "" || flag.NArg() > 0 {
 		flag.Usage()
 		return 2
 	}
@@ -48,73 +63,98 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "eval:", err)
 		return 2
 	}
-	f, err := position.ParseFactor(*factor)
+	f, err := position.ParseFactor(o.factor)
 	if err != nil {
 		return fail(fmt.Errorf("-factor: %v", err))
 	}
-	dir := *out
+	dir := o.out
 	if dir == "" {
-		dir = filepath.Join(filepath.Dir(*ckpt), "scalings")
+		dir = filepath.Join(filepath.Dir(o.ckpt), "scalings")
 	}
 	// Before evaluating, which takes long, so that its results have somewhere to go.
 	if err := experiments.CheckWritable(dir); err != nil {
 		return fail(err)
 	}
-	t, err := experiments.LoadCheckpoint(*ckpt)
+	t, err := experiments.LoadCheckpoint(o.ckpt)
 	if err != nil {
 		return fail(err)
 	}
-	if !t.Finished && !*partial {
-		return fail(fmt.Errorf("%s: saved at %s, before training finished; finish it with train, or evaluate it as it is with -partial", *ckpt, t.Progress))
+	if !t.Finished && !o.partial {
+		return fail(fmt.Errorf("%s: saved at %s, before training finished; finish it with train, or evaluate it as it is with -partial", o.ckpt, t.Progress))
 	}
-	var list []*position.Scaling
+	list, err := o.scalingList(t.Config, f)
+	if err != nil {
+		return fail(err)
+	}
+	e, err := o.evalSettings(t.Config)
+	if err != nil {
+		return fail(err)
+	}
+	return o.evaluate(t, list, e, dir)
+}
+
+// scalingList is the scalings of -scaling (or, by default, every one the checkpoint's scheme
+// takes) with factor f, nil for none, each checked against the scheme now rather than after
+// the scalings before it were evaluated.
+func (o *options) scalingList(c experiments.Config, f position.Factor) ([]*position.Scaling, error) {
 	var names []string
-	if *scalings == "" {
-		names = takes(t.Config)
+	if o.scalings == "" {
+		names = takes(c)
 	} else {
-		names = strings.Split(*scalings, ",")
+		names = strings.Split(o.scalings, ",")
 		for i := range names {
 			names[i] = strings.TrimSpace(names[i])
 		}
 	}
-	if u := fields.Unused(names); u != "" {
-		return fail(fmt.Errorf("%s: none of the scalings %s takes it", u, strings.Join(names, ",")))
+	if u := o.fields.Unused(names); u != "" {
+		return nil, fmt.Errorf("%s: none of the scalings %s takes it", u, strings.Join(names, ","))
 	}
+	var list []*position.Scaling
 	for _, name := range names {
 		if name == "none" {
 			list = append(list, nil)
 			continue
 		}
-		sc := fields.Scaling(name, f)
-		pc := t.Config.Position
+		sc := o.fields.Scaling(name, f)
+		pc := c.Position
 		pc.Scaling = sc
-		c := t.Config
 		if _, err := position.New(c.Spec(pc)); err != nil {
-			return fail(fmt.Errorf("-scaling %s: %v", name, err))
+			return nil, fmt.Errorf("-scaling %s: %v", name, err)
 		}
 		list = append(list, sc)
 	}
-	e := t.Config.Eval
-	if *lengths != "" {
+	return list, nil
+}
+
+// evalSettings is the checkpoint config's evaluation with -lengths and -tokens applied, checked
+// as a config's would be.
+func (o *options) evalSettings(c experiments.Config) (experiments.Eval, error) {
+	e := c.Eval
+	if o.lengths != "" {
 		e.Lengths = nil
-		for _, s := range strings.Split(*lengths, ",") {
+		for _, s := range strings.Split(o.lengths, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil {
-				return fail(fmt.Errorf("-lengths: %q is not a length", s))
+				return e, fmt.Errorf("-lengths: %q is not a length", s)
 			}
 			e.Lengths = append(e.Lengths, n)
 		}
 	}
-	if *tokens != 0 {
-		e.Tokens = *tokens
+	if o.tokens != 0 {
+		e.Tokens = o.tokens
 	}
-	check := t.Config
-	check.Eval = e
-	if err := check.Check(); err != nil {
-		return fail(fmt.Errorf("-lengths/-tokens: %v", err))
+	c.Eval = e
+	if err := c.Check(); err != nil {
+		return e, fmt.Errorf("-lengths/-tokens: %v", err)
 	}
+	return e, nil
+}
+
+// evaluate scores the trained model under each scaling of list, writes the results in dir and
+// prints their table, returning the exit code. Nothing is written when interrupted.
+func (o *options) evaluate(t *experiments.Trained, list []*position.Scaling, e experiments.Eval, dir string) int {
 	w := os.Stderr
-	if *quiet {
+	if o.quiet {
 		w = nil
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -124,14 +164,14 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "eval: interrupted; nothing written")
 		return 130
 	}
-	if experiments.IsInputError(err) {
-		return fail(err)
-	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "eval:", err)
+		if experiments.IsInputError(err) {
+			return 2
+		}
 		return 1
 	}
-	rep.Checkpoint = *ckpt
+	rep.Checkpoint = o.ckpt
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "eval:", err)
 		return 1

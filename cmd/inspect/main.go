@@ -88,123 +88,73 @@ func duration(v int64) string {
 
 func main() { os.Exit(run()) }
 
-func run() int {
-	var (
-		scheme     = flag.String("scheme", "rope", "position scheme: "+strings.Join(position.Names(), ", "))
-		scaling    = flag.String("scaling", "none", "RoPE scaling: none or "+strings.Join(position.ScalingTypes(), ", "))
-		dim        = flag.Int("dim", 64, "head dimension; the model width is dim × heads")
-		heads      = flag.Int("heads", 1, "attention heads")
-		layers     = flag.Int("layers", 1, "layers, for schemes with weights per layer")
-		base       = flag.Float64("base", 10000, "RoPE's base")
-		trainLen   = flag.Int("train-len", 128, "training length L")
-		evalLen    = flag.Int("eval-len", 512, "evaluation length n")
-		factor     = flag.String("factor", "auto", "scaling factor: a number ≥ 1, or auto = max(1, n/L)")
-		checkpoint = flag.String("checkpoint", "", "a trained model's checkpoint: show its scheme with the trained weights")
-		asJSON     = flag.Bool("json", false, "print the numbers as JSON instead of drawing")
-		out        = flag.String("out", "", "picture file (default inspect_<scheme>.png)")
-		params     paramFlags
-	)
-	fields := scalingflag.Register(flag.CommandLine)
-	flag.Var(&params, "param", "a field of the scheme, name=value (repeatable), e.g. -param buckets=16")
+// options are the command's flags, parsed.
+type options struct {
+	scheme, scaling, factor string
+	dim, heads, layers      int
+	base                    float64
+	trainLen, evalLen       int
+	checkpoint, out         string
+	asJSON                  bool
+	params                  paramFlags
+	fields                  *scalingflag.Set
+}
+
+// parseFlags reads the command line into options.
+func parseFlags() *options {
+	o := &options{}
+	flag.StringVar(&o.scheme, "scheme", "rope", "position scheme: "+strings.Join(position.Names(), ", "))
+	flag.StringVar(&o.scaling, "scaling", "none", "RoPE scaling: none or "+strings.Join(position.ScalingTypes(), ", "))
+	flag.IntVar(&o.dim, "dim", 64, "head dimension; the model width is dim × heads")
+	flag.IntVar(&o.heads, "heads", 1, "attention heads")
+	flag.IntVar(&o.layers, "layers", 1, "layers, for schemes with weights per layer")
+	flag.Float64Var(&o.base, "base", 10000, "RoPE's base")
+	flag.IntVar(&o.trainLen, "train-len", 128, "training length L")
+	flag.IntVar(&o.evalLen, "eval-len", 512, "evaluation length n")
+	flag.StringVar(&o.factor, "factor", "auto", "scaling factor: a number ≥ 1, or auto = max(1, n/L)")
+	flag.StringVar(&o.checkpoint, "checkpoint", "", "a trained model's checkpoint: show its scheme with the trained weights")
+	flag.BoolVar(&o.asJSON, "json", false, "print the numbers as JSON instead of drawing")
+	flag.StringVar(&o.out, "out", "", "picture file (default inspect_<scheme>.png)")
+	o.fields = scalingflag.Register(flag.CommandLine)
+	flag.Var(&o.params, "param", "a field of the scheme, name=value (repeatable), e.g. -param buckets=16")
 	flag.Parse()
+	return o
+}
+
+// run inspects what the flags ask for and returns the exit code: 2 for anything the input
+// gets wrong, 1 for a picture that could not be written.
+func run() int {
+	o := parseFlags()
 	fail := func(err error) int {
 		fmt.Fprintln(os.Stderr, "inspect:", err)
 		return 2
 	}
-	if flag.NArg() > 0 {
-		return fail(fmt.Errorf("unexpected argument %q", flag.Arg(0)))
+	if err := o.check(); err != nil {
+		return fail(err)
 	}
-	if params.err != nil {
-		return fail(params.err)
-	}
-	switch {
-	case *dim <= 0 || *dim > maxDim:
-		return fail(fmt.Errorf("-dim: %d, want 1 to %d", *dim, maxDim))
-	case *heads <= 0 || *heads > maxHeads:
-		return fail(fmt.Errorf("-heads: %d, want 1 to %d", *heads, maxHeads))
-	case *layers <= 0 || *layers > maxLayers:
-		return fail(fmt.Errorf("-layers: %d, want 1 to %d", *layers, maxLayers))
-	case *trainLen <= 0 || *trainLen > maxEvalLen:
-		return fail(fmt.Errorf("-train-len: %d, want 1 to %d", *trainLen, maxEvalLen))
-	case *evalLen <= 0 || *evalLen > maxEvalLen:
-		return fail(fmt.Errorf("-eval-len: %d, want 1 to %d", *evalLen, maxEvalLen))
-	case *evalLen**dim**heads > maxValues:
-		return fail(fmt.Errorf("-eval-len: %d positions × %d × %d heads is above %d values", *evalLen, *dim, *heads, maxValues))
-	}
-	var (
-		spec    position.Spec
-		m       *model.Model
-		partial string
-	)
-	if *checkpoint != "" {
-		var setting []string
-		flag.Visit(func(f *flag.Flag) {
-			switch f.Name {
-			case "checkpoint", "eval-len", "json", "out":
-			default:
-				setting = append(setting, "-"+f.Name)
-			}
-		})
-		if len(setting) > 0 {
-			return fail(fmt.Errorf("%s: not with -checkpoint, whose config gives the scheme", setting[0]))
-		}
-		t, err := experiments.LoadCheckpoint(*checkpoint)
-		if err != nil {
-			return fail(err)
-		}
-		c := t.Config
-		spec = c.Spec(c.Position)
-		m, partial = t.Model, t.Progress
-	} else {
-		pc := position.Config{Scheme: *scheme, Params: params.values}
-		if *scheme == "rope" {
-			pc = pc.With("base", *base)
-		}
-		if *scaling != "none" {
-			f, err := position.ParseFactor(*factor)
-			if err != nil {
-				return fail(fmt.Errorf("-factor: %v", err))
-			}
-			pc.Scaling = fields.Scaling(*scaling, f)
-		}
-		if u := fields.Unused([]string{*scaling}); u != "" {
-			return fail(fmt.Errorf("%s: the scaling %s does not take it", u, *scaling))
-		}
-		spec = position.Spec{DModel: *dim * *heads, Heads: *heads, Layers: *layers, TrainLen: *trainLen, Config: pc}
+	spec, m, partial, err := o.setting()
+	if err != nil {
+		return fail(err)
 	}
 	s, err := position.New(spec)
 	if err != nil {
 		return fail(flagNames(err))
 	}
-	path := *out
+	path := o.out
 	if path == "" {
 		path = "inspect_" + s.Name() + ".png"
 	}
-	if !*asJSON {
+	if !o.asJSON {
 		// Before computing and drawing, so that a picture with nowhere to go costs nothing.
 		if err := checkOut(path); err != nil {
 			return fail(err)
 		}
 	}
-	if err := position.CheckLength(s, *evalLen); err != nil {
+	if err := position.CheckLength(s, o.evalLen); err != nil {
 		return fail(flagNames(err))
 	}
-	// Before the model is made and the scheme asked for anything: FIRE's bias alone is heads ×
-	// n² values a layer, 137 GB at 64 heads and 16384 positions.
-	flags := "-dim, -heads, -layers and -eval-len"
-	if *checkpoint != "" {
-		flags = "-eval-len (with the checkpoint's model)"
-	}
-	cost, err := experiments.CheckInspect(spec, s, *evalLen, flags)
-	if err != nil {
+	if err := o.checkCost(spec, s); err != nil {
 		return fail(err)
-	}
-	if shown := int64(spec.Layers) * int64(spec.Heads) * int64(*evalLen); cost.Bias > 0 && shown > maxValues {
-		return fail(fmt.Errorf("%s: a bias of %d layers × %d heads × %d positions to show is above %d values", flags, spec.Layers, spec.Heads, *evalLen, maxValues))
-	}
-	if cost.Values > maxWork {
-		return fail(fmt.Errorf("%s: the %s scheme would compute %.3g values at %d positions (%d layers × %d heads), about %s at FIRE's %.0f million a second, above the limit of %.3g (%s); use fewer",
-			flags, s.Name(), float64(cost.Values), *evalLen, spec.Layers, spec.Heads, duration(cost.Values), fireRate/1e6, float64(maxWork), duration(maxWork)))
 	}
 	if m == nil {
 		// A fresh scheme's weights as a model would draw them, from seed 1.
@@ -212,27 +162,15 @@ func run() int {
 			return fail(err)
 		}
 	}
-	var rep *report
-	if position.IsPerLayer(s) {
-		rep = &report{Scheme: s.Name(), Dim: spec.HeadDim(), Heads: spec.Heads, Layers: spec.Layers, TrainLen: spec.TrainLen, EvalLen: *evalLen}
-		one := spec
-		one.Layers = 1
-		for l := 0; l < spec.Layers; l++ {
-			in := position.InLayer(s, l)
-			r, err := describe(in.Scheme, one, m.SchemeWeights(in.Owner), *evalLen)
-			if err != nil {
-				return fail(err)
-			}
-			rep.PerLayer = append(rep.PerLayer, r)
-		}
-	} else if rep, err = describe(s, spec, m.SchemeWeights(0), *evalLen); err != nil {
+	rep, err := describeModel(s, spec, m, o.evalLen)
+	if err != nil {
 		return fail(err)
 	}
-	rep.Checkpoint, rep.Partial = *checkpoint, partial
-	if t := rep.Table; !*asJSON && len(t) > 0 && len(t)*len(t[0]) > maxCells {
+	rep.Checkpoint, rep.Partial = o.checkpoint, partial
+	if t := rep.Table; !o.asJSON && len(t) > 0 && len(t)*len(t[0]) > maxCells {
 		return fail(fmt.Errorf("-dim and -eval-len: a table of %d × %d to draw, above the limit of %d cells; use -json or fewer", len(t), len(t[0]), maxCells))
 	}
-	if *asJSON {
+	if o.asJSON {
 		b, err := rep.json()
 		if err != nil {
 			return fail(err)
@@ -254,6 +192,120 @@ func run() int {
 	}
 	fmt.Println("wrote", path)
 	return 0
+}
+
+// check refuses arguments and sizes out of bounds, each by its flag, before anything is made.
+func (o *options) check() error {
+	if flag.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", flag.Arg(0))
+	}
+	if o.params.err != nil {
+		return o.params.err
+	}
+	switch {
+	case o.dim <= 0 || o.dim > maxDim:
+		return fmt.Errorf("-dim: %d, want 1 to %d", o.dim, maxDim)
+	case o.heads <= 0 || o.heads > maxHeads:
+		return fmt.Errorf("-heads: %d, want 1 to %d", o.heads, maxHeads)
+	case o.layers <= 0 || o.layers > maxLayers:
+		return fmt.Errorf("-layers: %d, want 1 to %d", o.layers, maxLayers)
+	case o.trainLen <= 0 || o.trainLen > maxEvalLen:
+		return fmt.Errorf("-train-len: %d, want 1 to %d", o.trainLen, maxEvalLen)
+	case o.evalLen <= 0 || o.evalLen > maxEvalLen:
+		return fmt.Errorf("-eval-len: %d, want 1 to %d", o.evalLen, maxEvalLen)
+	case o.evalLen*o.dim*o.heads > maxValues:
+		return fmt.Errorf("-eval-len: %d positions × %d × %d heads is above %d values", o.evalLen, o.dim, o.heads, maxValues)
+	}
+	return nil
+}
+
+// setting is the scheme's spec: a checkpoint's, with its trained model and how far its training
+// went, or the one the flags describe, with no model yet.
+func (o *options) setting() (spec position.Spec, m *model.Model, partial string, err error) {
+	if o.checkpoint != "" {
+		return o.checkpointSetting()
+	}
+	pc := position.Config{Scheme: o.scheme, Params: o.params.values}
+	if o.scheme == "rope" {
+		pc = pc.With("base", o.base)
+	}
+	if o.scaling != "none" {
+		f, err := position.ParseFactor(o.factor)
+		if err != nil {
+			return spec, nil, "", fmt.Errorf("-factor: %v", err)
+		}
+		pc.Scaling = o.fields.Scaling(o.scaling, f)
+	}
+	if u := o.fields.Unused([]string{o.scaling}); u != "" {
+		return spec, nil, "", fmt.Errorf("%s: the scaling %s does not take it", u, o.scaling)
+	}
+	spec = position.Spec{DModel: o.dim * o.heads, Heads: o.heads, Layers: o.layers, TrainLen: o.trainLen, Config: pc}
+	return spec, nil, "", nil
+}
+
+// checkpointSetting loads the checkpoint, refusing the flags that describe a scheme: its config
+// gives the scheme, and a flag that silently did nothing would mislead.
+func (o *options) checkpointSetting() (spec position.Spec, m *model.Model, partial string, err error) {
+	var setting []string
+	flag.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "checkpoint", "eval-len", "json", "out":
+		default:
+			setting = append(setting, "-"+f.Name)
+		}
+	})
+	if len(setting) > 0 {
+		return spec, nil, "", fmt.Errorf("%s: not with -checkpoint, whose config gives the scheme", setting[0])
+	}
+	t, err := experiments.LoadCheckpoint(o.checkpoint)
+	if err != nil {
+		return spec, nil, "", err
+	}
+	c := t.Config
+	return c.Spec(c.Position), t.Model, t.Progress, nil
+}
+
+// checkCost refuses a setting whose numbers would take too much memory or time to compute or
+// show. It runs before the model is made and the scheme asked for anything: FIRE's bias alone
+// is heads × n² values a layer, 137 GB at 64 heads and 16384 positions.
+func (o *options) checkCost(spec position.Spec, s position.Scheme) error {
+	flags := "-dim, -heads, -layers and -eval-len"
+	if o.checkpoint != "" {
+		flags = "-eval-len (with the checkpoint's model)"
+	}
+	n := o.evalLen
+	cost, err := experiments.CheckInspect(spec, s, n, flags)
+	if err != nil {
+		return err
+	}
+	if shown := int64(spec.Layers) * int64(spec.Heads) * int64(n); cost.Bias > 0 && shown > maxValues {
+		return fmt.Errorf("%s: a bias of %d layers × %d heads × %d positions to show is above %d values", flags, spec.Layers, spec.Heads, n, maxValues)
+	}
+	if cost.Values > maxWork {
+		return fmt.Errorf("%s: the %s scheme would compute %.3g values at %d positions (%d layers × %d heads), about %s at FIRE's %.0f million a second, above the limit of %.3g (%s); use fewer",
+			flags, s.Name(), float64(cost.Values), n, spec.Layers, spec.Heads, duration(cost.Values), fireRate/1e6, float64(maxWork), duration(maxWork))
+	}
+	return nil
+}
+
+// describeModel reports the scheme s of model m at n positions: a scheme per layer
+// (position.PerLayer) as one report per layer, each with that layer's weights.
+func describeModel(s position.Scheme, spec position.Spec, m *model.Model, n int) (*report, error) {
+	if !position.IsPerLayer(s) {
+		return describe(s, spec, m.SchemeWeights(0), n)
+	}
+	rep := &report{Scheme: s.Name(), Dim: spec.HeadDim(), Heads: spec.Heads, Layers: spec.Layers, TrainLen: spec.TrainLen, EvalLen: n}
+	one := spec
+	one.Layers = 1
+	for l := 0; l < spec.Layers; l++ {
+		in := position.InLayer(s, l)
+		r, err := describe(in.Scheme, one, m.SchemeWeights(in.Owner), n)
+		if err != nil {
+			return nil, err
+		}
+		rep.PerLayer = append(rep.PerLayer, r)
+	}
+	return rep, nil
 }
 
 // checkOut refuses a picture file that cannot be written: one whose folder does not exist or

@@ -104,7 +104,11 @@ func checkFromCheckpoint(t *testing.T, dir string, got []accuracy.Length) {
 	}
 	for i, n := range tr.Config.Eval.Lengths {
 		// The pass's batch: the most windows within the budget that divide them all.
-		windows, batch := set.Windows(n), tr.Config.Eval.BatchTokens/n
+		ws, err := set.Plan(n, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		windows, batch := len(ws), tr.Config.Eval.BatchTokens/n
 		for windows%batch != 0 {
 			batch--
 		}
@@ -114,7 +118,7 @@ func checkFromCheckpoint(t *testing.T, dir string, got []accuracy.Length) {
 		}
 		right := 0
 		for first := 0; first < windows; first += batch {
-			set.Fill(g.IDs, g.Targets, n, first)
+			set.FillWindows(g.IDs, g.Targets, n, ws[first:first+batch])
 			if _, err := g.Run(); err != nil {
 				t.Fatal(err)
 			}

@@ -113,22 +113,6 @@ func CrossEntropy(logits, onehot *G.Node) (*G.Node, error) {
 	return G.Mul(picked, constant(logits, -1/n))
 }
 
-// OneHot returns the (n, vocab) one-hot matrix of targets in dtype dt.
-func OneHot(targets []int, vocab int, dt tensor.Dtype) *tensor.Dense {
-	v := make([]float64, len(targets)*vocab)
-	for r, t := range targets {
-		v[r*vocab+t] = 1
-	}
-	if dt == tensor.Float32 {
-		f := make([]float32, len(v))
-		for i, x := range v {
-			f[i] = float32(x)
-		}
-		return tensor.New(tensor.WithShape(len(targets), vocab), tensor.WithBacking(f))
-	}
-	return tensor.New(tensor.WithShape(len(targets), vocab), tensor.WithBacking(v))
-}
-
 // Attention is nn.Attention written with stock ops: heads are split out by reshapes and
 // transposes, a rotation is x⊙cos + (x·R)⊙sin with R the constant matrix that swaps each pair
 // with a sign, and the causal mask and bias are one added constant.

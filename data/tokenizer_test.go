@@ -2,8 +2,9 @@ package data
 
 import "fmt"
 
-// Bytes is the byte-level tokenizer: token t is byte t, so any file can be read and no token is
-// unknown.
+// Bytes is the byte-level tokenizer stated as one: token t is byte t, so any file can be read
+// and no token is unknown. The corpus and the batches use bytes as tokens directly; this type is
+// what FuzzTokenizer checks that mapping with.
 type Bytes struct{}
 
 // Vocab is the number of tokens.
