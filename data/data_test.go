@@ -95,28 +95,48 @@ func TestSampler(t *testing.T) {
 	}
 }
 
-func FuzzTokenizer(f *testing.F) {
-	f.Add([]byte("func main() {}\n"))
-	f.Add([]byte{0, 255, 128, 10})
-	f.Add([]byte("héllo, 世界"))
-	f.Fuzz(func(t *testing.T, text []byte) {
-		var tok Bytes
-		ids := tok.Encode(text)
-		if len(ids) != len(text) {
-			t.Fatalf("%d tokens for %d bytes", len(ids), len(text))
+// FuzzWindows checks the evaluation windows on any text: every target is scored exactly once,
+// each window lies inside the evaluation tokens, and the tokens filled in are the text's bytes
+// (the byte-level tokenizer: token t is byte t), each target the byte after its input.
+func FuzzWindows(f *testing.F) {
+	f.Add([]byte("func main() {}\n"), uint8(4), uint8(4))
+	f.Add([]byte{0, 255, 128, 10, 7, 7, 7}, uint8(3), uint8(1))
+	f.Add([]byte("héllo, 世界, héllo"), uint8(5), uint8(2))
+	f.Fuzz(func(t *testing.T, text []byte, n8, stride8 uint8) {
+		tokens := len(text) - 1
+		n, stride := int(n8), int(stride8)
+		if tokens < 1 || n < 1 || n > tokens || stride < 1 || stride > n {
+			return
 		}
-		for _, id := range ids {
-			if id < 0 || id >= tok.Vocab() {
-				t.Fatalf("token %d outside the vocabulary", id)
+		set, err := NewEvalSet(text, tokens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, err := set.Plan(n, stride)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scored := make([]int, tokens)
+		ids, targets := make([]int, len(ws)*n), make([]int, len(ws)*n)
+		set.FillWindows(ids, targets, n, ws)
+		for b, w := range ws {
+			if w.Start < 0 || w.Start+n > tokens || w.Score < 1 || w.Score > n {
+				t.Fatalf("window %+v of %d outside %d tokens", w, n, tokens)
+			}
+			for i := n - w.Score; i < n; i++ {
+				scored[w.Start+i]++
+			}
+			for i := 0; i < n; i++ {
+				id, target := ids[b*n+i], targets[b*n+i]
+				if id != int(text[w.Start+i]) || target != int(text[w.Start+i+1]) || id >= Vocab || target >= Vocab {
+					t.Fatalf("window %+v position %d: token %d target %d, want bytes %d %d", w, i, id, target, text[w.Start+i], text[w.Start+i+1])
+				}
 			}
 		}
-		back, err := tok.Decode(ids)
-		if err != nil || !bytes.Equal(back, text) {
-			t.Fatalf("round trip: %q, %v", back, err)
-		}
-		bad := append(ids, tok.Vocab())
-		if _, err := tok.Decode(bad); err == nil {
-			t.Fatal("a token outside the vocabulary decoded")
+		for i, c := range scored {
+			if c != 1 {
+				t.Fatalf("target %d scored %d times (n %d, stride %d, %d tokens)", i, c, n, stride, tokens)
+			}
 		}
 	})
 }
