@@ -16,16 +16,12 @@ import (
 // result, for what depends on the configs only.
 func plannedReport(t *testing.T, name string) *Report {
 	t.Helper()
-	c, err := LoadComparison(filepath.Join("..", "configs", name+".yaml"), nil)
+	c, err := LoadPlan(filepath.Join("..", "configs", name+".yaml"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := c.Plan(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := &Report{Comparison: c}
-	for _, p := range plan {
+	rep := &Report{Comparison: c.Comparison}
+	for _, p := range c.Runs(t.TempDir()) {
 		rep.Runs = append(rep.Runs, RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Result: &Result{Status: "ok"}})
 	}
 	rep.aggregate()

@@ -34,12 +34,12 @@ runs:
 `
 	path := filepath.Join(dir, "pk.yaml")
 	os.WriteFile(path, []byte(comp), 0o644)
-	c, err := LoadComparison(path, nil)
+	c, err := LoadPlan(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "results")
-	rep, err := (&Runner{Comparison: c, Dir: out, Command: "test"}).Execute(context.Background())
+	rep, err := (&Runner{Plan: c, Dir: out, Command: "test"}).Execute(context.Background())
 	if err != nil || rep == nil {
 		t.Fatalf("%v, report %v", err, rep)
 	}

@@ -407,7 +407,7 @@ func (rep *Report) sources() []string {
 		}
 	}
 	for _, r := range rep.Runs {
-		s, _, err := r.Config.Schemes()
+		s, _, err := r.Config.schemes()
 		if err != nil {
 			continue
 		}
