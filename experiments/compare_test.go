@@ -40,6 +40,16 @@ func TestParseShard(t *testing.T) {
 	}
 }
 
+// unchecked is c with its schemes, for a report built by hand from a config that need not be
+// complete: only the schemes are asked of it.
+func unchecked(c Config) *Resolved {
+	train, eval, err := c.schemes()
+	if err != nil {
+		panic(err)
+	}
+	return &Resolved{config: c, train: train, eval: eval, model: c.modelConfig()}
+}
+
 // synthetic builds a report from perplexities per label and seed, at 1x, 2x, 4x, 8x, 16x of 64:
 // NaN for a length not applicable, +Inf for one whose loss was not finite.
 func synthetic(ppl map[string][][]float64, configs map[string]position.Config) *Report {
@@ -76,7 +86,7 @@ func syntheticIn(order []string, ppl map[string][][]float64, configs map[string]
 				}
 				res.Lengths = append(res.Lengths, l)
 			}
-			rep.Runs = append(rep.Runs, RunResult{Label: label, Seed: uint64(s + 1), Config: c, Result: res})
+			rep.Runs = append(rep.Runs, RunResult{Label: label, Seed: uint64(s + 1), Config: c, Resolved: unchecked(c), Result: res})
 		}
 	}
 	rep.aggregate()

@@ -195,7 +195,7 @@ func (r *Runner) WriteReport() (*Report, error) {
 			missing = append(missing, p.Config.Name)
 			continue
 		}
-		rep.Runs = append(rep.Runs, RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Result: res, Dir: p.Dir})
+		rep.Runs = append(rep.Runs, RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Resolved: p.Resolved, Result: res, Dir: p.Dir})
 	}
 	if len(missing) > 0 {
 		r.say("%d of %d runs have results; missing: %s. Run the report again when every shard has finished.\n",
