@@ -19,7 +19,9 @@ import (
 // Trained is a model loaded from a checkpoint, with the config that trained it.
 type Trained struct {
 	Config Config
-	Model  *model.Model
+	// Resolved is Config resolved: the schemes the model was built with.
+	Resolved *Resolved
+	Model    *model.Model
 	// Finished is false for a checkpoint saved in the middle of training.
 	Finished bool
 	// Progress says, for an unfinished checkpoint, how far training went: "train step 50 of
@@ -34,20 +36,18 @@ func LoadCheckpoint(path string) (*Trained, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := meta.config(path)
+	rc, err := meta.config(path)
 	if err != nil {
 		return nil, err
 	}
-	trainScheme, _, err := c.Schemes()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
+	c := rc.Config()
+	trainScheme, _ := rc.Schemes()
 	if err := meta.checkScheme(trainScheme, path); err != nil {
 		return nil, err
 	}
 	// Compare the shapes the config gives the weights with the file's before building the
 	// model, so a crafted config cannot make it allocate what the file does not hold.
-	shapes, err := model.Shapes(c.ModelConfig(), trainScheme)
+	shapes, err := model.Shapes(rc.ModelConfig(), trainScheme)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -60,14 +60,14 @@ func LoadCheckpoint(path string) (*Trained, error) {
 			return nil, fmt.Errorf("%s: weight %s has shape %v, its config gives it %v", path, s.Name, x.Shape(), s.Dims)
 		}
 	}
-	m, err := c.newModel(trainScheme)
+	m, err := rc.newModel()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := loadParams(m, byName, path); err != nil {
 		return nil, err
 	}
-	tr := &Trained{Config: c, Model: m, Finished: meta.State.Phase == phaseDone}
+	tr := &Trained{Config: c, Resolved: rc, Model: m, Finished: meta.State.Phase == phaseDone}
 	if !tr.Finished {
 		steps := c.Train.Steps
 		if f := c.Train.Finetune; meta.State.Phase == phaseFinetune && f != nil {
@@ -78,12 +78,12 @@ func LoadCheckpoint(path string) (*Trained, error) {
 	return tr, nil
 }
 
-// config decodes and checks the config a checkpoint holds, as a config file's.
-func (m Meta) config(path string) (Config, error) {
+// config decodes and resolves the config a checkpoint holds, as a config file's.
+func (m Meta) config(path string) (*Resolved, error) {
 	where := path + " (its config)"
 	root, err := strictyaml.Parse(where, []byte(m.Config))
 	if err != nil {
-		return Config{}, err
+		return nil, err
 	}
 	return decodeRun(where, root, nil)
 }
@@ -143,11 +143,12 @@ func (t *trainer) restore(path string) error {
 	if err != nil {
 		return fmt.Errorf("resuming: %w (use -overwrite to start afresh)", err)
 	}
-	want := string(t.run.Config.Marshal())
+	want := string(t.run.config().Marshal())
 	if meta.Config != want {
 		return fmt.Errorf("resuming: %s was written by a different config (%s); use -overwrite to start afresh", path, describeDiff([]byte(meta.Config), []byte(want)))
 	}
-	if err := meta.checkScheme(t.run.trainScheme, path); err != nil {
+	trainScheme, _ := t.run.Resolved.Schemes()
+	if err := meta.checkScheme(trainScheme, path); err != nil {
 		return fmt.Errorf("resuming: %w (or use -overwrite to start afresh)", err)
 	}
 	return t.adopt(meta, byName, path)
@@ -164,10 +165,11 @@ func (t *trainer) share(path string) error {
 	if err != nil {
 		return err
 	}
-	if meta.State.Phase != phaseDone || trainingKey(other) != trainingKey(t.run.Config) {
-		return fmt.Errorf("%s: not a finished run with the same training as %s", path, t.run.Config.Name)
+	if meta.State.Phase != phaseDone || trainingKey(other.Config()) != trainingKey(t.run.config()) {
+		return fmt.Errorf("%s: not a finished run with the same training as %s", path, t.run.config().Name)
 	}
-	if err := meta.checkScheme(t.run.trainScheme, path); err != nil {
+	trainScheme, _ := t.run.Resolved.Schemes()
+	if err := meta.checkScheme(trainScheme, path); err != nil {
 		return err
 	}
 	return t.adopt(meta, byName, path)
@@ -256,6 +258,7 @@ func (t *trainer) save() error {
 	}
 	t.st.OptStep = t.opt.Step
 	t.st.Sampler = t.sampler.Rng.State
-	meta := Meta{Program: programName, Config: string(t.run.Config.Marshal()), Tokenizer: byteTokenizer, State: t.st, Scheme: schemeJSON(t.run.trainScheme)}
+	trainScheme, _ := t.run.Resolved.Schemes()
+	meta := Meta{Program: programName, Config: string(t.run.config().Marshal()), Tokenizer: byteTokenizer, State: t.st, Scheme: schemeJSON(trainScheme)}
 	return checkpoint.Write(filepath.Join(t.run.Dir, CheckpointFile), meta, ts)
 }

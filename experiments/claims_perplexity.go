@@ -348,10 +348,7 @@ func checkRelative(rep *Report) (Verdict, string) {
 			continue
 		}
 		seen[r.Label] = true
-		s, err := position.New(c.Spec(c.Position))
-		if err != nil {
-			return NotReproduced, err.Error()
-		}
+		_, s := r.Resolved.Schemes()
 		rotator, ok := s.(position.Rotator)
 		if !ok {
 			return NotReproduced, fmt.Sprintf("%s: the scheme does not rotate", r.Label)

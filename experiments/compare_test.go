@@ -40,6 +40,16 @@ func TestParseShard(t *testing.T) {
 	}
 }
 
+// unchecked is c with its schemes, for a report built by hand from a config that need not be
+// complete: only the schemes are asked of it.
+func unchecked(c Config) *Resolved {
+	train, eval, err := c.schemes()
+	if err != nil {
+		panic(err)
+	}
+	return &Resolved{config: c, train: train, eval: eval, model: c.modelConfig()}
+}
+
 // synthetic builds a report from perplexities per label and seed, at 1x, 2x, 4x, 8x, 16x of 64:
 // NaN for a length not applicable, +Inf for one whose loss was not finite.
 func synthetic(ppl map[string][][]float64, configs map[string]position.Config) *Report {
@@ -76,7 +86,7 @@ func syntheticIn(order []string, ppl map[string][][]float64, configs map[string]
 				}
 				res.Lengths = append(res.Lengths, l)
 			}
-			rep.Runs = append(rep.Runs, RunResult{Label: label, Seed: uint64(s + 1), Config: c, Result: res})
+			rep.Runs = append(rep.Runs, RunResult{Label: label, Seed: uint64(s + 1), Config: c, Resolved: unchecked(c), Result: res})
 		}
 	}
 	rep.aggregate()
@@ -267,13 +277,13 @@ claims: [rope_relative]
 `
 	path := filepath.Join(dir, "tiny.yaml")
 	os.WriteFile(path, []byte(comp), 0o644)
-	c, err := LoadComparison(path, nil)
+	c, err := LoadPlan(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "results")
 	var log bytes.Buffer
-	r := &Runner{Comparison: c, Dir: out, Shard: Shard{I: 0, N: 2}, Progress: &log, Command: "test"}
+	r := &Runner{Plan: c, Dir: out, Shard: Shard{I: 0, N: 2}, Progress: &log, Command: "test"}
 	rep, err := r.Execute(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -312,12 +322,12 @@ claims: [rope_relative]
 	}
 	// A changed config is neither skipped nor silently retrained: it is refused, and retrained
 	// with Overwrite.
-	c2, err := LoadComparison(path, []string{"train.steps=21"})
+	c2, err := LoadPlan(path, []string{"train.steps=21"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	log.Reset()
-	r2 := &Runner{Comparison: c2, Dir: out, Shard: Shard{I: 0, N: 6}, Progress: &log}
+	r2 := &Runner{Plan: c2, Dir: out, Shard: Shard{I: 0, N: 6}, Progress: &log}
 	if _, err := r2.Execute(context.Background()); err == nil || !IsInputError(err) || !strings.Contains(err.Error(), "-overwrite") {
 		t.Fatalf("a changed config over finished runs: %v, want an input error naming -overwrite", err)
 	}
@@ -344,14 +354,14 @@ eval: {lengths: [16, 32], tokens: 512, batch_tokens: 256}
 	os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(cfg), 0o644)
 	path := filepath.Join(dir, "c.yaml")
 	os.WriteFile(path, []byte("comparison: c\nseeds: [1]\nruns: [{config: base}]\n"), 0o644)
-	c, err := LoadComparison(path, nil)
+	c, err := LoadPlan(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "results")
-	plan, _ := c.Plan(out)
+	plan := c.Runs(out)
 	ctx, cancel := context.WithCancel(context.Background())
-	run := &Run{Config: plan[0].Config, Dir: plan[0].Dir, afterStep: func(_ string, step int) {
+	run := &Run{Resolved: plan[0].Resolved, Dir: plan[0].Dir, afterStep: func(_ string, step int) {
 		if step == 12 {
 			cancel()
 		}
@@ -360,7 +370,7 @@ eval: {lengths: [16, 32], tokens: 512, batch_tokens: 256}
 		t.Fatalf("interrupting: %v", err)
 	}
 	var log bytes.Buffer
-	if _, err := (&Runner{Comparison: c, Dir: out, Progress: &log}).Execute(context.Background()); err != nil {
+	if _, err := (&Runner{Plan: c, Dir: out, Progress: &log}).Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(log.String(), "resuming base-s1 from its checkpoint: train step 12") {
@@ -411,16 +421,16 @@ func TestComparisonStrictAndOrdered(t *testing.T) {
 		t.Fatalf("a typo in a run entry: %v", err)
 	}
 	os.WriteFile(filepath.Join(dir, "c.yaml"), []byte("comparison: c\nseeds: [1]\nset: {train.steps: 20}\nruns: [{config: a, set: {train.steps: 10}}]\n"), 0o644)
-	c, err := LoadComparison(filepath.Join(dir, "c.yaml"), []string{"train.steps=7"})
+	c, err := LoadPlan(filepath.Join(dir, "c.yaml"), []string{"train.steps=7"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, _ := c.Plan(dir)
+	plan := c.Runs(dir)
 	if got := plan[0].Config.Train.Steps; got != 7 {
 		t.Fatalf("steps %d: the command line's -set must win over the run's and the comparison's", got)
 	}
-	c, _ = LoadComparison(filepath.Join(dir, "c.yaml"), nil)
-	plan, _ = c.Plan(dir)
+	c, _ = LoadPlan(filepath.Join(dir, "c.yaml"), nil)
+	plan = c.Runs(dir)
 	if got := plan[0].Config.Train.Steps; got != 10 {
 		t.Fatalf("steps %d: the run's set must win over the comparison's", got)
 	}

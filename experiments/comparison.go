@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -54,7 +55,9 @@ type Planned struct {
 	Label  string
 	Seed   uint64
 	Config Config
-	Dir    string
+	// Resolved is Config resolved, for the run to carry: the seeds of a run share its schemes.
+	Resolved *Resolved
+	Dir      string
 }
 
 // ID names a planned run: its name, after its grid point's.
@@ -102,9 +105,19 @@ func IsComparison(path string) (bool, error) {
 	return isComparison(root), nil
 }
 
-// LoadComparison reads a comparison config and resolves every run's config: the run's config
+// LoadComparison reads a comparison config and checks every run's config: the run's config
 // file, then the comparison's set, the run's own set, and sets (from the command line) last.
 func LoadComparison(path string, sets []string) (*Comparison, error) {
+	p, err := LoadPlan(path, sets)
+	if err != nil {
+		return nil, err
+	}
+	return p.Comparison, nil
+}
+
+// LoadPlan reads a comparison config as LoadComparison does and returns its plan, every run's
+// config resolved once, for a Runner to carry.
+func LoadPlan(path string, sets []string) (*Plan, error) {
 	root, err := readYAML(path)
 	if err != nil {
 		return nil, err
@@ -152,10 +165,11 @@ func LoadComparison(path string, sets []string) (*Comparison, error) {
 		}
 		seenSeed[s] = true
 	}
-	if _, err := c.Plan(""); err != nil {
+	p, err := c.Resolve()
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &c, nil
+	return p, nil
 }
 
 // setList turns a set mapping into key=value overrides, in key order.
@@ -220,12 +234,25 @@ func (c *Comparison) AtPoint(i int) (*Comparison, error) {
 	return &p, nil
 }
 
-// Plan resolves every (run, seed) of the comparison, in a fixed order, with their folders under
-// dir: with a grid, point by point, each in dir/point. Every run must train at the same length
-// on the same data and be scored on the same tokens.
-func (c *Comparison) Plan(dir string) ([]Planned, error) {
+// Plan is a comparison resolved: every (run, seed) in a fixed order, each run's config read and
+// resolved once, shared by the runner, its shards and its report. It is not changed after
+// Resolve.
+type Plan struct {
+	Comparison *Comparison
+	// runs have their folders relative to their grid point's: runs/<name>.
+	runs []Planned
+}
+
+// Resolve plans every (run, seed) of the comparison, in a fixed order: with a grid, point by
+// point. Every run must train at the same length on the same data and be scored on the same
+// tokens.
+func (c *Comparison) Resolve() (*Plan, error) {
 	if len(c.Grid) == 0 {
-		return c.planRuns(dir)
+		runs, err := c.planRuns()
+		if err != nil {
+			return nil, err
+		}
+		return &Plan{Comparison: c, runs: runs}, nil
 	}
 	var out []Planned
 	for i, p := range c.Grid {
@@ -233,7 +260,7 @@ func (c *Comparison) Plan(dir string) ([]Planned, error) {
 		if err != nil {
 			return nil, err
 		}
-		plan, err := at.planRuns(filepath.Join(dir, p.Name))
+		plan, err := at.planRuns()
 		if err != nil {
 			return nil, fmt.Errorf("grid[%d] (%s): %w", i, p.Name, err)
 		}
@@ -247,11 +274,38 @@ func (c *Comparison) Plan(dir string) ([]Planned, error) {
 		}
 		out = append(out, plan...)
 	}
-	return out, nil
+	return &Plan{Comparison: c, runs: out}, nil
 }
 
-// planRuns plans the runs of a comparison without a grid.
-func (c *Comparison) planRuns(dir string) ([]Planned, error) {
+// Runs are the planned runs with their folders under dir, the comparison's folder: with a grid,
+// each point's in dir/point.
+func (p *Plan) Runs(dir string) []Planned {
+	out := slices.Clone(p.runs)
+	for i := range out {
+		out[i].Dir = filepath.Join(dir, out[i].Point, out[i].Dir)
+	}
+	return out
+}
+
+// atPoint is the plan of grid point i alone, as the comparison at that point (AtPoint) plans it.
+func (p *Plan) atPoint(i int) (*Plan, error) {
+	at, err := p.Comparison.AtPoint(i)
+	if err != nil {
+		return nil, err
+	}
+	var runs []Planned
+	for _, r := range p.runs {
+		if r.Point == p.Comparison.Grid[i].Name {
+			r.Point = ""
+			runs = append(runs, r)
+		}
+	}
+	return &Plan{Comparison: at, runs: runs}, nil
+}
+
+// planRuns plans the runs of a comparison without a grid, with their folders relative to the
+// comparison's.
+func (c *Comparison) planRuns() ([]Planned, error) {
 	var out []Planned
 	var first *Config
 	labels := map[string]bool{}
@@ -269,10 +323,11 @@ func (c *Comparison) planRuns(dir string) ([]Planned, error) {
 		}
 		// The comparison's set, then the run's own, then the command line's.
 		all := append(append(append([]string{}, c.globalSets...), sets...), c.cliSets...)
-		base, err := Load(path, all)
+		resolved, err := LoadResolved(path, all)
 		if err != nil {
 			return nil, fmt.Errorf("runs[%d]: %w", i, err)
 		}
+		base := resolved.Config()
 		label := spec.Label
 		if label == "" {
 			label = base.Name
@@ -290,14 +345,13 @@ func (c *Comparison) planRuns(dir string) ([]Planned, error) {
 			return nil, fmt.Errorf("runs[%d] (%s): %w", i, label, err)
 		}
 		for _, seed := range c.Seeds {
-			rc := base
-			rc.Seed = seed
-			rc.Name = fmt.Sprintf("%s-s%d", label, seed)
+			name := fmt.Sprintf("%s-s%d", label, seed)
 			// The run's folder: a label within bounds may still make too long a name with its seed.
-			if err := checkName(fmt.Sprintf("runs[%d].label", i), rc.Name); err != nil {
+			if err := checkName(fmt.Sprintf("runs[%d].label", i), name); err != nil {
 				return nil, err
 			}
-			out = append(out, Planned{Label: label, Seed: seed, Config: rc, Dir: filepath.Join(dir, RunsDir, rc.Name)})
+			rc := resolved.seed(name, seed)
+			out = append(out, Planned{Label: label, Seed: seed, Config: rc.Config(), Resolved: rc, Dir: filepath.Join(RunsDir, name)})
 		}
 	}
 	return out, nil

@@ -142,31 +142,43 @@ func readYAML(path string) (*yaml.Node, error) { return strictyaml.Read(path, ma
 // Load reads a run config, applies -set overrides (key=value, key a dotted path such as
 // train.steps, value YAML such as 300 or [64,128]), fills in defaults and checks every field.
 func Load(path string, sets []string) (Config, error) {
-	root, err := readYAML(path)
+	r, err := LoadResolved(path, sets)
 	if err != nil {
 		return Config{}, err
+	}
+	return r.Config(), nil
+}
+
+// LoadResolved reads a run config as Load does and returns it resolved, with the schemes its
+// checks built, for a run to carry.
+func LoadResolved(path string, sets []string) (*Resolved, error) {
+	root, err := readYAML(path)
+	if err != nil {
+		return nil, err
 	}
 	return decodeRun(path, root, sets)
 }
 
-func decodeRun(path string, root *yaml.Node, sets []string) (Config, error) {
+func decodeRun(path string, root *yaml.Node, sets []string) (*Resolved, error) {
 	for _, s := range sets {
 		if err := strictyaml.Set(root, s); err != nil {
-			return Config{}, err
+			return nil, err
 		}
 	}
 	c := Default()
 	if err := strictyaml.Decode(path, root, &c); err != nil {
-		return Config{}, err
+		return nil, err
 	}
 	if c.Name == "" {
 		base := filepath.Base(path)
 		c.Name = strings.TrimSuffix(base, filepath.Ext(base))
 	}
-	if err := c.Complete(); err != nil {
-		return Config{}, fmt.Errorf("%s: %w", path, err)
+	c.fillDefaults()
+	r, err := c.Resolve()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return c, nil
+	return r, nil
 }
 
 func unwrapPath(err error) error {
@@ -197,6 +209,12 @@ func checkName(field, name string) error {
 // Complete fills in the fields whose defaults depend on others — train.warmup, min(100,
 // steps/10); train.min_lr, lr/10; train.finetune.lr, min_lr — and then checks every field.
 func (c *Config) Complete() error {
+	c.fillDefaults()
+	return c.Check()
+}
+
+// fillDefaults is Complete without the check.
+func (c *Config) fillDefaults() {
 	if c.Train.Warmup == nil {
 		w := min(100, c.Train.Steps/10)
 		c.Train.Warmup = &w
@@ -208,19 +226,24 @@ func (c *Config) Complete() error {
 	if f := c.Train.Finetune; f != nil && f.LR == 0 {
 		f.LR = *c.Train.MinLR
 	}
-	return c.Check()
 }
 
 // Check reports the first field that makes no sense, by its dotted name. It changes nothing:
-// the defaults that depend on other fields are Complete's.
+// the defaults that depend on other fields are Complete's. It is Resolve without the result.
 func (c Config) Check() error {
+	_, err := c.Resolve()
+	return err
+}
+
+// checkFields is Check up to the schemes: the fields that need nothing built.
+func (c Config) checkFields() error {
 	if c.Train.Warmup == nil || c.Train.MinLR == nil {
 		return fmt.Errorf("train.warmup, train.min_lr: not filled in (Complete fills them from the other fields)")
 	}
 	if err := checkName("name", c.Name); err != nil {
 		return err
 	}
-	if err := c.ModelConfig().Check(); err != nil {
+	if err := c.modelConfig().Check(); err != nil {
 		return err
 	}
 	if err := c.checkLimits(); err != nil {
@@ -238,13 +261,7 @@ func (c Config) Check() error {
 	if err := c.checkPasskey(); err != nil {
 		return err
 	}
-	if err := c.Data.Check(); err != nil {
-		return err
-	}
-	if err := c.checkSchemeLengths(); err != nil {
-		return err
-	}
-	return c.checkMemory()
+	return c.Data.Check()
 }
 
 // checkLimits refuses sizes above upper bounds, which keep a typo from asking for terabytes:
@@ -382,12 +399,9 @@ func (c Config) checkPasskey() error {
 }
 
 // checkSchemeLengths asks the position scheme, before training, about every length it will be
-// given: the longest of training and evaluation, and fine-tuning's.
-func (c Config) checkSchemeLengths() error {
-	_, eval, err := c.Schemes()
-	if err != nil {
-		return err
-	}
+// given: the longest of training and evaluation, and fine-tuning's. eval is the config's
+// evaluation scheme.
+func (c Config) checkSchemeLengths(eval position.Scheme) error {
 	// A scheme whose fields bound its lengths (xPos's scales) is asked about the longest now, not
 	// when evaluation reaches it after training, so that the error says what the longest needs.
 	// The scheme without the scaling, which trains and evaluates unscaled, has the same fields.

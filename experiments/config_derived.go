@@ -1,13 +1,67 @@
 package experiments
 
-// What a config builds: the schemes of its phases, and the specs and model config they are
-// built from.
+// What a config builds: the schemes of its phases, the model config, the memory it needs, and
+// the value that carries them once built (Resolved).
 
 import (
 	"extrapolate/data"
 	"extrapolate/model"
 	"extrapolate/position"
 )
+
+// Resolved is a config checked once and what it builds, built once: the position schemes of its
+// phases, the model config and the memory estimate. A run, its checkpoint and its comparison
+// carry it instead of building them again, so that a scheme is constructed once per config and
+// never disagrees with the one the checks were made on. It is not changed after Resolve.
+type Resolved struct {
+	config      Config
+	train, eval position.Scheme
+	model       model.Config
+	memory      MemoryEstimate
+}
+
+// Resolve checks every field as Check does, in the same order, and returns the config with what
+// it builds. It is the only place a config's schemes are built.
+func (c Config) Resolve() (*Resolved, error) {
+	if err := c.checkFields(); err != nil {
+		return nil, err
+	}
+	train, eval, err := c.schemes()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkSchemeLengths(eval); err != nil {
+		return nil, err
+	}
+	mem := c.estimateMemory(train, eval)
+	if err := mem.check(); err != nil {
+		return nil, err
+	}
+	return &Resolved{config: c, train: train, eval: eval, model: c.modelConfig(), memory: mem}, nil
+}
+
+// Config is the resolved config. Its pointer and slice fields are shared: they must not be
+// changed.
+func (r *Resolved) Config() Config { return r.config }
+
+// Schemes are the position scheme the model trains with in the main phase and the one it is
+// evaluated (and fine-tuned) with.
+func (r *Resolved) Schemes() (train, eval position.Scheme) { return r.train, r.eval }
+
+// ModelConfig is the config the model is built from.
+func (r *Resolved) ModelConfig() model.Config { return r.model }
+
+// Memory is what a run of the config needs in memory.
+func (r *Resolved) Memory() MemoryEstimate { return r.memory }
+
+// seed is the same config under another run name and seed, as a comparison plans a run for
+// each of its seeds. Neither enters a scheme, the model config or the memory estimate, so the
+// seeds of a run share what was built for it.
+func (r *Resolved) seed(name string, seed uint64) *Resolved {
+	s := *r
+	s.config.Name, s.config.Seed = name, seed
+	return &s
+}
 
 // mainPhase is the config of the main training phase. The one rule of the protocol about
 // scalings lives here: a RoPE scaling applies when evaluating and fine-tuning, never in the main
@@ -17,9 +71,10 @@ func (c Config) mainPhase() Config {
 	return c
 }
 
-// Schemes builds the position scheme the model trains with in the main phase and the one it is
-// evaluated (and fine-tuned) with.
-func (c *Config) Schemes() (train, eval position.Scheme, err error) {
+// schemes builds the position scheme the model trains with in the main phase and the one it is
+// evaluated (and fine-tuned) with. Resolve calls it once per config; tests call it on configs
+// they have not checked.
+func (c *Config) schemes() (train, eval position.Scheme, err error) {
 	if eval, err = position.New(c.Spec(c.Position)); err != nil {
 		return nil, nil, err
 	}
@@ -29,9 +84,9 @@ func (c *Config) Schemes() (train, eval position.Scheme, err error) {
 	return train, eval, nil
 }
 
-// ModelConfig is the model section with what the model takes from the rest of the config: the
+// modelConfig is the model section with what the model takes from the rest of the config: the
 // tokenizer's vocabulary, the attention section and the training length.
-func (c *Config) ModelConfig() model.Config {
+func (c *Config) modelConfig() model.Config {
 	mc := c.Model
 	mc.Vocab, mc.Attention, mc.TrainLen = data.Vocab, c.Attention, c.Train.SeqLen
 	return mc

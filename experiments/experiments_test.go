@@ -95,7 +95,7 @@ func TestEvalBatch(t *testing.T) {
 // TestRunWritesResults trains and evaluates a tiny model end to end.
 func TestRunWritesResults(t *testing.T) {
 	c := tinyConfig(t, "learned")
-	r := &Run{Config: c, Dir: filepath.Join(t.TempDir(), "out")}
+	r := &Run{Resolved: resolved(t, c), Dir: filepath.Join(t.TempDir(), "out")}
 	res, err := r.Execute(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +128,7 @@ func TestRunWritesResults(t *testing.T) {
 // must reproduce the run's own numbers, and the scaling must leave the training length alone.
 func TestScalingsOnOneCheckpoint(t *testing.T) {
 	c := tinyConfig(t, "rope")
-	r := &Run{Config: c, Dir: filepath.Join(t.TempDir(), "out")}
+	r := &Run{Resolved: resolved(t, c), Dir: filepath.Join(t.TempDir(), "out")}
 	res, err := r.Execute(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +171,7 @@ func TestFinetune(t *testing.T) {
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
-	r := &Run{Config: c, Dir: filepath.Join(t.TempDir(), "out")}
+	r := &Run{Resolved: resolved(t, c), Dir: filepath.Join(t.TempDir(), "out")}
 	res, err := r.Execute(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +196,7 @@ func TestDefaultConfigLearns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&Run{Config: c, Dir: filepath.Join(t.TempDir(), "rope")}).Execute(context.Background())
+	res, err := (&Run{Resolved: resolved(t, c), Dir: filepath.Join(t.TempDir(), "rope")}).Execute(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestDefaultConfigLearns(t *testing.T) {
 func TestCheckpointRecordsScheme(t *testing.T) {
 	c := tinyConfig(t, "t5")
 	c.Train.Steps = 6
-	r := &Run{Config: c, Dir: t.TempDir()}
+	r := &Run{Resolved: resolved(t, c), Dir: t.TempDir()}
 	if _, err := r.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -259,4 +259,14 @@ func TestCheckpointRecordsScheme(t *testing.T) {
 	if _, err := LoadCheckpoint(path); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// resolved is c resolved, for a run to carry.
+func resolved(t testing.TB, c Config) *Resolved {
+	t.Helper()
+	r, err := c.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

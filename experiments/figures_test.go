@@ -16,17 +16,13 @@ import (
 // result, for what depends on the configs only.
 func plannedReport(t *testing.T, name string) *Report {
 	t.Helper()
-	c, err := LoadComparison(filepath.Join("..", "configs", name+".yaml"), nil)
+	c, err := LoadPlan(filepath.Join("..", "configs", name+".yaml"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := c.Plan(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := &Report{Comparison: c}
-	for _, p := range plan {
-		rep.Runs = append(rep.Runs, RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Result: &Result{Status: "ok"}})
+	rep := &Report{Comparison: c.Comparison}
+	for _, p := range c.Runs(t.TempDir()) {
+		rep.Runs = append(rep.Runs, RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Resolved: p.Resolved, Result: &Result{Status: "ok"}})
 	}
 	rep.aggregate()
 	return rep
@@ -181,12 +177,12 @@ func syntheticFigures(t *testing.T, dir string, labels []string) *Report {
 	planned := plannedReport(t, "compare")
 	runs := slices.Clone(planned.Runs)
 	for _, name := range []string{"nope_logn_train", "rope_logn_train"} {
-		c, err := Load(filepath.Join("..", "configs", name+".yaml"), nil)
+		rc, err := LoadResolved(filepath.Join("..", "configs", name+".yaml"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, seed := range planned.Comparison.Seeds {
-			runs = append(runs, RunResult{Label: name, Seed: seed, Config: c})
+			runs = append(runs, RunResult{Label: name, Seed: seed, Config: rc.Config(), Resolved: rc})
 		}
 	}
 	rep := &Report{Comparison: planned.Comparison}

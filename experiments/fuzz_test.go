@@ -28,7 +28,7 @@ func FuzzConfig(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out := c.Marshal()
+		out := c.Config().Marshal()
 		root2, err := strictyaml.Parse("resolved.yaml", out)
 		if err != nil {
 			t.Fatalf("resolved config does not parse: %v\n%s", err, out)
@@ -37,8 +37,8 @@ func FuzzConfig(f *testing.F) {
 		if err != nil {
 			t.Fatalf("resolved config does not load: %v\n%s", err, out)
 		}
-		if string(c2.Marshal()) != string(out) {
-			t.Fatalf("resolved config changed on reload:\n%s\n%s", out, c2.Marshal())
+		if string(c2.Config().Marshal()) != string(out) {
+			t.Fatalf("resolved config changed on reload:\n%s\n%s", out, c2.Config().Marshal())
 		}
 	})
 }

@@ -46,19 +46,16 @@ func TestGridRunEqualsRunAlone(t *testing.T) {
   - {name: small}
   - {name: wide, set: {model.d_model: 32, model.heads: 4, train.steps: 24}}
 `)
-	c, err := LoadComparison(path, nil)
+	c, err := LoadPlan(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := c.Plan("out")
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := c.Runs("out")
 	if len(plan) != 8 || plan[4].Point != "wide" || plan[4].Dir != filepath.Join("out", "wide", RunsDir, "alibi-s1") || plan[4].Config.Model.DModel != 32 || plan[0].Config.Model.DModel != 16 {
 		t.Fatalf("plan: %d runs, the fifth %+v", len(plan), plan[4])
 	}
 	out := filepath.Join(dir, "results")
-	r := &Runner{Comparison: c, Dir: out, Shard: Shard{I: 0, N: 2}, Command: "test"}
+	r := &Runner{Plan: c, Dir: out, Shard: Shard{I: 0, N: 2}, Command: "test"}
 	if rep, err := r.Execute(context.Background()); err != nil || rep != nil {
 		t.Fatalf("first shard: %v, report %v", err, rep)
 	}
@@ -95,7 +92,7 @@ func TestGridRunEqualsRunAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&Run{Config: alone, Dir: filepath.Join(dir, "alone")}).Execute(context.Background())
+	res, err := (&Run{Resolved: resolved(t, alone), Dir: filepath.Join(dir, "alone")}).Execute(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,11 +74,9 @@ func TestAttentionFromDefinition(t *testing.T) {
 		c := tinyConfig(t, scheme)
 		c.Model.Layers = 2
 		c.Eval.Measures = []string{"attention"}
-		_, s, err := c.Schemes()
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := c.newModel(s)
+		rc := resolved(t, c)
+		_, s := rc.Schemes()
+		m, err := rc.newModel()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,12 +207,12 @@ runs:
 `
 	path := filepath.Join(dir, "tiny.yaml")
 	os.WriteFile(path, []byte(comp), 0o644)
-	c, err := LoadComparison(path, nil)
+	c, err := LoadPlan(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "results")
-	rep, err := (&Runner{Comparison: c, Dir: out, Command: "test"}).Execute(context.Background())
+	rep, err := (&Runner{Plan: c, Dir: out, Command: "test"}).Execute(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

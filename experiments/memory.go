@@ -30,20 +30,18 @@ type MemoryEstimate struct {
 // graph before building the next.
 func (e MemoryEstimate) Total() int64 { return e.State + max(e.Train, e.Eval) }
 
-// estimateMemory estimates the memory a run of c needs. It follows how model/nn sizes its
+// estimateMemory estimates the memory a run of c needs, with its schemes of the main phase and
+// of evaluation. It follows how model/nn sizes its
 // buffers (every op keeps its output and, when training, its input gradient; attention keeps
 // its probabilities for the backward pass) and rounds up, so that it errs towards refusing only
 // what cannot fit, never towards letting a run die of out-of-memory. Float32 throughout.
-func estimateMemory(c Config) MemoryEstimate {
+func (c Config) estimateMemory(trainScheme, evalScheme position.Scheme) MemoryEstimate {
 	const f32 = 4
 	d, l, h, v := int64(c.Model.DModel), int64(c.Model.Layers), int64(c.Model.Heads), int64(data.Vocab)
 	params := 2*v*d + v + l*(12*d*d+13*d) + 2*d
-	// The position scheme's own weights, and the model's exactly when the scheme builds.
-	trainScheme, evalScheme, err := c.Schemes()
-	if err == nil {
-		if n, err := paramCount(c.ModelConfig(), trainScheme); err == nil {
-			params = n
-		}
+	// The position scheme's own weights, and the model's exactly when the model builds.
+	if n, err := paramCount(c.modelConfig(), trainScheme); err == nil {
+		params = n
 	}
 	// What the scheme adds at n positions: kept in float32 in the graph (and its gradient when
 	// training), and each piece made in float64 first, by the scheme and again when copied.
@@ -204,10 +202,9 @@ func CheckInspect(spec position.Spec, s position.Scheme, n int, flags string) (P
 	return pc, nil
 }
 
-// checkMemory refuses a config whose estimate exceeds the memory available, naming the field
+// check refuses a config whose estimate exceeds the memory available, naming the field
 // behind the largest part.
-func (c Config) checkMemory() error {
-	e := estimateMemory(c)
+func (e MemoryEstimate) check() error {
 	avail, source := availableMemory()
 	// The per-field limits of Check keep every product far below overflow.
 	if uint64(e.Total()) <= avail {

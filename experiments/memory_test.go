@@ -21,7 +21,7 @@ func TestMemoryEstimate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e := estimateMemory(c); e.Total() > 2<<30 {
+		if e := resolved(t, c).Memory(); e.Total() > 2<<30 {
 			t.Errorf("%s: estimate %s, want well below 2 GiB", path, bytesString(e.Total()))
 		}
 	}

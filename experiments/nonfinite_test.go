@@ -43,7 +43,7 @@ func (b nanBias) Bias(n int) (*position.Bias, error) {
 // the reason, in every file and in the summary, and does not cost the run its other lengths.
 func TestNonFiniteLengthRecorded(t *testing.T) {
 	c := tinyConfig(t, "test_nan_bias")
-	r := &Run{Config: c, Dir: filepath.Join(t.TempDir(), "out")}
+	r := &Run{Resolved: resolved(t, c), Dir: filepath.Join(t.TempDir(), "out")}
 	res, err := r.Execute(context.Background())
 	if err != nil {
 		t.Fatalf("a NaN loss at evaluation stopped the run: %v", err)
@@ -108,12 +108,12 @@ runs:
   - {config: base, label: nan}
   - {config: base, label: alibi, set: {position.scheme: alibi}}
 `), 0o644)
-	c, err := LoadComparison(filepath.Join(dir, "c.yaml"), nil)
+	c, err := LoadPlan(filepath.Join(dir, "c.yaml"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
-	r := &Runner{Comparison: c, Dir: filepath.Join(dir, "out"), Progress: &log, Command: "test"}
+	r := &Runner{Plan: c, Dir: filepath.Join(dir, "out"), Progress: &log, Command: "test"}
 	rep, err := r.Execute(context.Background())
 	if err != nil || rep == nil {
 		t.Fatalf("comparison: %v, report %v", err, rep)

@@ -34,12 +34,12 @@ runs:
 `
 	path := filepath.Join(dir, "pk.yaml")
 	os.WriteFile(path, []byte(comp), 0o644)
-	c, err := LoadComparison(path, nil)
+	c, err := LoadPlan(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "results")
-	rep, err := (&Runner{Comparison: c, Dir: out, Command: "test"}).Execute(context.Background())
+	rep, err := (&Runner{Plan: c, Dir: out, Command: "test"}).Execute(context.Background())
 	if err != nil || rep == nil {
 		t.Fatalf("%v, report %v", err, rep)
 	}
@@ -87,11 +87,11 @@ func syntheticPasskey(acc map[string][][4]float64, far map[string][4]float64) *R
 	cfgs := map[string]func(c *Config){
 		"rope": func(c *Config) {},
 		"pi": func(c *Config) {
-			c.Position.Scaling = &position.Scaling{Type: "linear"}
+			c.Position.Scaling = &position.Scaling{Type: "linear", Factor: position.Factor{Value: 4}}
 			c.Train.Finetune = &Finetune{SeqLen: 256}
 		},
 		"yarnft": func(c *Config) {
-			c.Position.Scaling = &position.Scaling{Type: "yarn"}
+			c.Position.Scaling = &position.Scaling{Type: "yarn", Factor: position.Factor{Value: 4}}
 			c.Train.Finetune = &Finetune{SeqLen: 256}
 		},
 		"alibi": func(c *Config) { c.Position.Scheme = "alibi" },
@@ -119,7 +119,7 @@ func syntheticPasskey(acc map[string][][4]float64, far map[string][4]float64) *R
 			if err := res.SetMeasurement("passkey", cells); err != nil {
 				panic(err)
 			}
-			rep.Runs = append(rep.Runs, RunResult{Label: label, Seed: uint64(s + 1), Config: c, Result: res})
+			rep.Runs = append(rep.Runs, RunResult{Label: label, Seed: uint64(s + 1), Config: c, Resolved: unchecked(c), Result: res})
 		}
 	}
 	rep.aggregate()

@@ -14,10 +14,12 @@ import (
 
 // RunResult is one finished (or failed) run of a comparison.
 type RunResult struct {
-	Label  string  `json:"label"`
-	Seed   uint64  `json:"seed"`
-	Config Config  `json:"-"`
-	Result *Result `json:"result"`
+	Label  string `json:"label"`
+	Seed   uint64 `json:"seed"`
+	Config Config `json:"-"`
+	// Resolved is Config resolved: the run's schemes.
+	Resolved *Resolved `json:"-"`
+	Result   *Result   `json:"result"`
 	// Dir is the run's folder, where its loss by position is read from.
 	Dir string `json:"-"`
 }
@@ -407,10 +409,7 @@ func (rep *Report) sources() []string {
 		}
 	}
 	for _, r := range rep.Runs {
-		s, _, err := r.Config.Schemes()
-		if err != nil {
-			continue
-		}
+		s, _ := r.Resolved.Schemes()
 		add(s)
 		if pl, ok := s.(position.PerLayer); ok {
 			for l := 0; l < r.Config.Model.Layers; l++ {

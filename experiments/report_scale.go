@@ -46,15 +46,15 @@ func (r *Runner) writeGridReport() (*Report, error) {
 			total-len(missing), total, strings.Join(missing, ", "))
 		return nil, nil
 	}
-	c := r.Comparison
+	c := r.Plan.Comparison
 	top := &Report{Comparison: c, Command: r.Command, Generated: time.Now().UTC()}
 	for i, p := range c.Grid {
-		at, err := c.AtPoint(i)
+		at, err := r.Plan.atPoint(i)
 		if err != nil {
 			return nil, err
 		}
 		sub := *r
-		sub.Comparison, sub.Dir = at, filepath.Join(r.Dir, p.Name)
+		sub.Plan, sub.Dir = at, filepath.Join(r.Dir, p.Name)
 		rep, err := sub.WriteReport()
 		if err != nil {
 			return nil, fmt.Errorf("grid point %s: %w", p.Name, err)

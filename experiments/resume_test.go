@@ -38,7 +38,7 @@ func TestResumeReproducesLosses(t *testing.T) {
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
-	whole := &Run{Config: c, Dir: filepath.Join(t.TempDir(), "whole")}
+	whole := &Run{Resolved: resolved(t, c), Dir: filepath.Join(t.TempDir(), "whole")}
 	if _, err := whole.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestResumeReproducesLosses(t *testing.T) {
 	t.Logf("interrupting at %v", stops)
 	for _, stop := range stops {
 		ctx, cancel := context.WithCancel(context.Background())
-		r := &Run{Config: c, Dir: dir, afterStep: func(phase string, step int) {
+		r := &Run{Resolved: resolved(t, c), Dir: dir, afterStep: func(phase string, step int) {
 			if phase == stop.phase && step == stop.step {
 				cancel()
 			}
@@ -67,7 +67,7 @@ func TestResumeReproducesLosses(t *testing.T) {
 			t.Fatal("an interrupted run wrote results")
 		}
 	}
-	r := &Run{Config: c, Dir: dir}
+	r := &Run{Resolved: resolved(t, c), Dir: dir}
 	if _, err := r.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestDivergenceStops(t *testing.T) {
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
-	r := &Run{Config: c, Dir: filepath.Join(t.TempDir(), "nan")}
+	r := &Run{Resolved: resolved(t, c), Dir: filepath.Join(t.TempDir(), "nan")}
 	res, err := r.Execute(context.Background())
 	if !errors.Is(err, ErrDiverged) {
 		t.Fatalf("error %v, want ErrDiverged", err)
@@ -139,7 +139,7 @@ func TestDivergenceStops(t *testing.T) {
 func TestFreshStartRemovesStaleResults(t *testing.T) {
 	c := tinyConfig(t, "alibi")
 	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := (&Run{Config: c, Dir: dir}).Execute(context.Background()); err != nil {
+	if _, err := (&Run{Resolved: resolved(t, c), Dir: dir}).Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	c.Train.Steps = 31
@@ -147,7 +147,7 @@ func TestFreshStartRemovesStaleResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &Run{Config: c, Dir: dir, Overwrite: true, afterStep: func(_ string, step int) {
+	r := &Run{Resolved: resolved(t, c), Dir: dir, Overwrite: true, afterStep: func(_ string, step int) {
 		if step == 3 {
 			cancel()
 		}
@@ -173,7 +173,7 @@ func TestOnlyOwnTempsRemoved(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := (&Run{Config: tinyConfig(t, "alibi"), Dir: dir}).Execute(context.Background()); err != nil {
+	if _, err := (&Run{Resolved: resolved(t, tinyConfig(t, "alibi")), Dir: dir}).Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range mine {
@@ -201,7 +201,7 @@ func TestRunFilesComplete(t *testing.T) {
 	if len(c.Eval.Measures) == 0 {
 		t.Fatal("no measure to ask for: attention is one")
 	}
-	if _, err := (&Run{Config: c, Dir: dir}).Execute(context.Background()); err != nil {
+	if _, err := (&Run{Resolved: resolved(t, c), Dir: dir}).Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(dir)
@@ -234,7 +234,7 @@ func TestForeignFilesNotReplaced(t *testing.T) {
 			for name, body := range tc.files {
 				os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
 			}
-			_, err := (&Run{Config: c, Dir: dir}).Execute(context.Background())
+			_, err := (&Run{Resolved: resolved(t, c), Dir: dir}).Execute(context.Background())
 			if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "-overwrite") ||
 				!strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error %v, want one line naming %s, %s and -overwrite", err, dir, tc.want)
@@ -248,7 +248,7 @@ func TestForeignFilesNotReplaced(t *testing.T) {
 					t.Fatalf("the refused run changed %s", name)
 				}
 			}
-			if _, err := (&Run{Config: c, Dir: dir, Overwrite: true}).Execute(context.Background()); err != nil {
+			if _, err := (&Run{Resolved: resolved(t, c), Dir: dir, Overwrite: true}).Execute(context.Background()); err != nil {
 				t.Fatalf("with Overwrite: %v", err)
 			}
 		})
@@ -258,7 +258,7 @@ func TestForeignFilesNotReplaced(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, ConfigFile), c.Marshal(), 0o644)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
-	if _, err := (&Run{Config: c, Dir: dir}).Execute(context.Background()); err != nil {
+	if _, err := (&Run{Resolved: resolved(t, c), Dir: dir}).Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "mine" {

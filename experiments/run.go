@@ -75,7 +75,9 @@ var ErrDiverged = errors.New("training diverged")
 
 // Run is one training run and its evaluation.
 type Run struct {
-	Config Config
+	// Resolved is the run's config, resolved (Config.Resolve): the run builds nothing of it
+	// again.
+	Resolved *Resolved
 	// Dir is the results folder.
 	Dir string
 	// Overwrite allows replacing a finished run of a different config, and starts afresh
@@ -88,9 +90,6 @@ type Run struct {
 	SharedTraining string
 
 	corpus *data.Corpus
-	// The schemes of the main training phase and of evaluation (and fine-tuning), built once
-	// by Prepare.
-	trainScheme, evalScheme position.Scheme
 	// afterStep, when set, is called after every training step: tests use it to interrupt a run
 	// at a chosen step.
 	afterStep func(phase string, step int)
@@ -99,11 +98,7 @@ type Run struct {
 // Prepare loads the corpus and checks everything that can fail before anything is written: the
 // corpus and the lengths, and the results folder.
 func (r *Run) Prepare() error {
-	c := r.Config
-	var err error
-	if r.trainScheme, r.evalScheme, err = c.Schemes(); err != nil {
-		return err
-	}
+	c := r.config()
 	if r.corpus == nil {
 		corpus, err := data.Load(c.Data)
 		if err != nil {
@@ -150,7 +145,7 @@ func (r *Run) checkDir(locked bool) error {
 	if err != nil || len(found) == 0 {
 		return err
 	}
-	want := r.Config.Marshal()
+	want := r.config().Marshal()
 	old, err := os.ReadFile(filepath.Join(r.Dir, ConfigFile))
 	if err == nil && bytes.Equal(old, want) {
 		return nil // this config's run: it resumes or finishes
@@ -216,7 +211,7 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 				return nil, fmt.Errorf("results folder: %w", err)
 			}
 		}
-		if err := writeFile(filepath.Join(r.Dir, ConfigFile), r.Config.Marshal()); err != nil {
+		if err := writeFile(filepath.Join(r.Dir, ConfigFile), r.config().Marshal()); err != nil {
 			return nil, err
 		}
 		if t.shared {
@@ -238,7 +233,8 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 	}
 	res := r.newResult(t)
 	start := time.Now()
-	ev := &Evaluation{Config: r.Config, Model: t.model, Scheme: r.evalScheme, TrainScheme: r.trainScheme, Corpus: r.corpus, Progress: r.Progress}
+	trainScheme, evalScheme := r.Resolved.Schemes()
+	ev := &Evaluation{Config: r.config(), Model: t.model, Scheme: evalScheme, TrainScheme: trainScheme, Corpus: r.corpus, Progress: r.Progress}
 	recs, err := ev.measure(ctx)
 	if err != nil {
 		return nil, err
@@ -250,8 +246,11 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
+// config is the run's config.
+func (r *Run) config() Config { return r.Resolved.Config() }
+
 func (r *Run) newResult(t *trainer) *Result {
-	c := r.Config
+	c := r.config()
 	_, version := data.GoRoot()
 	res := &Result{
 		Name: c.Name, Scheme: c.Position.Scheme, Scaling: scalingName(c.Position), Seed: c.Seed,
@@ -272,9 +271,9 @@ func scalingName(p position.Config) string {
 	return fmt.Sprintf("%s(factor=%s)", p.Scaling.Type, p.Scaling.Factor)
 }
 
-// newModel builds a fresh model for a config (vocabulary from the byte tokenizer).
-func (c Config) newModel(scheme position.Scheme) (*model.Model, error) {
-	return model.New(c.ModelConfig(), scheme, tensor.Float32, c.Seed)
+// newModel builds a fresh model of a resolved config with its main phase's scheme.
+func (r *Resolved) newModel() (*model.Model, error) {
+	return model.New(r.model, r.train, tensor.Float32, r.config.Seed)
 }
 
 // CheckWritable checks that dir, or the nearest folder above it that exists, takes a new file,

@@ -13,13 +13,13 @@ import (
 	"time"
 )
 
-// Runner runs a comparison into Dir.
+// Runner runs a comparison, resolved once (LoadPlan), into Dir.
 type Runner struct {
-	Comparison *Comparison
-	Dir        string
-	Shard      Shard
-	Overwrite  bool
-	Progress   io.Writer
+	Plan      *Plan
+	Dir       string
+	Shard     Shard
+	Overwrite bool
+	Progress  io.Writer
 	// Command is the command line, recorded in the report.
 	Command string
 }
@@ -27,10 +27,7 @@ type Runner struct {
 // Execute runs the shard's runs that are not done yet, then, when every run of the comparison
 // has results, writes the report. It returns the report, or nil when runs are still missing.
 func (r *Runner) Execute(ctx context.Context) (*Report, error) {
-	plan, err := r.Comparison.Plan(r.Dir)
-	if err != nil {
-		return nil, err
-	}
+	plan := r.Plan.Runs(r.Dir)
 	if err := r.Check(); err != nil {
 		return nil, err
 	}
@@ -53,7 +50,7 @@ func (r *Runner) Execute(ctx context.Context) (*Report, error) {
 		r.say("run %d/%d: %s\n", k+1, len(plan), p.ID())
 		// The same config's run resumes; another config's is replaced only with Overwrite, as a
 		// single run's is (Check refused it above, and the run checks again under its lock).
-		run := &Run{Config: p.Config, Dir: p.Dir, Overwrite: r.Overwrite, Progress: r.Progress,
+		run := &Run{Resolved: p.Resolved, Dir: p.Dir, Overwrite: r.Overwrite, Progress: r.Progress,
 			SharedTraining: sharedTraining(plan, k)}
 		res, err := run.Execute(ctx)
 		switch {
@@ -77,10 +74,7 @@ func (r *Runner) Execute(ctx context.Context) (*Report, error) {
 // (see Run.checkDir), without Overwrite: a changed setting must not silently retrain and
 // replace finished runs. It writes nothing.
 func (r *Runner) Check() error {
-	plan, err := r.Comparison.Plan(r.Dir)
-	if err != nil {
-		return err
-	}
+	plan := r.Plan.Runs(r.Dir)
 	if err := checkWritable(r.Dir); err != nil {
 		return inputError(err)
 	}
@@ -88,7 +82,7 @@ func (r *Runner) Check() error {
 		if !r.Shard.Selects(k) || (done(p) && !r.Overwrite) {
 			continue
 		}
-		run := &Run{Config: p.Config, Dir: p.Dir, Overwrite: r.Overwrite}
+		run := &Run{Resolved: p.Resolved, Dir: p.Dir, Overwrite: r.Overwrite}
 		if err := run.checkDir(false); err != nil {
 			return inputError(err)
 		}
@@ -170,10 +164,7 @@ func trainingKey(c Config) string {
 
 // MissingRuns lists the planned runs without results of their exact config, of total runs.
 func (r *Runner) MissingRuns() (missing []string, total int, err error) {
-	plan, err := r.Comparison.Plan(r.Dir)
-	if err != nil {
-		return nil, 0, err
-	}
+	plan := r.Plan.Runs(r.Dir)
 	for _, p := range plan {
 		res, err := readResult(p)
 		if err != nil {
@@ -189,14 +180,11 @@ func (r *Runner) MissingRuns() (missing []string, total int, err error) {
 // WriteReport gathers the results of every run into the comparison's tables, plot and
 // REPORT.md. With runs missing (shards still running) it writes nothing and returns nil.
 func (r *Runner) WriteReport() (*Report, error) {
-	if len(r.Comparison.Grid) > 0 {
+	if len(r.Plan.Comparison.Grid) > 0 {
 		return r.writeGridReport()
 	}
-	plan, err := r.Comparison.Plan(r.Dir)
-	if err != nil {
-		return nil, err
-	}
-	rep := &Report{Comparison: r.Comparison, Command: r.Command, Generated: time.Now().UTC()}
+	plan := r.Plan.Runs(r.Dir)
+	rep := &Report{Comparison: r.Plan.Comparison, Command: r.Command, Generated: time.Now().UTC()}
 	var missing []string
 	for _, p := range plan {
 		res, err := readResult(p)
@@ -207,7 +195,7 @@ func (r *Runner) WriteReport() (*Report, error) {
 			missing = append(missing, p.Config.Name)
 			continue
 		}
-		rep.Runs = append(rep.Runs, RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Result: res, Dir: p.Dir})
+		rep.Runs = append(rep.Runs, RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Resolved: p.Resolved, Result: res, Dir: p.Dir})
 	}
 	if len(missing) > 0 {
 		r.say("%d of %d runs have results; missing: %s. Run the report again when every shard has finished.\n",

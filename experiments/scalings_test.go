@@ -36,7 +36,7 @@ func init() {
 // past it, and its own field is checked by name.
 func TestScalingFromOutside(t *testing.T) {
 	c := tinyConfig(t, "rope")
-	r := &Run{Config: c, Dir: filepath.Join(t.TempDir(), "run")}
+	r := &Run{Resolved: resolved(t, c), Dir: filepath.Join(t.TempDir(), "run")}
 	if _, err := r.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestScalingFromOutside(t *testing.T) {
 		t.Errorf("at 4x: the scaling changed nothing")
 	}
 	c.Position.Scaling = &position.Scaling{Type: "test_stretch", Factor: position.Factor{Value: 2}, Params: map[string]any{"powers": 2}}
-	if _, _, err := c.Schemes(); err == nil || err.Error()[:len("position.scaling.powers")] != "position.scaling.powers" {
+	if _, _, err := c.schemes(); err == nil || err.Error()[:len("position.scaling.powers")] != "position.scaling.powers" {
 		t.Fatalf("an unknown field of the scaling: %v", err)
 	}
 }

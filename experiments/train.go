@@ -58,8 +58,8 @@ type trainer struct {
 
 // trainer builds the model and optimizer, fresh or from the run folder's checkpoint.
 func (r *Run) trainer() (*trainer, error) {
-	c := r.Config
-	m, err := c.newModel(r.trainScheme)
+	c := r.config()
+	m, err := r.Resolved.newModel()
 	if err != nil {
 		return nil, err
 	}
@@ -107,8 +107,8 @@ func (c Config) schedule() model.Schedule {
 
 // train runs the phases left to run, saving checkpoints on the way and at the end.
 func (t *trainer) train(ctx context.Context) error {
-	c := t.run.Config
-	trainScheme, evalScheme := t.run.trainScheme, t.run.evalScheme
+	c := t.run.config()
+	trainScheme, evalScheme := t.run.Resolved.Schemes()
 	total := c.Train.Steps
 	if f := c.Train.Finetune; f != nil {
 		total += f.Steps
@@ -150,7 +150,7 @@ func (t *trainer) train(ctx context.Context) error {
 
 // phase trains for the steps of the current phase not yet done.
 func (t *trainer) phase(ctx context.Context, p *progress, s position.Scheme, batch, n, steps int) error {
-	c := t.run.Config
+	c := t.run.config()
 	g, err := t.model.Graph(s, batch, n, model.Options{Train: true})
 	if err != nil {
 		return err

@@ -31,7 +31,11 @@ func partial(t *testing.T) string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r := &experiments.Run{Config: c, Dir: filepath.Join(dir, "run")}
+	rc, err := c.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &experiments.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
 	if _, err := r.Execute(ctx); !errors.Is(err, experiments.ErrInterrupted) {
 		t.Fatalf("interrupted run: %v", err)
 	}
@@ -99,7 +103,11 @@ func TestEvalRefusesXPosOverflow(t *testing.T) {
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
-	r := &experiments.Run{Config: c, Dir: filepath.Join(dir, "run")}
+	rc, err := c.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &experiments.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
 	if _, err := r.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}

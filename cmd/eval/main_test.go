@@ -40,7 +40,11 @@ func train(t *testing.T, scheme string) string {
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
-	r := &experiments.Run{Config: c, Dir: filepath.Join(dir, "run")}
+	rc, err := c.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &experiments.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
 	if _, err := r.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -209,7 +209,11 @@ func TestCheckpoint(t *testing.T) {
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
-	run := &experiments.Run{Config: c, Dir: filepath.Join(dir, "run")}
+	rc, err := c.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &experiments.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
 	if _, err := run.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +271,11 @@ func TestPartialCheckpoint(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // interrupted at its start: saved at train step 0 of 10
-	run := &experiments.Run{Config: c, Dir: filepath.Join(dir, "run")}
+	rc, err := c.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &experiments.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
 	if _, err := run.Execute(ctx); !errors.Is(err, experiments.ErrInterrupted) {
 		t.Fatalf("interrupted run: %v", err)
 	}

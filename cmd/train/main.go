@@ -66,16 +66,17 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "train: -shard and -report apply to comparison configs only")
 		return 2
 	}
-	cfg, err := experiments.Load(path, overrides)
+	resolved, err := experiments.LoadResolved(path, overrides)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "train:", err)
 		return 2
 	}
+	cfg := resolved.Config()
 	dir := *out
 	if dir == "" {
 		dir = filepath.Join("results", cfg.Name)
 	}
-	r := &experiments.Run{Config: cfg, Dir: dir, Overwrite: *overwrite, Progress: os.Stderr}
+	r := &experiments.Run{Resolved: resolved, Dir: dir, Overwrite: *overwrite, Progress: os.Stderr}
 	if *quiet {
 		r.Progress = nil
 	}
@@ -101,12 +102,13 @@ func run() int {
 // compare runs a comparison config. It exits 1 when a claim the comparison checks is not
 // reproduced, so that CI fails.
 func compare(path string, overrides []string, out, shard string, reportOnly, overwrite, quiet, checkOnly bool) int {
-	c, err := experiments.LoadComparison(path, overrides)
+	plan, err := experiments.LoadPlan(path, overrides)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "train:", err)
 		return 2
 	}
-	r := &experiments.Runner{Comparison: c, Dir: out, Overwrite: overwrite, Progress: os.Stderr, Command: commandLine()}
+	c := plan.Comparison
+	r := &experiments.Runner{Plan: plan, Dir: out, Overwrite: overwrite, Progress: os.Stderr, Command: commandLine()}
 	if r.Dir == "" {
 		r.Dir = filepath.Join("results", c.Name)
 	}
@@ -115,7 +117,7 @@ func compare(path string, overrides []string, out, shard string, reportOnly, ove
 	}
 	if shard != "" {
 		if r.Shard, err = experiments.ParseShard(shard); err == nil {
-			err = c.CheckShard(r.Shard)
+			err = plan.CheckShard(r.Shard)
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "train:", err)
@@ -170,13 +172,10 @@ func checkComparison(r *experiments.Runner, reportOnly bool) error {
 	} else if err := r.Check(); err != nil {
 		return err
 	}
-	plan, err := r.Comparison.Plan(r.Dir)
-	if err != nil {
-		return err
-	}
+	plan := r.Plan.Runs(r.Dir)
 	// Every run trains on the same data and is scored on the same tokens: the first run's
 	// corpus and lengths stand for all.
-	first := &experiments.Run{Config: plan[0].Config, Dir: plan[0].Dir, Overwrite: true}
+	first := &experiments.Run{Resolved: plan[0].Resolved, Dir: plan[0].Dir, Overwrite: true}
 	if err := first.Prepare(); err != nil {
 		return err
 	}
@@ -184,7 +183,7 @@ func checkComparison(r *experiments.Runner, reportOnly bool) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("check: comparison %s: %d runs, %d with results in %s: ok\n", r.Comparison.Name, total, total-len(missing), r.Dir)
+	fmt.Printf("check: comparison %s: %d runs, %d with results in %s: ok\n", r.Plan.Comparison.Name, total, total-len(missing), r.Dir)
 	return nil
 }
 

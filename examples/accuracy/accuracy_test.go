@@ -38,12 +38,12 @@ runs:
 `
 	path := filepath.Join(dir, "tiny.yaml")
 	os.WriteFile(path, []byte(comp), 0o644)
-	c, err := experiments.LoadComparison(path, nil)
+	c, err := experiments.LoadPlan(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "results")
-	rep, err := (&experiments.Runner{Comparison: c, Dir: out, Command: "test"}).Execute(context.Background())
+	rep, err := (&experiments.Runner{Plan: c, Dir: out, Command: "test"}).Execute(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,10 +90,7 @@ func checkFromCheckpoint(t *testing.T, dir string, got []accuracy.Length) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, s, err := tr.Config.Schemes()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := tr.Resolved.Schemes()
 	corpus, err := data.Load(tr.Config.Data)
 	if err != nil {
 		t.Fatal(err)

@@ -30,7 +30,11 @@ func TestTrainsAndEvaluates(t *testing.T) {
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
-	r := &experiments.Run{Config: c, Dir: filepath.Join(dir, "run")}
+	rc, err := c.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &experiments.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
 	res, err := r.Execute(context.Background())
 	if err != nil {
 		t.Fatal(err)
