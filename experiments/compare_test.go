@@ -394,25 +394,6 @@ func TestComparisonRejectsMixedProtocols(t *testing.T) {
 	}
 }
 
-// TestPlotDegenerate draws plots gonum/plot would panic on: no curve at all, and a spread
-// larger than the mean on a log axis.
-func TestPlotDegenerate(t *testing.T) {
-	dir := t.TempDir()
-	if err := writePlot(dir, "empty", 64, []curve{{Label: "learned", NotApplicable: []int{128}}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, PlotPNG)); err == nil {
-		t.Fatal("a plot with nothing to draw")
-	}
-	wide := curve{Label: "sinusoidal", Lengths: []int{64, 128}, Mean: []float64{10, 20}, Std: []float64{30, 45}}
-	if err := writePlot(dir, "wide", 64, []curve{wide}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, PlotPNG)); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestComparisonStrictAndOrdered(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("name: a\ntrain: {steps: 30}\n"), 0o644)

@@ -3,51 +3,29 @@ package experiments
 import (
 	"fmt"
 	"strings"
+
+	"extrapolate/experiments/plot"
 )
-
-// family is a group of position schemes that a comparison's figures draw in a panel of their
-// own: nineteen lines in one panel cannot be told apart, four to eight can.
-type family int
-
-const (
-	familyAbsolute    family = iota // positions added to the input: nope, learned, sinusoidal
-	familyRoPE                      // rotations, with any scaling or fine-tuning
-	familyBias                      // biases added to the attention scores
-	familyTemperature               // an attention temperature, or schemes mixed by layer
-	familyOther                     // a scheme registered outside this repository
-	families
-)
-
-// title is the panel's title.
-func (f family) title() string {
-	return [...]string{
-		familyAbsolute:    "absolute positions",
-		familyRoPE:        "RoPE and its scalings",
-		familyBias:        "attention biases",
-		familyTemperature: "temperatures and mixes",
-		familyOther:       "other schemes",
-	}[f]
-}
 
 // familyOf places a run by its resolved config, not its label, which is free text. A
 // temperature comes first: rope_logn is compared with the other temperatures, not with the
 // scalings.
-func familyOf(c Config) family {
+func familyOf(c Config) plot.Family {
 	switch {
 	case c.Attention.Scale != "" || c.Position.Scheme == "mix":
-		return familyTemperature
+		return plot.Temperature
 	case c.Position.Scaling != nil:
-		return familyRoPE
+		return plot.RoPE
 	}
 	switch c.Position.Scheme {
 	case "nope", "learned", "sinusoidal":
-		return familyAbsolute
+		return plot.Absolute
 	case "rope", "xpos":
-		return familyRoPE
+		return plot.RoPE
 	case "alibi", "t5", "kerple", "fire":
-		return familyBias
+		return plot.Bias
 	}
-	return familyOther
+	return plot.Other
 }
 
 // configOf is the config of a label's first run.
@@ -61,8 +39,8 @@ func (rep *Report) configOf(label string) (Config, bool) {
 }
 
 // byFamily gives the indices in rep.Series of each family's series, in the series' order.
-func (rep *Report) byFamily() [families][]int {
-	var out [families][]int
+func (rep *Report) byFamily() [plot.NumFamilies][]int {
+	var out [plot.NumFamilies][]int
 	for i, s := range rep.Series {
 		c, _ := rep.configOf(s.Label)
 		f := familyOf(c)
@@ -92,7 +70,7 @@ func (rep *Report) panelsNote() string {
 	var names []string
 	for f, idx := range rep.byFamily() {
 		if len(idx) > 0 {
-			names = append(names, family(f).title())
+			names = append(names, plot.Family(f).Title())
 		}
 	}
 	note := fmt.Sprintf("a panel per family of schemes (%s)", strings.Join(names, ", "))

@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"extrapolate/experiments/plot"
 )
 
 // plannedReport is a report of a committed comparison's planned runs, each with an empty ok
@@ -31,21 +32,21 @@ func plannedReport(t *testing.T, name string) *Report {
 // TestFamiliesOfCommittedComparisons checks the panel each committed series is drawn in, and
 // that plain RoPE is the reference.
 func TestFamiliesOfCommittedComparisons(t *testing.T) {
-	every := map[string]family{
-		"nope": familyAbsolute, "learned": familyAbsolute, "sinusoidal": familyAbsolute,
-		"rope": familyRoPE, "rope_pi": familyRoPE, "rope_ntk": familyRoPE, "rope_dynamic_ntk": familyRoPE,
-		"rope_yarn": familyRoPE, "rope_llama3": familyRoPE, "rope_partial": familyRoPE, "xpos": familyRoPE,
-		"alibi": familyBias, "t5": familyBias, "kerple": familyBias, "fire": familyBias,
-		"rope_nope_mix": familyTemperature, "nope_logn": familyTemperature, "rope_logn": familyTemperature,
-		"nope_ssmax": familyTemperature, "nope_logn_train": familyTemperature, "rope_logn_train": familyTemperature,
-		"rope_yarn_ft": familyRoPE,
+	every := map[string]plot.Family{
+		"nope": plot.Absolute, "learned": plot.Absolute, "sinusoidal": plot.Absolute,
+		"rope": plot.RoPE, "rope_pi": plot.RoPE, "rope_ntk": plot.RoPE, "rope_dynamic_ntk": plot.RoPE,
+		"rope_yarn": plot.RoPE, "rope_llama3": plot.RoPE, "rope_partial": plot.RoPE, "xpos": plot.RoPE,
+		"alibi": plot.Bias, "t5": plot.Bias, "kerple": plot.Bias, "fire": plot.Bias,
+		"rope_nope_mix": plot.Temperature, "nope_logn": plot.Temperature, "rope_logn": plot.Temperature,
+		"nope_ssmax": plot.Temperature, "nope_logn_train": plot.Temperature, "rope_logn_train": plot.Temperature,
+		"rope_yarn_ft": plot.RoPE,
 	}
 	for _, name := range []string{"compare", "compare_large", "passkey"} {
 		rep := plannedReport(t, name)
-		got := map[string]family{}
+		got := map[string]plot.Family{}
 		for f, idx := range rep.byFamily() {
 			for _, i := range idx {
-				got[rep.Series[i].Label] = family(f)
+				got[rep.Series[i].Label] = plot.Family(f)
 			}
 		}
 		for _, s := range rep.Series {
@@ -53,7 +54,7 @@ func TestFamiliesOfCommittedComparisons(t *testing.T) {
 			if !ok {
 				t.Errorf("%s: no family expected for %s", name, s.Label)
 			} else if got[s.Label] != want {
-				t.Errorf("%s: %s in %q, want %q", name, s.Label, got[s.Label].title(), want.title())
+				t.Errorf("%s: %s in %q, want %q", name, s.Label, got[s.Label].Title(), want.Title())
 			}
 		}
 		if r := rep.reference(); r < 0 || rep.Series[r].Label != "rope" {
@@ -65,35 +66,18 @@ func TestFamiliesOfCommittedComparisons(t *testing.T) {
 	}
 }
 
-// TestSeriesStyles checks that up to 21 series are drawn distinctly, the first twenty in colours
-// of their own, none like the reference, and that every figure of a report gives a label the
-// same style.
+// TestSeriesStyles checks that every figure of a report gives a label the same style, the
+// reference's to plain RoPE.
 func TestSeriesStyles(t *testing.T) {
-	looks, colors := map[string]int{}, map[string]int{}
-	for i := range 21 {
-		s := seriesStyle(i)
-		look := fmt.Sprint(s.Color, s.Dashes)
-		if j, ok := looks[look]; ok {
-			t.Errorf("series %d is drawn like series %d", i, j)
-		}
-		looks[look] = i
-		if j, ok := colors[fmt.Sprint(s.Color)]; ok && i < 20 {
-			t.Errorf("series %d has the colour of series %d", i, j)
-		}
-		colors[fmt.Sprint(s.Color)] = i
-		if fmt.Sprint(s.Color) == fmt.Sprint(referenceStyle.Color) {
-			t.Errorf("series %d has the reference's colour", i)
-		}
-	}
 	rep := syntheticFigures(t, t.TempDir(), nil)
 	if len(rep.Series) != 21 {
 		t.Fatalf("%d series, want 21", len(rep.Series))
 	}
 	ref := rep.reference()
 	for i, s := range rep.Series {
-		want := seriesStyle(i)
+		want := plot.SeriesStyle(i)
 		if i == ref {
-			want = referenceStyle
+			want = plot.ReferenceStyle
 		}
 		// The perplexity and loss figures take rep.styles(), the passkey one rep.styleOf.
 		if got := rep.styles()[i]; !reflect.DeepEqual(got, want) || !reflect.DeepEqual(*rep.styleOf(s.Label), want) {

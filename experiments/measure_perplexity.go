@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"extrapolate/data"
+	"extrapolate/experiments/plot"
 	"extrapolate/model"
 	"extrapolate/position"
 )
@@ -66,7 +67,7 @@ func (r *perplexityRun) Record(dir string, res *Result) error {
 	if len(res.Lengths) == 0 {
 		return nil
 	}
-	curves := []curve{curveOf(res.Scheme+parenthesised(res.Scaling), []*Result{res})}
+	curves := []plot.Curve{curveOf(res.Scheme+parenthesised(res.Scaling), []*Result{res})}
 	if res.Unscaled != nil {
 		curves = append(curves, curveOf("no scaling, same weights", []*Result{{Lengths: res.Unscaled}}))
 	}

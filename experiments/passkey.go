@@ -13,6 +13,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"extrapolate/data"
+	"extrapolate/experiments/plot"
 	"extrapolate/model"
 	"extrapolate/position"
 )
@@ -190,7 +191,7 @@ func writePasskey(dir string, res *Result, cells []PasskeyResult) error {
 		return err
 	}
 	title := fmt.Sprintf("%s: passkey retrieval (chance %s)", res.Name, percent(data.PasskeyChance))
-	return writeHeatMap(filepath.Join(dir, PasskeyPNG), filepath.Join(dir, PasskeySVG), title, res.TrainLen, passkeyGrid(cells))
+	return passkeyGrid(cells).draw(filepath.Join(dir, PasskeyPNG), filepath.Join(dir, PasskeySVG), title, res.TrainLen)
 }
 
 // percent writes a share as a percentage with the digits it needs.
@@ -227,6 +228,11 @@ type grid struct {
 	lengths []int
 	depths  []float64
 	acc     [][]float64
+}
+
+// draw writes the grid as a heat map.
+func (g grid) draw(png, svg, title string, trainLen int) error {
+	return plot.HeatMap(png, svg, title, trainLen, g.lengths, g.depths, g.acc)
 }
 
 // passkeyGrid arranges cells, averaging cells of the same length and depth (seeds).

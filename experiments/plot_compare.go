@@ -5,6 +5,8 @@ import (
 	"math"
 	"path/filepath"
 
+	"extrapolate/experiments/plot"
+
 	"gonum.org/v1/plot/plotter"
 )
 
@@ -21,18 +23,18 @@ func (rep *Report) writePerplexityFigure(dir string) error {
 		}
 		lines[i] = perplexityLine(curveOf(s.Label, runs))
 	}
-	f := familyFigure{
+	f := Figure{
 		Title:  fmt.Sprintf("%s: perplexity, trained at %d tokens, mean ± std over %d seeds", rep.Comparison.Name, rep.TrainLen, len(rep.Comparison.Seeds)),
 		XLabel: "evaluation length (tokens, log scale)", YLabel: "perplexity (log scale)",
-		LogY: true, TrainLen: rep.TrainLen, Lines: lines, Styles: rep.styles(), Families: rep.byFamily(), Reference: rep.reference(),
+		LogY: true, Lines: lines,
 	}
-	return f.save(filepath.Join(dir, ComparisonPNG), filepath.Join(dir, ComparisonSVG))
+	return rep.WriteFigure(filepath.Join(dir, ComparisonPNG), filepath.Join(dir, ComparisonSVG), f)
 }
 
 // perplexityLine is a curve's line: on a log axis a bar cannot reach 0, so the lower one stops
 // at a tenth of the mean.
-func perplexityLine(c curve) Line {
-	l := Line{Label: curveLabel(c)}
+func perplexityLine(c plot.Curve) Line {
+	l := Line{Label: c.Legend()}
 	for j, n := range c.Lengths {
 		l.XYs = append(l.XYs, plotter.XY{X: float64(n), Y: c.Mean[j]})
 		l.Low = append(l.Low, math.Min(c.Std[j], 0.9*c.Mean[j]))
@@ -65,11 +67,11 @@ func (rep *Report) writePositionsFigure(dir, protocol string) error {
 			lines[i].Low, lines[i].High = append(lines[i].Low, b.Std[k]), append(lines[i].High, b.Std[k])
 		}
 	}
-	f := familyFigure{
+	f := Figure{
 		Title: fmt.Sprintf("%s: loss by position at length %d, in octaves of positions, mean ± std over %d seeds, %s",
 			rep.Comparison.Name, longest, len(rep.Comparison.Seeds), protocol),
 		XLabel: "tokens seen (position in the window + 1, log scale)", YLabel: "loss (nats per token)",
-		TrainLen: rep.TrainLen, Lines: lines, Styles: rep.styles(), Families: rep.byFamily(), Reference: rep.reference(),
+		Lines: lines,
 	}
-	return f.save(filepath.Join(dir, ComparisonPositionsPNG), filepath.Join(dir, ComparisonPositionsSVG))
+	return rep.WriteFigure(filepath.Join(dir, ComparisonPositionsPNG), filepath.Join(dir, ComparisonPositionsSVG), f)
 }

@@ -7,6 +7,10 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+
+	"gonum.org/v1/plot/plotter"
+
+	"extrapolate/experiments/plot"
 )
 
 // Files of loss by position, in a run folder and in a comparison folder.
@@ -102,13 +106,13 @@ func writePositions(dir string, res *Result, pls []PositionLoss) error {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write([]string{"length", "from", "to", "tokens", "loss", "protocol"})
-	var curves []positionCurve
+	var series []plot.Series
 	for _, pl := range pls {
 		for _, p := range pl.Positions {
 			w.Write([]string{strconv.Itoa(pl.Length), strconv.Itoa(p.From), strconv.Itoa(p.To), strconv.Itoa(p.Tokens), csvFloat(p.Loss), res.Protocol})
 		}
 		if pl.Applicable {
-			curves = append(curves, positionCurve{Label: "length " + strconv.Itoa(pl.Length), Positions: pl.Positions})
+			series = append(series, positionSeries("length "+strconv.Itoa(pl.Length), pl.Positions))
 		}
 	}
 	w.Flush()
@@ -119,7 +123,17 @@ func writePositions(dir string, res *Result, pls []PositionLoss) error {
 		return err
 	}
 	title := res.Name + ": loss by position, " + res.Protocol
-	return writePositionPlot(filepath.Join(dir, PositionsPNG), filepath.Join(dir, PositionsSVG), title, res.TrainLen, curves)
+	return plot.Positions(filepath.Join(dir, PositionsPNG), filepath.Join(dir, PositionsSVG), title, res.TrainLen, series)
+}
+
+// positionSeries is loss by position as a line: x is the number of tokens seen, position+1, at
+// the middle of each bucket.
+func positionSeries(label string, ps []PositionBucket) plot.Series {
+	s := plot.Series{Label: label}
+	for _, p := range ps {
+		s.XYs = append(s.XYs, plotter.XY{X: float64(p.From+p.To)/2 + 1, Y: p.Loss})
+	}
+	return s
 }
 
 // readPositions reads a run folder's loss by position; nil when it has none (a run written

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"extrapolate/data"
+	"extrapolate/experiments/plot"
 )
 
 // SeriesPasskey is one label's passkey retrieval, over its seeds.
@@ -116,9 +117,9 @@ func (rep *Report) writePasskey(dir string, sps []SeriesPasskey) error {
 				csvFloat(c.Depth), strconv.Itoa(c.Docs), strconv.Itoa(c.Correct), csvFloat(c.Accuracy), csvFloat(c.Digits), strconv.FormatBool(c.Applicable), csvFloat(data.PasskeyChance)})
 		}
 	}
-	var lines []line
+	var lines []plot.Series
 	for _, sp := range sps {
-		l := line{Label: sp.Label, Style: rep.styleOf(sp.Label)}
+		l := plot.Series{Label: sp.Label, Style: rep.styleOf(sp.Label)}
 		for _, st := range sp.ByLength {
 			if st.Seeds == 0 {
 				continue
@@ -130,7 +131,7 @@ func (rep *Report) writePasskey(dir string, sps []SeriesPasskey) error {
 		}
 		lines = append(lines, l)
 		title := fmt.Sprintf("%s: passkey retrieval, mean over seeds (chance %s)", sp.Label, percent(data.PasskeyChance))
-		if err := writeHeatMap(filepath.Join(dir, passkeyFileName(sp.Label, "png")), filepath.Join(dir, passkeyFileName(sp.Label, "svg")), title, rep.TrainLen, passkeyGrid(sp.Cells)); err != nil {
+		if err := passkeyGrid(sp.Cells).draw(filepath.Join(dir, passkeyFileName(sp.Label, "png")), filepath.Join(dir, passkeyFileName(sp.Label, "svg")), title, rep.TrainLen); err != nil {
 			return err
 		}
 	}
@@ -146,7 +147,7 @@ func (rep *Report) writePasskey(dir string, sps []SeriesPasskey) error {
 		return err
 	}
 	title := fmt.Sprintf("%s: passkey accuracy, mean over depths and %d seeds", rep.Comparison.Name, len(rep.Comparison.Seeds))
-	return writeAccuracyPlot(filepath.Join(dir, PasskeyPlotPNG), filepath.Join(dir, PasskeyPlotSVG), title, rep.TrainLen, lines)
+	return plot.Accuracy(filepath.Join(dir, PasskeyPlotPNG), filepath.Join(dir, PasskeyPlotSVG), title, rep.TrainLen, lines)
 }
 
 // passkeyMarkdown is the report's passkey section, when the runs have passkey results.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"extrapolate/data"
+	"extrapolate/experiments/plot"
 	"extrapolate/position"
 )
 
@@ -83,7 +84,7 @@ func (rep *ScalingReport) Write(dir string) error {
 	var b bytes.Buffer
 	cw := csv.NewWriter(&b)
 	cw.Write(append([]string{"scaling"}, lengthColumns...))
-	var curves []curve
+	var curves []plot.Curve
 	for _, r := range rep.Results {
 		for _, l := range r.Lengths {
 			cw.Write(append([]string{r.Scaling}, lengthRow(l, rep.TrainLen, rep.Protocol)...))
@@ -94,7 +95,7 @@ func (rep *ScalingReport) Write(dir string) error {
 	if err := writeFile(filepath.Join(dir, ScalingsCSV), b.Bytes()); err != nil {
 		return err
 	}
-	if err := writePlotAs(dir, ScalingsPNG, ScalingsSVG, rep.Name+": one checkpoint under each RoPE scaling", rep.TrainLen, curves); err != nil {
+	if err := plot.Perplexity(dir, ScalingsPNG, ScalingsSVG, rep.Name+": one checkpoint under each RoPE scaling", rep.TrainLen, curves); err != nil {
 		return err
 	}
 	return writeJSON(filepath.Join(dir, ScalingsJSON), rep)

@@ -1,10 +1,12 @@
-package experiments
+package plot
 
 import (
 	"bytes"
 	"math"
 
-	"gonum.org/v1/plot"
+	"extrapolate/internal/atomicfile"
+
+	gonum "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
@@ -13,42 +15,28 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// positionCurve is one line of a loss-by-position plot.
-type positionCurve struct {
-	Label     string
-	Positions []PositionBucket
-}
-
-// line is one line of a plot: points, a legend label and, for a comparison's series, its style;
-// without one, lines take the palette's colours in turn.
-type line struct {
+// A Series is one line of a Lines figure: points, a legend label and, for a comparison's
+// series, its style; without one, lines take the palette's colours in turn.
+type Series struct {
 	Label string
 	XYs   plotter.XYs
-	Style *style
+	Style *Style
 }
 
-// writePositionPlot draws loss against position in the window (log axis: the number of tokens
-// seen, position+1, at the middle of each bucket), the training length marked.
-func writePositionPlot(png, svg, title string, trainLen int, curves []positionCurve) error {
-	var lines []line
-	for _, c := range curves {
-		l := line{Label: c.Label}
-		for _, p := range c.Positions {
-			l.XYs = append(l.XYs, plotter.XY{X: float64(p.From+p.To)/2 + 1, Y: p.Loss})
-		}
-		lines = append(lines, l)
-	}
-	return writeLines(png, svg, title, "tokens seen (position in the window + 1, log scale)", "loss (nats per token)", trainLen, false, lines)
+// Positions draws loss against position in the window (log axis: the number of tokens seen,
+// position+1), the training length marked.
+func Positions(png, svg, title string, trainLen int, series []Series) error {
+	return Lines(png, svg, title, "tokens seen (position in the window + 1, log scale)", "loss (nats per token)", trainLen, false, series)
 }
 
-// writeAccuracyPlot draws passkey accuracy against evaluation length.
-func writeAccuracyPlot(png, svg, title string, trainLen int, lines []line) error {
-	return writeLines(png, svg, title, "evaluation length (tokens, log scale)", "passkey accuracy (mean over depths)", trainLen, true, lines)
+// Accuracy draws passkey accuracy against evaluation length.
+func Accuracy(png, svg, title string, trainLen int, series []Series) error {
+	return Lines(png, svg, title, "evaluation length (tokens, log scale)", "passkey accuracy (mean over depths)", trainLen, true, series)
 }
 
-// writeLines draws lines against a logarithmic x axis, with the training length marked; with
-// unit, the y axis runs from 0 to 1. With nothing to draw it writes no plot.
-func writeLines(png, svg, title, xLabel, yLabel string, trainLen int, unit bool, lines []line) (err error) {
+// Lines draws series against a logarithmic x axis, with the training length marked; with unit,
+// the y axis runs from 0 to 1. With nothing to draw it writes no plot.
+func Lines(png, svg, title, xLabel, yLabel string, trainLen int, unit bool, lines []Series) (err error) {
 	empty := true
 	for _, l := range lines {
 		empty = empty && len(l.XYs) == 0
@@ -56,14 +44,14 @@ func writeLines(png, svg, title, xLabel, yLabel string, trainLen int, unit bool,
 	if empty {
 		return nil
 	}
-	defer recoverDrawing(png, &err)
-	p := plot.New()
+	defer Recover(png, &err)
+	p := gonum.New()
 	p.Title.Text = title
 	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
-	p.X.Scale = plot.LogScale{}
+	p.X.Scale = gonum.LogScale{}
 	p.X.Tick.Marker = pow2Ticks{}
 	p.Add(plotter.NewGrid())
-	legend := plot.NewLegend()
+	legend := gonum.NewLegend()
 	legend.Top, legend.Left = true, true
 	lo, hi := math.Inf(1), math.Inf(-1)
 	minX, maxX := float64(trainLen), float64(trainLen)
@@ -98,11 +86,11 @@ func writeLines(png, svg, title, xLabel, yLabel string, trainLen int, unit bool,
 	if err := markTrainLen(p, &legend, trainLen); err != nil {
 		return err
 	}
-	return savePlot(png, svg, p, &legend)
+	return save(png, svg, p, &legend)
 }
 
-// savePlot writes a plot as PNG and SVG, the legend in a column of its own right of the plot.
-func savePlot(png, svg string, p *plot.Plot, legend *plot.Legend) error {
+// save writes a plot as PNG and SVG, the legend in a column of its own right of the plot.
+func save(png, svg string, p *gonum.Plot, legend *gonum.Legend) error {
 	const width, height, side = 11.5 * vg.Inch, 5.5 * vg.Inch, 3 * vg.Inch
 	return saveCanvas(png, svg, width, height, func(dc draw.Canvas) {
 		if legend != nil {
@@ -129,7 +117,7 @@ func saveCanvas(png, svg string, width, height vg.Length, drawOn func(draw.Canva
 		if _, err := c.WriteTo(&b); err != nil {
 			return err
 		}
-		if err := writeFile(format.path, b.Bytes()); err != nil {
+		if err := atomicfile.WriteFile(format.path, b.Bytes()); err != nil {
 			return err
 		}
 	}

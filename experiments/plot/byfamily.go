@@ -1,11 +1,11 @@
-package experiments
+package plot
 
 import (
 	"image/color"
 	"math"
 	"slices"
 
-	"gonum.org/v1/plot"
+	gonum "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
@@ -18,16 +18,17 @@ type Line struct {
 	Low, High []float64
 }
 
-// familyFigure is a comparison figure with a panel per family of position schemes.
-type familyFigure struct {
+// ByFamily is a comparison figure with a panel per family of position schemes, each series in its
+// style, the reference series in each panel, the training length marked, x on a log axis.
+type ByFamily struct {
 	Title, XLabel, YLabel string
 	LogY                  bool
 	TrainLen              int
-	// Lines and Styles are by series of the report, Families the indices of each family's
+	// Lines and Styles are by series of the comparison, Families the indices of each family's
 	// lines, and Reference the index of the line every panel draws, or -1.
 	Lines     []Line
-	Styles    []style
-	Families  [families][]int
+	Styles    []Style
+	Families  [NumFamilies][]int
 	Reference int
 	// Guide, when it has points, is a line every panel draws thin and dotted beneath the
 	// series, such as the entropy of uniform attention.
@@ -35,30 +36,12 @@ type familyFigure struct {
 }
 
 // guideStyle is a figure's guide line's.
-var guideStyle = style{Color: color.Gray{Y: 110}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}
+var guideStyle = Style{Color: color.Gray{Y: 110}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}
 
-// Figure is a comparison figure as every measure draws one: a panel per family of schemes,
-// each series in its colour of every figure of the comparison, plain RoPE in grey in each
-// panel, the training length marked, x on a log axis.
-type Figure struct {
-	Title, XLabel, YLabel string
-	LogY                  bool
-	// Lines are by series of the report (Report.Series); a series without points is left out.
-	Lines []Line
-	// Guide, when it has points, is drawn thin and dotted in every panel.
-	Guide Line
-}
-
-// WriteFigure draws f into the files png and svg; with no line to draw it writes nothing.
-func (rep *Report) WriteFigure(png, svg string, f Figure) error {
-	ff := familyFigure{Title: f.Title, XLabel: f.XLabel, YLabel: f.YLabel, LogY: f.LogY, TrainLen: rep.TrainLen,
-		Lines: f.Lines, Styles: rep.styles(), Families: rep.byFamily(), Reference: rep.reference(), Guide: f.Guide}
-	return ff.save(png, svg)
-}
-
-// save draws a panel per family with a line to draw, all on the same axes so that panels compare.
-func (f familyFigure) save(png, svg string) (err error) {
-	defer recoverDrawing(png, &err)
+// Save draws a panel per family with a line to draw, all on the same axes so that panels
+// compare; with no line to draw it writes nothing.
+func (f ByFamily) Save(png, svg string) (err error) {
+	defer Recover(png, &err)
 	var members [][]int
 	var titles []string
 	for fam, idx := range f.Families {
@@ -69,7 +52,7 @@ func (f familyFigure) save(png, svg string) (err error) {
 			}
 		}
 		if len(drawn) > 0 {
-			members, titles = append(members, drawn), append(titles, family(fam).title())
+			members, titles = append(members, drawn), append(titles, Family(fam).Title())
 		}
 	}
 	if len(members) == 0 {
@@ -77,7 +60,7 @@ func (f familyFigure) save(png, svg string) (err error) {
 	}
 	xr, yr := f.ranges()
 	cols := min(2, len(members))
-	fig := panels{Title: f.Title, XLabel: f.XLabel, Cols: cols, LegendWidth: 1.9 * vg.Inch}
+	fig := Grid{Title: f.Title, XLabel: f.XLabel, Cols: cols, LegendWidth: 1.9 * vg.Inch}
 	for k, idx := range members {
 		p, legend, err := f.panel(titles[k], idx, xr, yr)
 		if err != nil {
@@ -92,7 +75,7 @@ func (f familyFigure) save(png, svg string) (err error) {
 	// One panel is drawn wider, for the title to fit.
 	fig.Width = max(vg.Length(cols)*(4.8*vg.Inch+fig.LegendWidth)+0.5*vg.Inch, 11.5*vg.Inch)
 	fig.Height = vg.Length(rows)*3.6*vg.Inch + 0.9*vg.Inch
-	return savePanels(png, svg, fig)
+	return fig.Save(png, svg)
 }
 
 // axisRange is the extent of an axis, shared by every panel.
@@ -100,7 +83,7 @@ type axisRange struct{ Min, Max float64 }
 
 // ranges spans every line's points and error bars, and the training length; on a log y axis a
 // bar stops above 0.
-func (f familyFigure) ranges() (x, y axisRange) {
+func (f ByFamily) ranges() (x, y axisRange) {
 	x = axisRange{float64(f.TrainLen), float64(f.TrainLen)}
 	y = axisRange{math.Inf(1), math.Inf(-1)}
 	for _, l := range slices.Concat(f.Lines, []Line{f.Guide}) {
@@ -123,15 +106,15 @@ func (f familyFigure) ranges() (x, y axisRange) {
 
 // panel draws the lines idx of one family over the reference's, which comes first also when it is
 // one of them, and the training length.
-func (f familyFigure) panel(title string, idx []int, xr, yr axisRange) (*plot.Plot, *plot.Legend, error) {
-	p := plot.New()
+func (f ByFamily) panel(title string, idx []int, xr, yr axisRange) (*gonum.Plot, *gonum.Legend, error) {
+	p := gonum.New()
 	p.Title.Text = title
-	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, pow2Ticks{}
+	p.X.Scale, p.X.Tick.Marker = gonum.LogScale{}, pow2Ticks{}
 	if f.LogY {
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
+		p.Y.Scale, p.Y.Tick.Marker = gonum.LogScale{}, logTicks{}
 	}
 	p.Add(plotter.NewGrid())
-	legend := plot.NewLegend()
+	legend := gonum.NewLegend()
 	legend.Top, legend.Left = true, true
 	legend.TextStyle.Font.Size = vg.Points(10)
 	if len(f.Guide.XYs) > 0 {
@@ -161,7 +144,7 @@ func (f familyFigure) panel(title string, idx []int, xr, yr axisRange) (*plot.Pl
 
 // addLine draws a line in its style, with its error bars when they show a spread, and adds it
 // to the legend with the suffix after its label.
-func addLine(p *plot.Plot, legend *plot.Legend, l Line, s style, suffix string) error {
+func addLine(p *gonum.Plot, legend *gonum.Legend, l Line, s Style, suffix string) error {
 	ln, err := plotter.NewLine(l.XYs)
 	if err != nil {
 		return err

@@ -1,23 +1,26 @@
-package experiments
+// Package plot draws the figures of runs and comparisons: lines against a logarithmic length
+// axis, panels by family of position schemes, heat maps, each series in its style of every
+// figure. It knows nothing of runs or reports: its callers hand it points, and it writes each
+// figure as PNG and SVG, whole or not at all.
+package plot
 
 import (
 	"fmt"
 	"image/color"
 	"math"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/plot"
+	gonum "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 )
 
-// curve is one line of a perplexity-versus-length plot: the mean over seeds at each length, and
-// the standard deviation when there are several seeds.
-type curve struct {
+// A Curve is one line of a perplexity-versus-length plot: the mean over seeds at each length,
+// and the standard deviation when there are several seeds.
+type Curve struct {
 	Label     string
 	Lengths   []int
 	Mean, Std []float64
@@ -26,48 +29,8 @@ type curve struct {
 	NotApplicable, NonFinite []int
 }
 
-// curveOf aggregates runs of one scheme by length.
-func curveOf(label string, runs []*Result) curve {
-	c := curve{Label: label}
-	byLen := map[int][]float64{}
-	na, nonFinite := map[int]bool{}, map[int]bool{}
-	for _, r := range runs {
-		for _, l := range r.Lengths {
-			switch {
-			case l.Applicable && l.Perplexity != nil:
-				byLen[l.Length] = append(byLen[l.Length], *l.Perplexity)
-			case l.NonFinite:
-				nonFinite[l.Length] = true
-			default:
-				na[l.Length] = true
-			}
-		}
-	}
-	for n := range byLen {
-		c.Lengths = append(c.Lengths, n)
-	}
-	sort.Ints(c.Lengths)
-	for _, n := range c.Lengths {
-		m, s := meanStd(byLen[n])
-		c.Mean, c.Std = append(c.Mean, m), append(c.Std, s)
-	}
-	for n := range na {
-		if byLen[n] == nil && !nonFinite[n] {
-			c.NotApplicable = append(c.NotApplicable, n)
-		}
-	}
-	for n := range nonFinite {
-		if byLen[n] == nil {
-			c.NonFinite = append(c.NonFinite, n)
-		}
-	}
-	sort.Ints(c.NotApplicable)
-	sort.Ints(c.NonFinite)
-	return c
-}
-
-// curveLabel is a curve's label in a legend, with the lengths it has no point at and why.
-func curveLabel(c curve) string {
+// Legend is a curve's label in a legend, with the lengths it has no point at and why.
+func (c Curve) Legend() string {
 	label := c.Label
 	if len(c.NotApplicable) > 0 {
 		label += fmt.Sprintf(" (n/a from %d)", c.NotApplicable[0])
@@ -78,32 +41,14 @@ func curveLabel(c curve) string {
 	return label
 }
 
-// meanStd returns the mean and the sample standard deviation (0 for a single value).
-func meanStd(x []float64) (mean, std float64) {
-	if len(x) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	if len(x) < 2 {
-		return mean, 0
-	}
-	for _, v := range x {
-		std += (v - mean) * (v - mean)
-	}
-	return mean, math.Sqrt(std / float64(len(x)-1))
-}
-
 // pow2Ticks marks the powers of two on a log axis of lengths.
 type pow2Ticks struct{}
 
-func (pow2Ticks) Ticks(min, max float64) []plot.Tick {
-	var t []plot.Tick
+func (pow2Ticks) Ticks(min, max float64) []gonum.Tick {
+	var t []gonum.Tick
 	for v := math.Exp2(math.Floor(math.Log2(min))); v <= max*1.0001; v *= 2 {
 		if v >= min*0.9999 {
-			t = append(t, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+			t = append(t, gonum.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
 		}
 	}
 	return t
@@ -113,32 +58,27 @@ func (pow2Ticks) Ticks(min, max float64) []plot.Tick {
 // when the axis spans less than a decade, so that a short axis still reads.
 type logTicks struct{}
 
-func (logTicks) Ticks(min, max float64) []plot.Tick {
+func (logTicks) Ticks(min, max float64) []gonum.Tick {
 	steps := []float64{1, 2, 5}
 	if max/min < 10 {
 		steps = []float64{1, 1.5, 2, 3, 5, 7}
 	}
-	var t []plot.Tick
+	var t []gonum.Tick
 	for e := math.Floor(math.Log10(min)); e <= math.Ceil(math.Log10(max)); e++ {
 		for _, s := range steps {
 			v := s * math.Pow(10, e)
 			if v >= min*0.999 && v <= max*1.001 {
-				t = append(t, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 4, 64)})
+				t = append(t, gonum.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 4, 64)})
 			}
 		}
 	}
 	return t
 }
 
-// writePlot draws perplexity against evaluation length, both axes logarithmic, with the
-// training length marked, into PlotPNG and PlotSVG in dir.
-func writePlot(dir, title string, trainLen int, curves []curve) error {
-	return writePlotAs(dir, PlotPNG, PlotSVG, title, trainLen, curves)
-}
-
-// writePlotAs is writePlot into the files png and svg of dir. With nothing to draw (every
-// length not applicable, every run failed) it writes no plot.
-func writePlotAs(dir, png, svg, title string, trainLen int, curves []curve) (err error) {
+// Perplexity draws perplexity against evaluation length, both axes logarithmic, with the
+// training length marked, into the files png and svg of dir. With nothing to draw (every length
+// not applicable, every run failed) it writes no plot.
+func Perplexity(dir, png, svg, title string, trainLen int, curves []Curve) (err error) {
 	empty := true
 	for _, c := range curves {
 		empty = empty && len(c.Lengths) == 0
@@ -146,22 +86,22 @@ func writePlotAs(dir, png, svg, title string, trainLen int, curves []curve) (err
 	if empty {
 		return nil
 	}
-	defer recoverDrawing(png, &err)
-	p := plot.New()
+	defer Recover(png, &err)
+	p := gonum.New()
 	p.Title.Text = title
 	p.X.Label.Text = "evaluation length (tokens, log scale)"
 	p.Y.Label.Text = "perplexity (log scale)"
-	p.X.Scale = plot.LogScale{}
+	p.X.Scale = gonum.LogScale{}
 	p.X.Tick.Marker = pow2Ticks{}
-	p.Y.Scale = plot.LogScale{}
+	p.Y.Scale = gonum.LogScale{}
 	p.Y.Tick.Marker = logTicks{}
-	legend := plot.NewLegend()
+	legend := gonum.NewLegend()
 	legend.Top, legend.Left = true, true
 	p.Add(plotter.NewGrid())
 	lo, hi := math.Inf(1), math.Inf(-1)
 	minX, maxX := float64(trainLen), float64(trainLen)
 	for i, c := range curves {
-		label := curveLabel(c)
+		label := c.Legend()
 		if len(c.Lengths) == 0 {
 			continue
 		}
@@ -206,19 +146,20 @@ func writePlotAs(dir, png, svg, title string, trainLen int, curves []curve) (err
 		}
 		p.X.Min, p.X.Max = minX/1.2, maxX*1.2
 	}
-	return savePlot(filepath.Join(dir, png), filepath.Join(dir, svg), p, &legend)
+	return save(filepath.Join(dir, png), filepath.Join(dir, svg), p, &legend)
 }
 
-// recoverDrawing turns a panic of gonum/plot, which some degenerate inputs cause, into *err:
-// a plot must never cost a run its results. Deferred by every plot writer.
-func recoverDrawing(png string, err *error) {
+// Recover turns a panic of gonum/plot, which some degenerate inputs cause, into *err, naming
+// the figure png: a plot must never cost a run its results. Every writer here defers it, and so
+// does a caller that lays out a figure of its own.
+func Recover(png string, err *error) {
 	if r := recover(); r != nil {
 		*err = fmt.Errorf("drawing %s: %v", png, r)
 	}
 }
 
 // markTrainLen draws the training length as a dashed vertical line across the y axis's range.
-func markTrainLen(p *plot.Plot, legend *plot.Legend, trainLen int) error {
+func markTrainLen(p *gonum.Plot, legend *gonum.Legend, trainLen int) error {
 	vline, err := plotter.NewLine(plotter.XYs{{X: float64(trainLen), Y: p.Y.Min}, {X: float64(trainLen), Y: p.Y.Max}})
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package experiments
+package plot
 
 import (
 	"fmt"
@@ -6,21 +6,25 @@ import (
 	"math"
 	"strconv"
 
-	"gonum.org/v1/plot"
+	gonum "gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 )
 
-// heatGrid adapts a grid to gonum's heat map: columns are lengths, rows depths; not applicable
-// is NaN.
-type heatGrid struct{ g grid }
+// heatGrid adapts accuracies to gonum's heat map: columns are lengths, rows depths; not
+// applicable, a negative accuracy, is NaN.
+type heatGrid struct {
+	lengths []int
+	depths  []float64
+	acc     [][]float64
+}
 
-func (h heatGrid) Dims() (c, r int) { return len(h.g.lengths), len(h.g.depths) }
+func (h heatGrid) Dims() (c, r int) { return len(h.lengths), len(h.depths) }
 func (h heatGrid) X(c int) float64  { return float64(c) }
 func (h heatGrid) Y(r int) float64  { return float64(r) }
 func (h heatGrid) Z(c, r int) float64 {
-	if v := h.g.acc[c][r]; v >= 0 {
+	if v := h.acc[c][r]; v >= 0 {
 		return v
 	}
 	return math.NaN()
@@ -29,28 +33,29 @@ func (h heatGrid) Z(c, r int) float64 {
 // indexTicks labels the cells of a heat map's axis.
 type indexTicks []string
 
-func (t indexTicks) Ticks(min, max float64) []plot.Tick {
-	var out []plot.Tick
+func (t indexTicks) Ticks(min, max float64) []gonum.Tick {
+	var out []gonum.Tick
 	for i, s := range t {
-		out = append(out, plot.Tick{Value: float64(i), Label: s})
+		out = append(out, gonum.Tick{Value: float64(i), Label: s})
 	}
 	return out
 }
 
-// writeHeatMap draws passkey accuracy by length (x) and depth (y), each cell's colour and
-// number its accuracy; grey where not applicable.
-func writeHeatMap(png, svg, title string, trainLen int, g grid) (err error) {
+// HeatMap draws passkey accuracy by length (x) and depth (y), acc[i][j] at lengths[i] and
+// depths[j], each cell's colour and number its accuracy; grey where not applicable (negative).
+func HeatMap(png, svg, title string, trainLen int, lengths []int, depths []float64, acc [][]float64) (err error) {
+	g := heatGrid{lengths, depths, acc}
 	if len(g.lengths) == 0 {
 		return nil
 	}
-	defer recoverDrawing(png, &err)
-	p := plot.New()
+	defer Recover(png, &err)
+	p := gonum.New()
 	p.Title.Text = title
 	p.X.Label.Text, p.Y.Label.Text = "evaluation length", "needle depth (0%: start of the filler, 100%: just before the question)"
 	cm := moreland.ExtendedBlackBody()
 	cm.SetMin(0)
 	cm.SetMax(1)
-	h := plotter.NewHeatMap(heatGrid{g}, cm.Palette(256))
+	h := plotter.NewHeatMap(g, cm.Palette(256))
 	h.Min, h.Max = 0, 1
 	h.NaN = color.Gray{Y: 200}
 	p.Add(h)
@@ -88,5 +93,5 @@ func writeHeatMap(png, svg, title string, trainLen int, g grid) (err error) {
 	p.Add(labels)
 	p.X.Min, p.X.Max = -0.5, float64(len(g.lengths))-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(len(g.depths))-0.5
-	return savePlot(png, svg, p, nil)
+	return save(png, svg, p, nil)
 }

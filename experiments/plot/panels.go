@@ -1,39 +1,39 @@
-package experiments
+package plot
 
 import (
 	"slices"
 
-	"gonum.org/v1/plot"
+	gonum "gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// panels is a figure of plots in a grid, their axes aligned, each with its legend, if any, in a
+// A Grid is a figure of plots in a grid, their axes aligned, each with its legend, if any, in a
 // column of its own to its right, under a title for them all, if any.
-type panels struct {
+type Grid struct {
 	Title string
 	// XLabel, if any, is written under each column's lowest plot, centred on its data: gonum
 	// places a log axis's own label's box at the arithmetic middle of the axis, near its right
 	// end, and pads the plot to fit it there.
 	XLabel string
 	// Plots fill the grid row by row; a nil plot leaves its tile empty.
-	Plots []*plot.Plot
+	Plots []*gonum.Plot
 	// Legends are by plot; a nil legend, or no Legends, leaves no column.
-	Legends       []*plot.Legend
+	Legends       []*gonum.Legend
 	Cols          int
 	Width, Height vg.Length
 	// LegendWidth is the width of each legend's column, when there are legends.
 	LegendWidth vg.Length
 }
 
-// savePanels writes a figure of panels as PNG and SVG.
-func savePanels(png, svg string, fig panels) error {
+// Save writes the figure as PNG and SVG.
+func (fig Grid) Save(png, svg string) error {
 	return saveCanvas(png, svg, fig.Width, fig.Height, fig.draw)
 }
 
 // draw lays the figure out on dc: the legends' columns are the padding right of each tile, so
-// that plot.Align, which aligns the plots' data areas, leaves them free.
-func (fig panels) draw(dc draw.Canvas) {
+// that gonum.Align, which aligns the plots' data areas, leaves them free.
+func (fig Grid) draw(dc draw.Canvas) {
 	rows := (len(fig.Plots) + fig.Cols - 1) / fig.Cols
 	tiles := draw.Tiles{Rows: rows, Cols: fig.Cols, PadX: vg.Inch / 4, PadY: vg.Inch / 8,
 		PadTop: vg.Inch / 8, PadBottom: vg.Inch / 8, PadLeft: vg.Inch / 8, PadRight: vg.Inch / 4}
@@ -42,21 +42,21 @@ func (fig panels) draw(dc draw.Canvas) {
 		tiles.PadRight += fig.LegendWidth
 	}
 	if fig.Title != "" {
-		sty := plot.New().Title.TextStyle
+		sty := gonum.New().Title.TextStyle
 		sty.Font.Size = vg.Points(13)
 		dc.FillText(sty, vg.Point{X: fig.Width / 2, Y: fig.Height - tiles.PadTop}, fig.Title)
 		tiles.PadTop += sty.Height(fig.Title) + vg.Inch/8
 	}
-	label := plot.New().X.Label.TextStyle
+	label := gonum.New().X.Label.TextStyle
 	if fig.XLabel != "" {
 		tiles.PadBottom += label.Height(fig.XLabel) + vg.Inch/16
 	}
-	grid := make([][]*plot.Plot, rows)
+	grid := make([][]*gonum.Plot, rows)
 	for i := range grid {
-		grid[i] = make([]*plot.Plot, fig.Cols)
+		grid[i] = make([]*gonum.Plot, fig.Cols)
 		copy(grid[i], fig.Plots[i*fig.Cols:])
 	}
-	canvases := plot.Align(grid, tiles, dc)
+	canvases := gonum.Align(grid, tiles, dc)
 	lowest := slices.Repeat([]int{-1}, fig.Cols) // by column, the index of its lowest plot
 	for i, p := range fig.Plots {
 		if p == nil {

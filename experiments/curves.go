@@ -1,0 +1,72 @@
+package experiments
+
+import (
+	"math"
+	"sort"
+
+	"extrapolate/experiments/plot"
+)
+
+// writePlot draws perplexity against evaluation length, both axes logarithmic, with the
+// training length marked, into PlotPNG and PlotSVG in dir.
+func writePlot(dir, title string, trainLen int, curves []plot.Curve) error {
+	return plot.Perplexity(dir, PlotPNG, PlotSVG, title, trainLen, curves)
+}
+
+// curveOf aggregates runs of one scheme by length.
+func curveOf(label string, runs []*Result) plot.Curve {
+	c := plot.Curve{Label: label}
+	byLen := map[int][]float64{}
+	na, nonFinite := map[int]bool{}, map[int]bool{}
+	for _, r := range runs {
+		for _, l := range r.Lengths {
+			switch {
+			case l.Applicable && l.Perplexity != nil:
+				byLen[l.Length] = append(byLen[l.Length], *l.Perplexity)
+			case l.NonFinite:
+				nonFinite[l.Length] = true
+			default:
+				na[l.Length] = true
+			}
+		}
+	}
+	for n := range byLen {
+		c.Lengths = append(c.Lengths, n)
+	}
+	sort.Ints(c.Lengths)
+	for _, n := range c.Lengths {
+		m, s := meanStd(byLen[n])
+		c.Mean, c.Std = append(c.Mean, m), append(c.Std, s)
+	}
+	for n := range na {
+		if byLen[n] == nil && !nonFinite[n] {
+			c.NotApplicable = append(c.NotApplicable, n)
+		}
+	}
+	for n := range nonFinite {
+		if byLen[n] == nil {
+			c.NonFinite = append(c.NonFinite, n)
+		}
+	}
+	sort.Ints(c.NotApplicable)
+	sort.Ints(c.NonFinite)
+	return c
+}
+
+// meanStd returns the mean and the sample standard deviation (0 for a single value).
+func meanStd(x []float64) (mean, std float64) {
+	if len(x) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	if len(x) < 2 {
+		return mean, 0
+	}
+	for _, v := range x {
+		std += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(std / float64(len(x)-1))
+}
