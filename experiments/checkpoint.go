@@ -11,6 +11,7 @@ import (
 
 	"extrapolate/checkpoint"
 	"extrapolate/data"
+	"extrapolate/experiments/config"
 	"extrapolate/internal/strictyaml"
 	"extrapolate/model"
 	"extrapolate/position"
@@ -60,7 +61,7 @@ func LoadCheckpoint(path string) (*Trained, error) {
 			return nil, fmt.Errorf("%s: weight %s has shape %v, its config gives it %v", path, s.Name, x.Shape(), s.Dims)
 		}
 	}
-	m, err := rc.newModel()
+	m, err := newModel(rc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -85,7 +86,7 @@ func (m Meta) config(path string) (*Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeRun(where, root, nil)
+	return config.Decode(where, root, nil)
 }
 
 // Meta is the header of a checkpoint this program writes.

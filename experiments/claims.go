@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"extrapolate/experiments/config"
 )
 
 // Verdict is what a comparison found of a claim.
@@ -122,8 +124,8 @@ func registerClaim(c claim) {
 // checkNewClaim refuses a claim without a check, or whose id is not a name (it names a grid's
 // figures, scale_<id>.png) or is registered already.
 func checkNewClaim(c claim) error {
-	if !nameRE.MatchString(c.id) || len(c.id) > maxName {
-		return fmt.Errorf("claim id %q: want at most %d letters, digits, '.', '_' or '-', the first a letter or digit (it names files)", c.id, maxName)
+	if !config.IsName(c.id) {
+		return fmt.Errorf("claim id %q: want at most %d letters, digits, '.', '_' or '-', the first a letter or digit (it names files)", c.id, config.MaxName)
 	}
 	if c.check == nil {
 		return fmt.Errorf("claim %s: no check", c.id)

@@ -40,14 +40,22 @@ func TestParseShard(t *testing.T) {
 	}
 }
 
-// unchecked is c with its schemes, for a report built by hand from a config that need not be
-// complete: only the schemes are asked of it.
-func unchecked(c Config) *Resolved {
-	train, eval, err := c.schemes()
+// resolvedReport is c completed, named and resolved, for a report built by hand from a config
+// that need not be complete: only the schemes are asked of it.
+func resolvedReport(c Config) *Resolved {
+	c.Name = "synthetic"
+	if f := c.Train.Finetune; f != nil { // Complete fills in its lr: the report's config keeps none
+		f2 := *f
+		c.Train.Finetune = &f2
+	}
+	if err := c.Complete(); err != nil {
+		panic(err)
+	}
+	r, err := c.Resolve()
 	if err != nil {
 		panic(err)
 	}
-	return &Resolved{config: c, train: train, eval: eval, model: c.modelConfig()}
+	return r
 }
 
 // synthetic builds a report from perplexities per label and seed, at 1x, 2x, 4x, 8x, 16x of 64:
@@ -86,7 +94,7 @@ func syntheticIn(order []string, ppl map[string][][]float64, configs map[string]
 				}
 				res.Lengths = append(res.Lengths, l)
 			}
-			rep.Runs = append(rep.Runs, RunResult{Label: label, Seed: uint64(s + 1), Config: c, Resolved: unchecked(c), Result: res})
+			rep.Runs = append(rep.Runs, RunResult{Label: label, Seed: uint64(s + 1), Config: c, Resolved: resolvedReport(c), Result: res})
 		}
 	}
 	rep.aggregate()

@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"extrapolate/experiments/config"
 	"extrapolate/internal/strictyaml"
 )
 
@@ -98,7 +99,7 @@ func isComparison(root *yaml.Node) bool {
 
 // IsComparison reports whether the config file at path is a comparison.
 func IsComparison(path string) (bool, error) {
-	root, err := readYAML(path)
+	root, err := config.ReadYAML(path)
 	if err != nil {
 		return false, err
 	}
@@ -118,7 +119,7 @@ func LoadComparison(path string, sets []string) (*Comparison, error) {
 // LoadPlan reads a comparison config as LoadComparison does and returns its plan, every run's
 // config resolved once, for a Runner to carry.
 func LoadPlan(path string, sets []string) (*Plan, error) {
-	root, err := readYAML(path)
+	root, err := config.ReadYAML(path)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +131,7 @@ func LoadPlan(path string, sets []string) (*Plan, error) {
 		base := filepath.Base(path)
 		c.Name = strings.TrimSuffix(base, filepath.Ext(base))
 	}
-	if err := checkName("comparison", c.Name); err != nil {
+	if err := config.CheckName("comparison", c.Name); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(c.Seeds) == 0 {
@@ -197,7 +198,7 @@ func (c *Comparison) resolveGrid() error {
 	seen := map[string]bool{}
 	for i, p := range c.Grid {
 		field := fmt.Sprintf("grid[%d].name", i)
-		if err := checkName(field, p.Name); err != nil {
+		if err := config.CheckName(field, p.Name); err != nil {
 			return err
 		}
 		if p.Name == RunsDir || p.Name == ReportFile || strings.HasPrefix(p.Name, "claims_by_point.") || strings.HasPrefix(p.Name, "scale_") {
@@ -318,7 +319,7 @@ func (c *Comparison) planRuns() ([]Planned, error) {
 			return nil, fmt.Errorf("runs[%d].set: %w", i, err)
 		}
 		path := spec.Config
-		if isBareName(path) {
+		if config.IsBareName(path) {
 			path = filepath.Join(c.dir, strings.TrimSuffix(path, ".yaml")+".yaml")
 		}
 		// The comparison's set, then the run's own, then the command line's.
@@ -332,7 +333,7 @@ func (c *Comparison) planRuns() ([]Planned, error) {
 		if label == "" {
 			label = base.Name
 		}
-		if err := checkName(fmt.Sprintf("runs[%d].label", i), label); err != nil {
+		if err := config.CheckName(fmt.Sprintf("runs[%d].label", i), label); err != nil {
 			return nil, err
 		}
 		if labels[label] {
@@ -347,10 +348,10 @@ func (c *Comparison) planRuns() ([]Planned, error) {
 		for _, seed := range c.Seeds {
 			name := fmt.Sprintf("%s-s%d", label, seed)
 			// The run's folder: a label within bounds may still make too long a name with its seed.
-			if err := checkName(fmt.Sprintf("runs[%d].label", i), name); err != nil {
+			if err := config.CheckName(fmt.Sprintf("runs[%d].label", i), name); err != nil {
 				return nil, err
 			}
-			rc := resolved.seed(name, seed)
+			rc := resolved.WithSeed(name, seed)
 			out = append(out, Planned{Label: label, Seed: seed, Config: rc.Config(), Resolved: rc, Dir: filepath.Join(RunsDir, name)})
 		}
 	}

@@ -15,16 +15,8 @@ import (
 	"extrapolate/position"
 )
 
-// Protocol names the way an evaluation cut the validation tokens into windows of length n.
-func (e Eval) Protocol() string {
-	if e.Stride == nil {
-		return "non-overlapping windows"
-	}
-	return fmt.Sprintf("sliding windows, stride %d", *e.Stride)
-}
-
 // strideFor is the distance between the starts of consecutive windows of length n.
-func (e Eval) strideFor(n int) int {
+func strideFor(e Eval, n int) int {
 	if e.Stride == nil {
 		return n
 	}
@@ -79,7 +71,7 @@ func (ev *Evaluation) Pass(ctx context.Context, scheme position.Scheme, obs ...P
 	plans := make([][]data.Window, len(e.Lengths))
 	work := 0
 	for i, n := range e.Lengths {
-		if plans[i], err = set.Plan(n, e.strideFor(n)); err != nil {
+		if plans[i], err = set.Plan(n, strideFor(e, n)); err != nil {
 			return err
 		}
 		work += len(plans[i]) * n

@@ -20,7 +20,7 @@ import (
 func tinyModel(t *testing.T, scheme string) (Config, *model.Model, *data.Corpus) {
 	t.Helper()
 	c := tinyConfig(t, scheme)
-	m, err := resolved(t, c).newModel()
+	m, err := newModel(resolved(t, c))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func (p *passSeen) End(l PassLength)                             { *p = append(*
 // same pass: its token-weighted mean is the length's loss.
 func TestStrideEqualLengthIsNonOverlapping(t *testing.T) {
 	c, m, corpus := tinyModel(t, "rope")
-	_, s, _ := c.schemes()
+	_, s := resolved(t, c).Schemes()
 	ctx := context.Background()
 	plain, byPos, err := evaluateAll(ctx, m, s, corpus, c.Eval)
 	if err != nil {
@@ -102,7 +102,7 @@ func TestStrideEqualLengthIsNonOverlapping(t *testing.T) {
 // the end of the set) past it.
 func TestSlidingWindowsFromDefinition(t *testing.T) {
 	c, m, corpus := tinyModel(t, "alibi")
-	_, s, _ := c.schemes()
+	_, s := resolved(t, c).Schemes()
 	const n, stride, tokens = 32, 12, 200
 	// One window a batch: the shape of the definition's graph below, so that a BLAS whose
 	// order of summation depends on the shape (OpenBLAS, with -tags openblas) gives the same bits.
@@ -151,7 +151,7 @@ func TestSlidingWindowsFromDefinition(t *testing.T) {
 // TestTokenLossesMatchGraph checks the per-token losses against the graph's own mean.
 func TestTokenLossesMatchGraph(t *testing.T) {
 	c, m, corpus := tinyModel(t, "rope")
-	_, s, _ := c.schemes()
+	_, s := resolved(t, c).Schemes()
 	g, err := m.Graph(s, 4, 16, model.Options{})
 	if err != nil {
 		t.Fatal(err)

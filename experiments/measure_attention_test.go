@@ -76,7 +76,7 @@ func TestAttentionFromDefinition(t *testing.T) {
 		c.Eval.Measures = []string{"attention"}
 		rc := resolved(t, c)
 		_, s := rc.Schemes()
-		m, err := rc.newModel()
+		m, err := newModel(rc)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"extrapolate/experiments/config"
 )
 
 // measures is the registry of measures, in the order they registered: the order of their
@@ -15,8 +17,10 @@ var measures struct {
 }
 
 // The built-in measures register here, in the order a report shows them; a measure of another
-// package registers from its init, after them.
+// package registers from its init, after them. The config checks eval.measures against the
+// registry through its hook.
 func init() {
+	config.CheckMeasures = checkMeasures
 	for _, m := range []Measure{perplexityMeasure{}, positionsMeasure{}, passkeyMeasure{}, attentionMeasure{}} {
 		RegisterMeasure(m)
 	}
@@ -37,7 +41,7 @@ func RegisterMeasure(m Measure) {
 // checkNewMeasure refuses a measure whose name or files clash with a registered one's or with
 // a run's own files.
 func checkNewMeasure(m Measure) error {
-	if err := checkName("measure", m.Name()); err != nil {
+	if err := config.CheckName("measure", m.Name()); err != nil {
 		return err
 	}
 	if ownFields()[m.Name()] {

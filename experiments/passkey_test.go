@@ -88,11 +88,11 @@ func syntheticPasskey(acc map[string][][4]float64, far map[string][4]float64) *R
 		"rope": func(c *Config) {},
 		"pi": func(c *Config) {
 			c.Position.Scaling = &position.Scaling{Type: "linear", Factor: position.Factor{Value: 4}}
-			c.Train.Finetune = &Finetune{SeqLen: 256}
+			c.Train.Finetune = &Finetune{SeqLen: 256, Steps: 10}
 		},
 		"yarnft": func(c *Config) {
 			c.Position.Scaling = &position.Scaling{Type: "yarn", Factor: position.Factor{Value: 4}}
-			c.Train.Finetune = &Finetune{SeqLen: 256}
+			c.Train.Finetune = &Finetune{SeqLen: 256, Steps: 10}
 		},
 		"alibi": func(c *Config) { c.Position.Scheme = "alibi" },
 	}
@@ -119,7 +119,7 @@ func syntheticPasskey(acc map[string][][4]float64, far map[string][4]float64) *R
 			if err := res.SetMeasurement("passkey", cells); err != nil {
 				panic(err)
 			}
-			rep.Runs = append(rep.Runs, RunResult{Label: label, Seed: uint64(s + 1), Config: c, Resolved: unchecked(c), Result: res})
+			rep.Runs = append(rep.Runs, RunResult{Label: label, Seed: uint64(s + 1), Config: c, Resolved: resolvedReport(c), Result: res})
 		}
 	}
 	rep.aggregate()

@@ -272,8 +272,19 @@ func scalingName(p position.Config) string {
 }
 
 // newModel builds a fresh model of a resolved config with its main phase's scheme.
-func (r *Resolved) newModel() (*model.Model, error) {
-	return model.New(r.model, r.train, tensor.Float32, r.config.Seed)
+func newModel(r *Resolved) (*model.Model, error) {
+	train, _ := r.Schemes()
+	return model.New(r.ModelConfig(), train, tensor.Float32, r.Config().Seed)
+}
+
+// unwrapPath drops the operation and path an *os.PathError adds, for a message that names the
+// path itself.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // CheckWritable checks that dir, or the nearest folder above it that exists, takes a new file,

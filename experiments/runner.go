@@ -156,7 +156,7 @@ func trainingKey(c Config) string {
 	if c.Train.Finetune != nil {
 		return ""
 	}
-	c = c.mainPhase()
+	c = c.MainPhase()
 	c.Name = ""
 	c.Eval = Eval{}
 	return string(c.Marshal())

@@ -57,7 +57,7 @@ func TestScalingFromOutside(t *testing.T) {
 		t.Errorf("at 4x: the scaling changed nothing")
 	}
 	c.Position.Scaling = &position.Scaling{Type: "test_stretch", Factor: position.Factor{Value: 2}, Params: map[string]any{"powers": 2}}
-	if _, _, err := c.schemes(); err == nil || err.Error()[:len("position.scaling.powers")] != "position.scaling.powers" {
+	if _, err := position.New(c.Spec(c.Position)); err == nil || err.Error()[:len("position.scaling.powers")] != "position.scaling.powers" {
 		t.Fatalf("an unknown field of the scaling: %v", err)
 	}
 }

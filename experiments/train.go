@@ -59,13 +59,13 @@ type trainer struct {
 // trainer builds the model and optimizer, fresh or from the run folder's checkpoint.
 func (r *Run) trainer() (*trainer, error) {
 	c := r.config()
-	m, err := r.Resolved.newModel()
+	m, err := newModel(r.Resolved)
 	if err != nil {
 		return nil, err
 	}
 	t := &trainer{
 		run: r, model: m,
-		opt:     model.NewAdamW(m, c.schedule(), c.Train.WeightDecay, c.Train.GradClip),
+		opt:     model.NewAdamW(m, schedule(c), c.Train.WeightDecay, c.Train.GradClip),
 		sampler: data.NewSampler(r.corpus.Train, c.Seed+1),
 		st:      trainState{Phase: phaseTrain},
 	}
@@ -101,7 +101,7 @@ func (r *Run) trainer() (*trainer, error) {
 	return t, nil
 }
 
-func (c Config) schedule() model.Schedule {
+func schedule(c Config) model.Schedule {
 	return model.Schedule{LR: c.Train.LR, MinLR: *c.Train.MinLR, Warmup: *c.Train.Warmup, Steps: c.Train.Steps}
 }
 

@@ -1,4 +1,4 @@
-package experiments
+package config
 
 // What a config builds: the schemes of its phases, the model config, the memory it needs, and
 // the value that carries them once built (Resolved).
@@ -54,31 +54,30 @@ func (r *Resolved) ModelConfig() model.Config { return r.model }
 // Memory is what a run of the config needs in memory.
 func (r *Resolved) Memory() MemoryEstimate { return r.memory }
 
-// seed is the same config under another run name and seed, as a comparison plans a run for
+// WithSeed is the same config under another run name and seed, as a comparison plans a run for
 // each of its seeds. Neither enters a scheme, the model config or the memory estimate, so the
 // seeds of a run share what was built for it.
-func (r *Resolved) seed(name string, seed uint64) *Resolved {
+func (r *Resolved) WithSeed(name string, seed uint64) *Resolved {
 	s := *r
 	s.config.Name, s.config.Seed = name, seed
 	return &s
 }
 
-// mainPhase is the config of the main training phase. The one rule of the protocol about
+// MainPhase is the config of the main training phase. The one rule of the protocol about
 // scalings lives here: a RoPE scaling applies when evaluating and fine-tuning, never in the main
 // phase at the training length, so that phase trains without it.
-func (c Config) mainPhase() Config {
+func (c Config) MainPhase() Config {
 	c.Position.Scaling = nil
 	return c
 }
 
 // schemes builds the position scheme the model trains with in the main phase and the one it is
-// evaluated (and fine-tuned) with. Resolve calls it once per config; tests call it on configs
-// they have not checked.
+// evaluated (and fine-tuned) with. Resolve calls it once per config.
 func (c *Config) schemes() (train, eval position.Scheme, err error) {
 	if eval, err = position.New(c.Spec(c.Position)); err != nil {
 		return nil, nil, err
 	}
-	if train, err = position.New(c.Spec(c.mainPhase().Position)); err != nil {
+	if train, err = position.New(c.Spec(c.MainPhase().Position)); err != nil {
 		return nil, nil, err
 	}
 	return train, eval, nil

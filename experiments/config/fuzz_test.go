@@ -1,4 +1,4 @@
-package experiments
+package config
 
 import (
 	"testing"
@@ -24,7 +24,7 @@ func FuzzConfig(f *testing.F) {
 		if err != nil {
 			return
 		}
-		c, err := decodeRun("fuzz.yaml", root, nil)
+		c, err := Decode("fuzz.yaml", root, nil)
 		if err != nil {
 			return
 		}
@@ -33,7 +33,7 @@ func FuzzConfig(f *testing.F) {
 		if err != nil {
 			t.Fatalf("resolved config does not parse: %v\n%s", err, out)
 		}
-		c2, err := decodeRun("resolved.yaml", root2, nil)
+		c2, err := Decode("resolved.yaml", root2, nil)
 		if err != nil {
 			t.Fatalf("resolved config does not load: %v\n%s", err, out)
 		}

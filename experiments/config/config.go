@@ -1,9 +1,11 @@
-package experiments
+// Package config is a run's config: its fields, their defaults and checks, and what a checked
+// config builds once (Resolved): the position schemes of its phases, the model config and the
+// memory it needs. It sits below the rest of package experiments and imports none of it.
+package config
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -88,8 +90,8 @@ type Eval struct {
 	Stride *int `yaml:"stride,omitempty"`
 	// Measures names the measures to take besides those that measure every run they apply to
 	// (perplexity and loss by position; passkey retrieval with train.passkey): attention, or
-	// one registered from another package (RegisterMeasure). Unset, a config marshals, and
-	// hashes, as it did before measures existed.
+	// one registered from another package (experiments.RegisterMeasure). Unset, a config
+	// marshals, and hashes, as it did before measures existed.
 	Measures []string `yaml:"measures,omitempty"`
 }
 
@@ -113,13 +115,13 @@ func Default() Config {
 // mistake or an attack.
 const maxConfigBytes = 1 << 20
 
-// ConfigDir is where a bare config name is looked up.
-const ConfigDir = "configs"
+// Dir is where a bare config name is looked up.
+const Dir = "configs"
 
 // Resolve turns a config argument into a path: a bare name such as rope or rope.yaml is looked up
-// in ConfigDir; anything with a path separator is used as given.
+// in Dir; anything with a path separator is used as given.
 func Resolve(arg string) string {
-	if !isBareName(arg) {
+	if !IsBareName(arg) {
 		return arg
 	}
 	if _, err := os.Stat(arg); err == nil && filepath.Ext(arg) != "" {
@@ -128,16 +130,17 @@ func Resolve(arg string) string {
 	if filepath.Ext(arg) == "" {
 		arg += ".yaml"
 	}
-	return filepath.Join(ConfigDir, arg)
+	return filepath.Join(Dir, arg)
 }
 
-// isBareName reports whether a config argument is a name rather than a path.
-func isBareName(arg string) bool {
+// IsBareName reports whether a config argument is a name rather than a path.
+func IsBareName(arg string) bool {
 	return !strings.ContainsRune(arg, filepath.Separator) && !strings.ContainsRune(arg, '/')
 }
 
-// readYAML reads a config file into a YAML mapping, with a size limit.
-func readYAML(path string) (*yaml.Node, error) { return strictyaml.Read(path, maxConfigBytes) }
+// ReadYAML reads a config file, a run's or a comparison's, into a YAML mapping, with a size
+// limit.
+func ReadYAML(path string) (*yaml.Node, error) { return strictyaml.Read(path, maxConfigBytes) }
 
 // Load reads a run config, applies -set overrides (key=value, key a dotted path such as
 // train.steps, value YAML such as 300 or [64,128]), fills in defaults and checks every field.
@@ -152,14 +155,16 @@ func Load(path string, sets []string) (Config, error) {
 // LoadResolved reads a run config as Load does and returns it resolved, with the schemes its
 // checks built, for a run to carry.
 func LoadResolved(path string, sets []string) (*Resolved, error) {
-	root, err := readYAML(path)
+	root, err := ReadYAML(path)
 	if err != nil {
 		return nil, err
 	}
-	return decodeRun(path, root, sets)
+	return Decode(path, root, sets)
 }
 
-func decodeRun(path string, root *yaml.Node, sets []string) (*Resolved, error) {
+// Decode is LoadResolved on a config already read (ReadYAML) or held elsewhere, such as in a
+// checkpoint; path names it in errors and, when the config has no name, gives the name.
+func Decode(path string, root *yaml.Node, sets []string) (*Resolved, error) {
 	for _, s := range sets {
 		if err := strictyaml.Set(root, s); err != nil {
 			return nil, err
@@ -181,27 +186,23 @@ func decodeRun(path string, root *yaml.Node, sets []string) (*Resolved, error) {
 	return r, nil
 }
 
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
 // A name — a run's, a comparison's, a label — becomes a folder (results/<name>,
 // runs/<label>-s<seed>) and part of file names (passkey_<label>.png), so it must be a plain
 // label: no separator, and no leading dot, so neither ".." nor a hidden file. slurm/recheck.sh
 // checks the run names it is given with the same pattern.
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// maxName bounds a name, far below a file name's limit.
-const maxName = 100
+// MaxName bounds a name, far below a file name's limit.
+const MaxName = 100
 
-// checkName refuses a name that is not a plain label, naming its field.
-func checkName(field, name string) error {
-	if !nameRE.MatchString(name) || len(name) > maxName {
-		return fmt.Errorf("%s: %q, want at most %d letters, digits, '.', '_' or '-', the first a letter or digit (it names a results folder)", field, name, maxName)
+// IsName reports whether name is a plain label, fit to name a folder or a file: at most MaxName
+// letters, digits, '.', '_' or '-', the first a letter or digit.
+func IsName(name string) bool { return nameRE.MatchString(name) && len(name) <= MaxName }
+
+// CheckName refuses a name that is not a plain label (IsName), naming its field.
+func CheckName(field, name string) error {
+	if !IsName(name) {
+		return fmt.Errorf("%s: %q, want at most %d letters, digits, '.', '_' or '-', the first a letter or digit (it names a results folder)", field, name, MaxName)
 	}
 	return nil
 }
@@ -240,7 +241,7 @@ func (c Config) checkFields() error {
 	if c.Train.Warmup == nil || c.Train.MinLR == nil {
 		return fmt.Errorf("train.warmup, train.min_lr: not filled in (Complete fills them from the other fields)")
 	}
-	if err := checkName("name", c.Name); err != nil {
+	if err := CheckName("name", c.Name); err != nil {
 		return err
 	}
 	if err := c.modelConfig().Check(); err != nil {
@@ -373,13 +374,29 @@ func (e Eval) check() error {
 		}
 		seen[n] = true
 	}
-	if err := checkMeasures(e.Measures); err != nil {
-		return err
+	if CheckMeasures != nil {
+		if err := CheckMeasures(e.Measures); err != nil {
+			return err
+		}
 	}
 	if s := e.Stride; s != nil && (*s <= 0 || *s > e.Lengths[0]) {
 		return fmt.Errorf("eval.stride: %d, want a stride between 1 and the shortest evaluation length %d", *s, e.Lengths[0])
 	}
 	return nil
+}
+
+// CheckMeasures checks eval.measures against the measures registered. The registry sets it: it
+// lives above this package, in experiments, since a measure works on runs and reports, and
+// eval.check calls it between its own checks so that a config's first error stays its first.
+// Unset, as in this package's own tests, the names go unchecked.
+var CheckMeasures func(names []string) error
+
+// Protocol names the way an evaluation cut the validation tokens into windows of length n.
+func (e Eval) Protocol() string {
+	if e.Stride == nil {
+		return "non-overlapping windows"
+	}
+	return fmt.Sprintf("sliding windows, stride %d", *e.Stride)
 }
 
 // checkPasskey refuses a passkey fraction that is not a fraction, and lengths too short to hold
