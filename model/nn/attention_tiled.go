@@ -13,7 +13,7 @@ import "math"
 // the output rescaled whenever the maximum grows, divided by the sum at the end. That changes
 // the order of the rounding only.
 const (
-	tileQueries = 64
+	tileQueries = 256
 	tileKeys    = 2048
 )
 
