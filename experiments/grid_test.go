@@ -129,3 +129,39 @@ func TestGridRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestGridAndComparisonShareNoFolder checks that a grid refuses a folder holding a single
+// comparison's results, and a comparison a grid's, without Overwrite: their runs live in
+// different subfolders, but both write the top-level report.
+func TestGridAndComparisonShareNoFolder(t *testing.T) {
+	for _, tc := range []struct {
+		grid, holds, want string
+	}{
+		{"grid:\n  - {name: a}\n", ComparisonJSON, "holds a single comparison's results"},
+		{"", ScaleJSON, "holds a grid's results"},
+	} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "out")
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, tc.holds), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		plan, err := LoadPlan(gridFiles(t, dir, tc.grid), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &Runner{Plan: plan, Dir: out}
+		if err := r.Check(); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "-overwrite") {
+			t.Errorf("%s in the folder: %v, want an error with %q", tc.holds, err, tc.want)
+		}
+		r.Overwrite = true
+		if err := r.Check(); err != nil {
+			t.Errorf("%s in the folder, with Overwrite: %v", tc.holds, err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(out, tc.holds)); string(b) != "{}" {
+			t.Errorf("Check changed %s", tc.holds)
+		}
+	}
+}

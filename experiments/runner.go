@@ -78,6 +78,9 @@ func (r *Runner) Check() error {
 	if err := checkWritable(r.Dir); err != nil {
 		return inputError(err)
 	}
+	if err := r.checkKind(); err != nil {
+		return inputError(err)
+	}
 	for k, p := range plan {
 		if !r.Shard.Selects(k) || (done(p) && !r.Overwrite) {
 			continue
@@ -86,6 +89,26 @@ func (r *Runner) Check() error {
 		if err := run.checkDir(false); err != nil {
 			return inputError(err)
 		}
+	}
+	return nil
+}
+
+// checkKind refuses, without Overwrite, a folder that holds the results of the other kind of
+// comparison: a single comparison's (ppl_by_run.json at the top) for a grid, or a grid's
+// (claims_by_point.json) for a single comparison. Their runs live in different subfolders, so
+// no run's check would see the other; only the top-level report, which both write, would be
+// replaced.
+func (r *Runner) checkKind() error {
+	if r.Overwrite {
+		return nil
+	}
+	grid := len(r.Plan.Comparison.Grid) > 0
+	other, kind := ComparisonJSON, "a single comparison"
+	if !grid {
+		other, kind = ScaleJSON, "a grid"
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir, other)); err == nil {
+		return fmt.Errorf("results folder %s holds %s's results (%s); use -overwrite to replace its report, or -out to write elsewhere", r.Dir, kind, other)
 	}
 	return nil
 }
