@@ -53,6 +53,10 @@ func curveOf(label string, runs []*Result) plot.Curve {
 	return c
 }
 
+// MeanStd is meanStd for measures registered from other packages, so that their seed averages
+// are the comparison's own.
+func MeanStd(x []float64) (mean, std float64) { return meanStd(x) }
+
 // meanStd returns the mean and the sample standard deviation (0 for a single value).
 func meanStd(x []float64) (mean, std float64) {
 	if len(x) == 0 {

@@ -11,7 +11,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -177,7 +176,7 @@ func (Measure) Section(rep *experiments.Report) (experiments.Section, error) {
 			if s.stats[series.Label] == nil {
 				s.stats[series.Label] = map[int]stat{}
 			}
-			mean, std := meanStd(accs)
+			mean, std := experiments.MeanStd(accs)
 			s.stats[series.Label][n] = stat{len(accs), mean, std}
 		}
 	}
@@ -185,21 +184,6 @@ func (Measure) Section(rep *experiments.Report) (experiments.Section, error) {
 		return nil, nil
 	}
 	return s, nil
-}
-
-// meanStd is the mean and the sample standard deviation (0 for one value).
-func meanStd(x []float64) (mean, std float64) {
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	if len(x) < 2 {
-		return mean, 0
-	}
-	for _, v := range x {
-		std += (v - mean) * (v - mean)
-	}
-	return mean, math.Sqrt(std / float64(len(x)-1))
 }
 
 type section struct {
