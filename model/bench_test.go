@@ -19,6 +19,7 @@ var benchConfigs = []struct {
 }{
 	{"A", Config{DModel: 64, Layers: 2, Heads: 4, Vocab: 96}, 64, 16},
 	{"B", Config{DModel: 128, Layers: 4, Heads: 4, Vocab: 96}, 128, 16},
+	{"C", Config{DModel: 256, Layers: 4, Heads: 8, Vocab: 96}, 256, 8},
 }
 
 func benchModel(b *testing.B, c Config, scheme string, trainLen int) (*Model, position.Scheme) {

@@ -46,7 +46,36 @@ func Available() bool { return haveKernel }
 // Sgemm computes c = alpha·op(a)·op(b) + beta·c for row-major matrices, op(x) being x or its
 // transpose: op(a) is m×k, op(b) is k×n, c is m×n. With beta 0, c is not read.
 func Sgemm(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
+	sgemm(Full, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
+}
+
+// A Triangle says which triangle of a square product matters, so that the product can skip the
+// rest: attention's, whose probabilities are zero above the diagonal.
+type Triangle int
+
+const (
+	// Full is the whole product.
+	Full Triangle = iota
+	// LowerC asks only for c[i][j] with j ≤ i: tiles wholly above the diagonal are not computed,
+	// and c keeps what it held there.
+	LowerC
+	// LowerA says op(a)[i][p] is zero for p > i: row i's sum stops at its diagonal.
+	LowerA
+	// UpperA says op(a)[i][p] is zero for p < i: row i's sum starts at its diagonal.
+	UpperA
+)
+
+// SgemmTri is Sgemm for a product with the structure tri: the same values to the bit as Sgemm
+// where c is asked for (the terms skipped are exact zeros, given finite b), in about half the
+// work when m, n and k are equal.
+func SgemmTri(tri Triangle, ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if !haveKernel {
+		tri = Full
+	}
+	if tri != Full && (m != n && tri == LowerC || m != k && tri != LowerC) {
+		panic("gemm: a triangle of a product that is not square")
+	}
+	sgemm(tri, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
 }
 
 // SgemmBias computes c = op(a)·op(b) + bias, bias (n) added to every row, in one pass over c:
@@ -59,13 +88,13 @@ func SgemmBias(ta, tb bool, m, n, k int, a []float32, lda int, b []float32, ldb 
 		for i := 0; i < m; i++ {
 			copy(c[i*ldc:i*ldc+n], bias[:n])
 		}
-		sgemm(ta, tb, m, n, k, 1, a, lda, b, ldb, 1, c, ldc, nil)
+		sgemm(Full, ta, tb, m, n, k, 1, a, lda, b, ldb, 1, c, ldc, nil)
 		return
 	}
-	sgemm(ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, ldc, bias[:n])
+	sgemm(Full, ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, ldc, bias[:n])
 }
 
-func sgemm(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32) {
+func sgemm(tri Triangle, ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -104,7 +133,7 @@ func sgemm(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []fl
 	for i := 0; i < wm; i++ {
 		for j := 0; j < wn; j++ {
 			w := i*wn + j
-			bufs.tasks[w] = task{kr: kr, ta: ta, tb: tb, a: a, lda: lda, b: b, ldb: ldb, k: k,
+			bufs.tasks[w] = task{kr: kr, tri: tri, ta: ta, tb: tb, a: a, lda: lda, b: b, ldb: ldb, k: k,
 				m0: i * mp / wm, m1: (i + 1) * mp / wm, n0: j * np / wn, n1: (j + 1) * np / wn,
 				m: m, n: n, alpha: alpha, beta: beta, pb: bufs.b[w], c: c, ldc: ldc, pa: bufs.a[w], edge: bufs.edge[w], bias: pbias}
 		}
@@ -144,6 +173,7 @@ func grid(workers, mp, np int) (wm, wn int) {
 // task is one worker's share of a product.
 type task struct {
 	kr                             microKernel
+	tri                            Triangle
 	ta, tb                         bool
 	a, b, pb, c, pa, edge, bias    []float32
 	lda, ldb, k, m0, m1, n0, n1, m int
@@ -186,28 +216,47 @@ func (t *task) block(p0, kb int, beta float32, tbias []float32) {
 	for ip := m0; ip < m1; ip++ {
 		i0 := ip * mr
 		rows := min(mr, m-i0)
-		ap, ars, acs := &a[i0*rs+p0*cs], rs, cs
+		// The depth this row panel needs, [lo, lo+kd) within the block: all of it but for a
+		// triangular A, whose skipped terms are zeros.
+		lo, hi := 0, kb
+		switch t.tri {
+		case LowerA:
+			hi = min(kb, i0+rows-p0)
+		case UpperA:
+			lo = min(max(i0-p0, 0), kb)
+		}
+		kd := hi - lo
+		if kd <= 0 {
+			if p0 > 0 {
+				continue // nothing to add to what the earlier blocks stored
+			}
+			lo, kd = 0, 0 // the first block still stores beta·c and the bias
+		}
+		ap, ars, acs := &a[i0*rs+(p0+lo)*cs], rs, cs
 		if rows < mr {
 			packA(pa, mr, ta, a, lda, i0, rows, p0, kb)
-			ap, ars, acs = &pa[0], 1, mr
+			ap, ars, acs = &pa[lo*mr], 1, mr
 		}
 		for jp := n0; jp < n1; jp++ {
 			j0 := jp * nr
+			if t.tri == LowerC && j0 > i0+rows-1 {
+				break // this tile and the rest of the row panel lie above the diagonal
+			}
 			cols := min(nr, n-j0)
-			panel := &pb[(jp-n0)*nr*kb]
+			panel := &pb[(jp-n0)*nr*kb+lo*nr]
 			var bias *float32
 			if tbias != nil {
 				bias = &tbias[j0]
 			}
 			if rows == mr && cols == nr {
-				kr.run(kb, ap, ars, acs, panel, &c[i0*ldc+j0], ldc, alpha, beta, bias)
+				kr.run(kd, ap, ars, acs, panel, &c[i0*ldc+j0], ldc, alpha, beta, bias)
 				continue
 			}
 			// An edge tile: compute into a full tile, then copy the part that exists.
 			for r := 0; r < rows; r++ {
 				copy(edge[r*nr:r*nr+cols], c[(i0+r)*ldc+j0:(i0+r)*ldc+j0+cols])
 			}
-			kr.run(kb, ap, ars, acs, panel, &edge[0], nr, alpha, beta, bias)
+			kr.run(kd, ap, ars, acs, panel, &edge[0], nr, alpha, beta, bias)
 			for r := 0; r < rows; r++ {
 				copy(c[(i0+r)*ldc+j0:(i0+r)*ldc+j0+cols], edge[r*nr:r*nr+cols])
 			}

@@ -7,6 +7,8 @@ import (
 	"github.com/pkg/errors"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	asm "extrapolate/internal/gemm"
 )
 
 // Positions is the rotation of q and k by position (RoPE) that attention applies, if any.
@@ -328,7 +330,7 @@ func (k *attention[F]) forwardKept(o, q, kk, v, bias, qscale []F, d int) {
 			k.rotate(kt, k.kcos, k.ksin, false)
 			k.gather(vt, v, b, h, d)
 			// Scores, then a softmax over each row's keys up to the diagonal.
-			gemm(false, true, t, t, hd, F(scale), qt, hd, kt, hd, 0, pt, t)
+			gemmTri(asm.LowerC, false, true, t, t, hd, F(scale), qt, hd, kt, hd, 0, pt, t)
 			for i := 0; i < t; i++ {
 				row := pt[i*t : (i+1)*t]
 				if k.raw != nil {
@@ -340,7 +342,7 @@ func (k *attention[F]) forwardKept(o, q, kk, v, bias, qscale []F, d int) {
 					st.ent[task*t+i], st.far[task*t+i] = rowStats(row[:i+1], st.Far)
 				}
 			}
-			gemm(false, false, t, hd, t, 1, pt, t, vt, hd, 0, s.o, hd)
+			gemmTri(asm.LowerA, false, false, t, hd, t, 1, pt, t, vt, hd, 0, s.o, hd)
 			scatter(o, s.o, b, h, t, d, hd)
 		}
 	})
@@ -384,13 +386,7 @@ func softmaxPrefix[F float](row []F, n int) {
 			mx = x
 		}
 	}
-	var sum float64
-	for j, x := range row[:n] {
-		e := exp(x - mx)
-		row[j] = e
-		sum += float64(e)
-	}
-	inv := F(1 / sum)
+	inv := F(1 / expSum(row[:n], row[:n], mx))
 	for j := range row[:n] {
 		row[j] *= inv
 	}
@@ -420,9 +416,9 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 			pt := k.p[task*t*t : (task+1)*t*t]
 			do := s.o
 			k.gather(do, dy, b, h, d)
-			gemm(true, false, t, hd, t, 1, pt, t, do, hd, 0, s.dv, hd) // dv = pᵀ·do
+			gemmTri(asm.UpperA, true, false, t, hd, t, 1, pt, t, do, hd, 0, s.dv, hd) // dv = pᵀ·do
 			ds := s.s
-			gemm(false, true, t, t, hd, 1, do, hd, vt, hd, 0, ds, t) // dp = do·vᵀ
+			gemmTri(asm.LowerC, false, true, t, t, hd, 1, do, hd, vt, hd, 0, ds, t) // dp = do·vᵀ
 			// Through the softmax: ds = p·(dp - Σ p·dp), times the score scale. A learned bias's
 			// gradient is ds before the scale: it replaces p, which this step no longer needs.
 			for i := 0; i < t; i++ {
@@ -451,8 +447,8 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 				}
 				clear(dr[i+1:])
 			}
-			gemm(false, false, t, hd, t, 1, ds, t, kt, hd, 0, s.dq, hd) // dq = ds·k
-			gemm(true, false, t, hd, t, 1, ds, t, qt, hd, 0, s.dk, hd)  // dk = dsᵀ·q
+			gemmTri(asm.LowerA, false, false, t, hd, t, 1, ds, t, kt, hd, 0, s.dq, hd) // dq = ds·k
+			gemmTri(asm.UpperA, true, false, t, hd, t, 1, ds, t, qt, hd, 0, s.dk, hd)  // dk = dsᵀ·q
 			k.rotate(s.dq, k.cos, k.sin, true)
 			k.rotate(s.dk, k.kcos, k.ksin, true)
 			scatter(dq, s.dq, b, h, t, d, hd)

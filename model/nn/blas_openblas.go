@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/netlib/blas/netlib"
 	G "gorgonia.org/gorgonia"
 
+	asm "extrapolate/internal/gemm"
 	"extrapolate/internal/openblas"
 	"extrapolate/internal/par"
 )
@@ -72,6 +73,10 @@ func init() {
 			copy(c[i*ldc:i*ldc+n], bias[:n])
 		}
 		Sgemm(ta, tb, m, n, k, 1, a, lda, b, ldb, 1, c, ldc)
+	}
+	// OpenBLAS computes the whole product: the triangle asked for has the same values.
+	SgemmTri = func(_ asm.Triangle, ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+		Sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
 	BLAS = "openblas"
 }

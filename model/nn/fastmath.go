@@ -77,3 +77,35 @@ func expf(x float32) float32 {
 	p = p*r*r + r + 1
 	return p * math.Float32frombits((math.Float32bits(t)-0x4B400000+127)<<23)
 }
+
+// expSum sets dst[i] = exp(src[i] - shift) and returns the sum of dst, added in order in
+// float64: a softmax's exponentials. dst may be src.
+func expSum[F float](dst, src []F, shift F) float64 {
+	dst = dst[:len(src)]
+	if d, ok := any(dst).([]float32); ok {
+		copy(d, any(src).([]float32))
+		expShift(d, float32(shift))
+	} else {
+		for i, x := range src {
+			dst[i] = exp(x - shift)
+		}
+	}
+	var sum float64
+	for _, e := range dst {
+		sum += float64(e)
+	}
+	return sum
+}
+
+// expShift sets x[i] = expf(x[i] - shift): eight at a time with AVX2, to the bit the values of
+// expf, which the softmaxes spend most of their time in.
+func expShift(x []float32, shift float32) {
+	n := 0
+	if haveAVX2 && len(x) >= 8 {
+		n = len(x) &^ 7
+		expShift8(&x[0], n, shift)
+	}
+	for i := n; i < len(x); i++ {
+		x[i] = expf(x[i] - shift)
+	}
+}

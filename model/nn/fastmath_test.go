@@ -38,3 +38,33 @@ func TestFastMath(t *testing.T) {
 		t.Fatal("tanhRational(NaN) is not NaN: a diverging run would go unnoticed")
 	}
 }
+
+// TestExpShiftIsExpf requires the vector exponential to give expf's values to the bit: on
+// every float32 exponent's range, at the thresholds where expf's branches switch, at ±Inf and
+// NaN, and with lengths that leave a scalar tail.
+func TestExpShiftIsExpf(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2: expShift is expf")
+	}
+	var xs []float32
+	for x := -100.0; x <= 100.0; x += 0.000917 {
+		xs = append(xs, float32(x))
+	}
+	for _, x := range []float32{88.37626, 88.37627, 88.376259, -87.33654, -87.33655, -87.336539, 0, float32(math.Copysign(0, -1)), 1e-30, -1e-30} {
+		xs = append(xs, x, math.Nextafter32(x, 200), math.Nextafter32(x, -200))
+	}
+	nan := float32(math.NaN())
+	xs = append(xs, float32(math.Inf(1)), float32(math.Inf(-1)), nan, -nan)
+	for _, shift := range []float32{0, 3.25, -7.5} {
+		for _, tail := range []int{0, 1, 7} {
+			got := append([]float32(nil), xs[:len(xs)-tail]...)
+			expShift(got, shift)
+			for i, x := range xs[:len(xs)-tail] {
+				want := expf(x - shift)
+				if math.Float32bits(got[i]) != math.Float32bits(want) {
+					t.Fatalf("shift %g: expShift(%g) = %g (%#x), expf %g (%#x)", shift, x, got[i], math.Float32bits(got[i]), want, math.Float32bits(want))
+				}
+			}
+		}
+	}
+}

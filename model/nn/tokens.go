@@ -161,12 +161,7 @@ func (k *crossEntropy[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 					mx = x
 				}
 			}
-			var sum float64
-			for i, x := range row {
-				e := exp(x - mx)
-				p[i] = e
-				sum += float64(e)
-			}
+			sum := expSum(p, row, mx)
 			inv := F(1 / sum)
 			for i := range p {
 				p[i] *= inv
