@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"extrapolate/experiments/measure"
 	"fmt"
 	"slices"
 	"sync"
@@ -66,7 +67,7 @@ func (rep *Report) consider(d Deciding, a string, n int, b string, m int) {
 // seedRatios divides a's perplexity at length n by b's at length m, seed by seed, for the
 // seeds both scored.
 func (rep *Report) seedRatios(a string, n int, b string, m int) (seeds []uint64, ratios []float64) {
-	x, y := rep.perSeed(a, n), rep.perSeed(b, m)
+	x, y := rep.PerSeed(a, n), rep.PerSeed(b, m)
 	for seed := range x {
 		if _, ok := y[seed]; ok {
 			seeds = append(seeds, seed)
@@ -97,8 +98,10 @@ var claims struct {
 	list []claim
 }
 
-// The built-in claims register here, in the order a report shows them.
+// The built-in claims register here, in the order a report shows them. The figures draw the
+// claims' plain RoPE as their reference, through measure's hook.
 func init() {
+	measure.PlainRoPE = plainRoPE.the
 	for _, c := range []claim{
 		learnedNotApplicable, sinusoidalDegrades, alibiFlat, scalingRescuesRoPE,
 		t5Extrapolates, kerpleMatchesALiBi, fireMatchesALiBiKERPLE, lognHelps, lognTrainHelps,
@@ -110,7 +113,7 @@ func init() {
 }
 
 // registerClaim makes a claim available by its id, to comparisons' claims: lists and every
-// report. It panics if the id is taken or not a name, as RegisterMeasure does, since that is a
+// report. It panics if the id is taken or not a name, as measure.Register does, since that is a
 // programming error: two claims of one id would make a checked list ambiguous.
 func registerClaim(c claim) {
 	claims.mu.Lock()

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"extrapolate/experiments/measure"
 	"fmt"
 	"math"
 	"strings"
@@ -84,7 +85,7 @@ func (rep *Report) passkeyAt(label string, mult int, maxDepth float64) (mean flo
 		}
 		var sum float64
 		k := 0
-		for _, c := range passkeyOf(r.Result) {
+		for _, c := range measure.PasskeyOf(r.Result) {
 			if c.Length == n && c.Applicable && c.Depth <= maxDepth {
 				sum += c.Accuracy
 				k++
@@ -92,13 +93,13 @@ func (rep *Report) passkeyAt(label string, mult int, maxDepth float64) (mean flo
 		}
 		if k > 0 {
 			accs = append(accs, sum/float64(k))
-			perSeed = append(perSeed, fmt.Sprintf("seed %d %s", r.Seed, percent(sum/float64(k))))
+			perSeed = append(perSeed, fmt.Sprintf("seed %d %s", r.Seed, measure.Percent(sum/float64(k))))
 		}
 	}
 	if len(accs) == 0 {
 		return math.NaN(), nil, false
 	}
-	mean, _ = meanStd(accs)
+	mean, _ = measure.MeanStd(accs)
 	return mean, perSeed, true
 }
 
@@ -115,7 +116,7 @@ func checkPasskeyRoPE(rep *Report) (Verdict, string) {
 			if !ok {
 				return NotApplicable, fmt.Sprintf("%s has no passkey result at %dx.", s.Label, m)
 			}
-			ev = append(ev, fmt.Sprintf("%s at %dx: %s (%s)", s.Label, m, percent(acc), strings.Join(seeds, ", ")))
+			ev = append(ev, fmt.Sprintf("%s at %dx: %s (%s)", s.Label, m, measure.Percent(acc), strings.Join(seeds, ", ")))
 			if (m == 1 && acc < passkeyRetrieves) || (m > 1 && acc > passkeyCollapsed) {
 				verdict = NotReproduced
 			}
@@ -146,7 +147,7 @@ func checkPasskeyExtends(rep *Report) (Verdict, string) {
 		if !ok {
 			return NotApplicable, fmt.Sprintf("%s has no passkey result at its fine-tuning length %d.", s.Label, ft)
 		}
-		ev = append(ev, fmt.Sprintf("%s at %d (%dx): %s (%s)", s.Label, ft, ft/rep.TrainLen, percent(acc), strings.Join(seeds, ", ")))
+		ev = append(ev, fmt.Sprintf("%s at %d (%dx): %s (%s)", s.Label, ft, ft/rep.TrainLen, measure.Percent(acc), strings.Join(seeds, ", ")))
 		if acc < passkeyExtended {
 			verdict = NotReproduced
 		}
@@ -166,7 +167,7 @@ func checkPasskeyALiBi(rep *Report) (Verdict, string) {
 		if !ok {
 			return NotApplicable, fmt.Sprintf("%s has no passkey result at 1x.", s.Label)
 		}
-		ev = append(ev, fmt.Sprintf("%s at 1x: %s over all depths", s.Label, percent(one)))
+		ev = append(ev, fmt.Sprintf("%s at 1x: %s over all depths", s.Label, measure.Percent(one)))
 		for _, m := range []int{8, 16} {
 			acc, seeds, ok := rep.passkeyAt(s.Label, m, passkeyFarDepth)
 			if !ok {
@@ -174,9 +175,9 @@ func checkPasskeyALiBi(rep *Report) (Verdict, string) {
 			}
 			ppl := "n/a"
 			if st, ok := s.At(m * rep.TrainLen); ok {
-				ppl = fmtStat(st)
+				ppl = measure.FormatStat(st)
 			}
-			ev = append(ev, fmt.Sprintf("at %dx: %s on far needles (%s), perplexity %s", m, percent(acc), strings.Join(seeds, ", "), ppl))
+			ev = append(ev, fmt.Sprintf("at %dx: %s on far needles (%s), perplexity %s", m, measure.Percent(acc), strings.Join(seeds, ", "), ppl))
 			if acc > passkeyCollapsed {
 				verdict = NotReproduced
 			}

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"errors"
+	"extrapolate/experiments/measure"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -151,18 +152,6 @@ var ropeRelative = claim{
 	check:     checkRelative,
 }
 
-func fmtStat(st Stat) string {
-	switch {
-	case st.Seeds == 0 && st.NonFinite != nil:
-		return "non-finite"
-	case st.Seeds == 0:
-		return "n/a"
-	case st.NonFinite != nil:
-		return fmt.Sprintf("%.2f ± %.2f (%d non-finite)", st.PPLMean, st.PPLStd, len(st.NonFinite))
-	}
-	return fmt.Sprintf("%.2f ± %.2f", st.PPLMean, st.PPLStd)
-}
-
 func checkLearned(rep *Report) (Verdict, string) {
 	var ev []string
 	found := false
@@ -217,8 +206,8 @@ func checkSinusoidal(rep *Report) (Verdict, string) {
 	verdict := Reproduced
 	var ev []string
 	for _, s := range ss {
-		one, ok1 := rep.at(s, 1)
-		four, ok4 := rep.at(s, 4)
+		one, ok1 := rep.At(s, 1)
+		four, ok4 := rep.At(s, 4)
 		if !ok1 {
 			return rep.missing(s, 1)
 		}
@@ -228,11 +217,11 @@ func checkSinusoidal(rep *Report) (Verdict, string) {
 		r := four.PPLMean / one.PPLMean
 		rep.consider(Deciding{What: s.Label + " at 4x / at 1x", Ratio: r, Limit: sinusoidalFactor, AtLeast: true},
 			s.Label, 4*rep.TrainLen, s.Label, rep.TrainLen)
-		ev = append(ev, fmt.Sprintf("%s: perplexity %s at 1x, %s at 4x: %.2f times", s.Label, fmtStat(one), fmtStat(four), r))
+		ev = append(ev, fmt.Sprintf("%s: perplexity %s at 1x, %s at 4x: %.2f times", s.Label, measure.FormatStat(one), measure.FormatStat(four), r))
 		if r < sinusoidalFactor {
 			verdict = NotReproduced
 		}
-		a, b := rep.perSeed(s.Label, rep.TrainLen), rep.perSeed(s.Label, 4*rep.TrainLen)
+		a, b := rep.PerSeed(s.Label, rep.TrainLen), rep.PerSeed(s.Label, 4*rep.TrainLen)
 		for seed, x := range a {
 			if y, ok := b[seed]; ok {
 				ev = append(ev, fmt.Sprintf("seed %d %.2f → %.2f (%.2fx)", seed, x, y, y/x))
@@ -253,19 +242,19 @@ func checkALiBi(rep *Report) (Verdict, string) {
 	verdict := Reproduced
 	var ev []string
 	for _, s := range ss {
-		one, ok := rep.at(s, 1)
+		one, ok := rep.At(s, 1)
 		if !ok {
 			return rep.missing(s, 1)
 		}
 		for _, m := range []int{4, 16} {
-			st, ok := rep.at(s, m)
+			st, ok := rep.At(s, m)
 			if !ok {
 				return rep.missing(s, m)
 			}
 			r := st.PPLMean / one.PPLMean
 			rep.consider(Deciding{What: fmt.Sprintf("%s at %dx / at 1x", s.Label, m), Ratio: r, Limit: 1 + alibiTolerance},
 				s.Label, m*rep.TrainLen, s.Label, rep.TrainLen)
-			ev = append(ev, fmt.Sprintf("%s: %s at 1x, %s at %dx (%+.1f%%)", s.Label, fmtStat(one), fmtStat(st), m, 100*(r-1)))
+			ev = append(ev, fmt.Sprintf("%s: %s at 1x, %s at %dx (%+.1f%%)", s.Label, measure.FormatStat(one), measure.FormatStat(st), m, 100*(r-1)))
 			if r > 1+alibiTolerance {
 				verdict = NotReproduced
 			}
@@ -287,7 +276,7 @@ func checkRescue(rep *Report) (Verdict, string) {
 	var ev []string
 	for _, s := range scaled {
 		for _, m := range []int{4, 8} {
-			st, ok := rep.at(s, m)
+			st, ok := rep.At(s, m)
 			if !ok {
 				return rep.missing(s, m)
 			}
@@ -302,7 +291,7 @@ func checkRescue(rep *Report) (Verdict, string) {
 			r := st.PPLMean / ref.PPLMean
 			rep.consider(Deciding{What: fmt.Sprintf("%s / %s at %dx", s.Label, refName, m), Ratio: r, Limit: rescueFactor},
 				s.Label, m*rep.TrainLen, refLabel, m*rep.TrainLen)
-			ev = append(ev, fmt.Sprintf("%s at %dx: %s against %s's %s (%.2f of it)", s.Label, m, fmtStat(st), refName, fmtStat(ref), r))
+			ev = append(ev, fmt.Sprintf("%s at %dx: %s against %s's %s (%.2f of it)", s.Label, m, measure.FormatStat(st), refName, measure.FormatStat(ref), r))
 			if r > rescueFactor {
 				verdict = NotReproduced
 			}
@@ -316,7 +305,7 @@ func checkRescue(rep *Report) (Verdict, string) {
 // unscaled. When there is none, why says so, with the verdict it leaves.
 func (rep *Report) rescueReference(plain, s *Series, mult int) (ref Stat, name string, v Verdict, why string) {
 	if plain != nil {
-		if ref, ok := rep.at(plain, mult); ok {
+		if ref, ok := rep.At(plain, mult); ok {
 			return ref, plain.Label, "", ""
 		}
 		v, why = rep.missing(plain, mult)
@@ -436,8 +425,8 @@ func (rep *Report) compareSeries(s *Series, refs []*Series, mults []int, limit f
 	var ev []string
 	for _, r := range refs {
 		for _, m := range mults {
-			a, ok1 := rep.at(s, m)
-			b, ok2 := rep.at(r, m)
+			a, ok1 := rep.At(s, m)
+			b, ok2 := rep.At(r, m)
 			if !ok1 {
 				return rep.missing(s, m)
 			}
@@ -448,7 +437,7 @@ func (rep *Report) compareSeries(s *Series, refs []*Series, mults []int, limit f
 			n := m * rep.TrainLen
 			rep.consider(Deciding{What: fmt.Sprintf("%s / %s at %dx", s.Label, r.Label, m), Ratio: ratio, Limit: limit},
 				s.Label, n, r.Label, n)
-			ev = append(ev, fmt.Sprintf("%s at %dx: %s against %s's %s (%.2f of it)", s.Label, m, fmtStat(a), r.Label, fmtStat(b), ratio))
+			ev = append(ev, fmt.Sprintf("%s at %dx: %s against %s's %s (%.2f of it)", s.Label, m, measure.FormatStat(a), r.Label, measure.FormatStat(b), ratio))
 			if ratio > limit {
 				verdict = NotReproduced
 			}

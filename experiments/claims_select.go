@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"errors"
+	"extrapolate/experiments/measure"
 	"fmt"
 	"slices"
 	"strings"
@@ -128,14 +129,18 @@ func (s selector) layersMatch(p position.Config) bool {
 
 // selectAll returns the series the selector picks, in the comparison's order.
 func (rep *Report) selectAll(s selector) []*Series {
-	return rep.seriesWhere(s.matches)
+	return rep.SeriesWhere(s.matches)
 }
 
 // the returns the one series the selector picks. A claim compares with one series, so none
 // or several is an error, saying which: the claim is then not applicable, rather than judged
 // against whichever came first.
-func (rep *Report) the(s selector) (*Series, error) {
-	ss := rep.selectAll(s)
+func (rep *Report) the(s selector) (*Series, error) { return s.the(&rep.Report) }
+
+// the is Report.the on the runs and their aggregate alone, as the figures ask for their
+// reference (measure.PlainRoPE).
+func (s selector) the(rep *measure.Report) (*Series, error) {
+	ss := rep.SeriesWhere(s.matches)
 	switch len(ss) {
 	case 0:
 		return nil, errNoSeries

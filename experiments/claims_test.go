@@ -100,7 +100,7 @@ func TestClaimsIndependentOfOrder(t *testing.T) {
 	ropeFirst := syntheticIn([]string{"sinusoidal", "rope", "rope_yarn", "t5", "nope", "nope_logn", "rope_logn", "rope_partial"}, orderPPL, synthConfigs)
 	ropeLast := syntheticIn([]string{"rope_logn", "rope_partial", "sinusoidal", "rope_yarn", "t5", "nope", "nope_logn", "rope"}, orderPPL, synthConfigs)
 	for _, rep := range []*Report{ropeFirst, ropeLast} {
-		if r := rep.reference(); r < 0 || rep.Series[r].Label != "rope" {
+		if r := rep.Reference(); r < 0 || rep.Series[r].Label != "rope" {
 			t.Errorf("the figures' reference is series %d, want rope", r)
 		}
 		v := verdicts(rep)
@@ -148,7 +148,7 @@ func TestClaimsSeveralReferences(t *testing.T) {
 	}
 	ppl["rope_nope_mix"] = [][]float64{{7, 7.2, 8, 9, 10}}
 	rep := syntheticIn([]string{"rope", "rope_b", "sinusoidal", "rope_yarn", "t5", "nope", "nope_logn", "rope_logn", "rope_nope_mix"}, ppl, configs)
-	if r := rep.reference(); r != -1 {
+	if r := rep.Reference(); r != -1 {
 		t.Errorf("the figures' reference is %s, want none", rep.Series[r].Label)
 	}
 	for _, c := range rep.Claims {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"extrapolate/experiments/measure"
 	"math"
 	"os"
 	"path/filepath"
@@ -97,7 +98,7 @@ func syntheticIn(order []string, ppl map[string][][]float64, configs map[string]
 			rep.Runs = append(rep.Runs, RunResult{Label: label, Seed: uint64(s + 1), Config: c, Resolved: resolvedReport(c), Result: res})
 		}
 	}
-	rep.aggregate()
+	rep.Aggregate()
 	rep.judge()
 	return rep
 }
@@ -137,7 +138,7 @@ func TestAggregate(t *testing.T) {
 	if st.Seeds != 2 || st.PPLMean != 14 || math.Abs(st.PPLStd-math.Sqrt2) > 1e-12 {
 		t.Fatalf("at 256: %+v, want mean 14, std √2", st)
 	}
-	b := rep.csv()
+	b := rep.PerplexityCSV()
 	if !strings.Contains(string(b), "rope,rope,mean,256,4,") || !strings.Contains(string(b), "rope,rope,std,256,4,") {
 		t.Fatalf("CSV lacks the mean and std rows:\n%s", b)
 	}
@@ -309,7 +310,7 @@ claims: [rope_relative]
 	if !strings.Contains(log.String(), "trains the same weights as") {
 		t.Fatalf("the yarn runs did not share the rope runs' training:\n%s", log.String())
 	}
-	first, _ := os.ReadFile(filepath.Join(out, ComparisonCSV))
+	first, _ := os.ReadFile(filepath.Join(out, measure.ComparisonCSV))
 	// A re-run of everything skips every run and reports the same numbers.
 	log.Reset()
 	r.Shard = Shard{}
@@ -319,7 +320,7 @@ claims: [rope_relative]
 	if n := strings.Count(log.String(), "done, skipped"); n != 6 {
 		t.Fatalf("%d runs skipped, want 6:\n%s", n, log.String())
 	}
-	again, _ := os.ReadFile(filepath.Join(out, ComparisonCSV))
+	again, _ := os.ReadFile(filepath.Join(out, measure.ComparisonCSV))
 	if string(first) != string(again) {
 		t.Fatal("the re-run changed the results")
 	}

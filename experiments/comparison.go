@@ -71,20 +71,9 @@ func (p Planned) ID() string {
 
 // Files of a comparison folder, beside runs/.
 const (
-	ReportFile = "REPORT.md"
-	RunsDir    = "runs"
-	// A comparison's own tables and plots: a row or line per run, so named apart from a run's
-	// files (ppl_vs_len.csv, ...), whose columns differ.
-	ComparisonCSV           = "ppl_by_run.csv"
-	ComparisonJSON          = "ppl_by_run.json"
-	ComparisonPNG           = "ppl_by_run.png"
-	ComparisonSVG           = "ppl_by_run.svg"
-	ComparisonPositionsCSV  = "loss_by_position_by_run.csv"
-	ComparisonPositionsJSON = "loss_by_position_by_run.json"
-	ComparisonPositionsPNG  = "loss_by_position_by_run.png"
-	ComparisonPositionsSVG  = "loss_by_position_by_run.svg"
-	ComparisonPasskeyCSV    = "passkey_by_run.csv"
-	ComparisonPasskeyJSON   = "passkey_by_run.json"
+	ReportFile     = "REPORT.md"
+	RunsDir        = "runs"
+	ComparisonJSON = "ppl_by_run.json"
 )
 
 // isComparison tells a comparison config from a run config by its shape.

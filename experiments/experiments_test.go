@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"encoding/json"
+	"extrapolate/experiments/measure"
 	"math"
 	"os"
 	"path/filepath"
@@ -36,62 +37,6 @@ func tinyConfig(t *testing.T, scheme string) Config {
 	return c
 }
 
-// TestEvalSetScoresSameTokens checks the protocol's core: at every length, the targets scored
-// are exactly the first Tokens validation targets, each once, and each is predicted from earlier
-// tokens of its own window only.
-func TestEvalSetScoresSameTokens(t *testing.T) {
-	valid := []byte(strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789", 60))
-	set, err := data.NewEvalSet(valid, 1024)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range []int{16, 64, 256, 1024} {
-		ws, err := set.Plan(n, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		windows := len(ws)
-		batch := evalBatch(windows, 2048/n)
-		if windows%batch != 0 || batch*n > 2048 {
-			t.Fatalf("length %d: batch of %d windows does not divide %d or exceeds the budget", n, batch, windows)
-		}
-		ids, targets := make([]int, batch*n), make([]int, batch*n)
-		var scored []int
-		for first := 0; first < windows; first += batch {
-			set.FillWindows(ids, targets, n, ws[first:first+batch])
-			for i := range ids {
-				w := (first + i/n) * n // start of this window in the validation text
-				pos := w + i%n
-				if ids[i] != int(valid[pos]) || targets[i] != int(valid[pos+1]) {
-					t.Fatalf("length %d: token %d is not the validation text at %d", n, i, pos)
-				}
-			}
-			scored = append(scored, targets...)
-		}
-		if len(scored) != 1024 {
-			t.Fatalf("length %d scores %d tokens, want 1024", n, len(scored))
-		}
-		for i, tg := range scored {
-			if tg != int(valid[i+1]) {
-				t.Fatalf("length %d: target %d is %d, want %d", n, i, tg, valid[i+1])
-			}
-		}
-	}
-	if _, err := data.NewEvalSet(valid[:100], 1024); err == nil {
-		t.Fatal("an evaluation set larger than the validation text was accepted")
-	}
-}
-
-func TestEvalBatch(t *testing.T) {
-	for _, c := range []struct{ windows, limit, want int }{
-		{1024, 256, 256}, {64, 16, 16}, {12, 5, 4}, {7, 3, 1}, {5, 100, 5}, {1, 1, 1},
-	} {
-		if got := evalBatch(c.windows, c.limit); got != c.want {
-			t.Errorf("evalBatch(%d, %d) = %d, want %d", c.windows, c.limit, got, c.want)
-		}
-	}
-}
-
 // TestRunWritesResults trains and evaluates a tiny model end to end.
 func TestRunWritesResults(t *testing.T) {
 	c := tinyConfig(t, "learned")
@@ -109,7 +54,7 @@ func TestRunWritesResults(t *testing.T) {
 	if l, _ := res.At(32); l.Applicable || !strings.Contains(l.Reason, "not applicable") {
 		t.Fatalf("learned past max_len: %+v, want not applicable with a reason", l)
 	}
-	for _, f := range []string{ConfigFile, LogFile, ResultsCSV, ResultsJSON, PlotPNG, PlotSVG, CheckpointFile} {
+	for _, f := range []string{ConfigFile, LogFile, measure.ResultsCSV, ResultsJSON, measure.PlotPNG, measure.PlotSVG, CheckpointFile} {
 		if _, err := os.Stat(filepath.Join(r.Dir, f)); err != nil {
 			t.Error(err)
 		}

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"extrapolate/experiments/measure"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -25,7 +26,7 @@ func plannedReport(t *testing.T, name string) *Report {
 	for _, p := range c.Runs(t.TempDir()) {
 		rep.Runs = append(rep.Runs, RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Resolved: p.Resolved, Result: &Result{Status: "ok"}})
 	}
-	rep.aggregate()
+	rep.Aggregate()
 	return rep
 }
 
@@ -44,7 +45,7 @@ func TestFamiliesOfCommittedComparisons(t *testing.T) {
 	for _, name := range []string{"compare", "compare_large", "passkey"} {
 		rep := plannedReport(t, name)
 		got := map[string]plot.Family{}
-		for f, idx := range rep.byFamily() {
+		for f, idx := range rep.Families() {
 			for _, i := range idx {
 				got[rep.Series[i].Label] = plot.Family(f)
 			}
@@ -57,7 +58,7 @@ func TestFamiliesOfCommittedComparisons(t *testing.T) {
 				t.Errorf("%s: %s in %q, want %q", name, s.Label, got[s.Label].Title(), want.Title())
 			}
 		}
-		if r := rep.reference(); r < 0 || rep.Series[r].Label != "rope" {
+		if r := rep.Reference(); r < 0 || rep.Series[r].Label != "rope" {
 			t.Errorf("%s: reference %d, want rope", name, r)
 		}
 	}
@@ -73,52 +74,15 @@ func TestSeriesStyles(t *testing.T) {
 	if len(rep.Series) != 21 {
 		t.Fatalf("%d series, want 21", len(rep.Series))
 	}
-	ref := rep.reference()
+	ref := rep.Reference()
 	for i, s := range rep.Series {
 		want := plot.SeriesStyle(i)
 		if i == ref {
 			want = plot.ReferenceStyle
 		}
-		// The perplexity and loss figures take rep.styles(), the passkey one rep.styleOf.
-		if got := rep.styles()[i]; !reflect.DeepEqual(got, want) || !reflect.DeepEqual(*rep.styleOf(s.Label), want) {
+		// The perplexity and loss figures take rep.Styles(), the passkey one rep.styleOf.
+		if got := rep.Styles()[i]; !reflect.DeepEqual(got, want) || !reflect.DeepEqual(*rep.StyleOf(s.Label), want) {
 			t.Errorf("%s: style %+v, want %+v", s.Label, got, want)
-		}
-	}
-}
-
-// TestLogBins bins a synthetic loss by position by hand: exact positions 0 to 15, two tokens
-// each at loss t, then two buckets over 16..31.
-func TestLogBins(t *testing.T) {
-	var ps []PositionBucket
-	for p := range 16 {
-		ps = append(ps, PositionBucket{From: p, To: p, Tokens: 2, Loss: float64(p)})
-	}
-	ps = append(ps, PositionBucket{From: 16, To: 23, Tokens: 8, Loss: 3}, PositionBucket{From: 24, To: 31, Tokens: 24, Loss: 7})
-	want := []PositionBucket{
-		{From: 0, To: 0, Tokens: 2, Loss: 0},
-		{From: 1, To: 1, Tokens: 2, Loss: 1},
-		{From: 2, To: 3, Tokens: 4, Loss: 2.5},
-		{From: 4, To: 7, Tokens: 8, Loss: 5.5},
-		{From: 8, To: 15, Tokens: 16, Loss: 11.5},
-		{From: 16, To: 31, Tokens: 32, Loss: (3*8 + 7*24) / 32.0}, // 6
-	}
-	if got := logBins(ps); !reflect.DeepEqual(got, want) {
-		t.Fatalf("bins\n%+v\nwant\n%+v", got, want)
-	}
-	// A second seed one nat higher everywhere: the bins' mean is half a nat higher, their
-	// standard deviation √0.5.
-	seed2 := make([]PositionBucket, len(ps))
-	for k, p := range ps {
-		p.Loss++
-		seed2[k] = p
-	}
-	mean, std, err := binSeeds([][]PositionBucket{ps, seed2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, b := range mean {
-		if b.Loss != want[k].Loss+0.5 || b.Tokens != 2*want[k].Tokens || math.Abs(std[k]-math.Sqrt(0.5)) > 1e-12 {
-			t.Errorf("bin %d: %+v ± %g, want loss %g ± √0.5 over %d tokens", k, b, std[k], want[k].Loss+0.5, 2*want[k].Tokens)
 		}
 	}
 }
@@ -140,13 +104,9 @@ func TestComparisonFigures(t *testing.T) {
 			dir = filepath.Join(keep, tc.name)
 		}
 		rep := syntheticFigures(t, dir, tc.labels)
-		if err := rep.writePerplexityFigure(dir); err != nil {
-			t.Fatal(err)
-		}
-		if err := rep.writePositionsFigure(dir, "non-overlapping windows"); err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range []string{ComparisonPNG, ComparisonSVG, ComparisonPositionsPNG, ComparisonPositionsSVG} {
+		writeSection(t, rep, "perplexity", dir)
+		writeSection(t, rep, "loss_by_position", dir)
+		for _, f := range []string{measure.ComparisonPNG, measure.ComparisonSVG, measure.ComparisonPositionsPNG, measure.ComparisonPositionsSVG} {
 			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 				t.Error(err)
 			}
@@ -183,7 +143,7 @@ func syntheticFigures(t *testing.T, dir string, labels []string) *Report {
 		r.Result = syntheticRun(t, r.Dir, r.Label, series[r.Label], rng)
 		rep.Runs = append(rep.Runs, r)
 	}
-	rep.aggregate()
+	rep.Aggregate()
 	return rep
 }
 
@@ -193,24 +153,23 @@ func syntheticRun(t *testing.T, dir, label string, k int, rng *rand.Rand) *Resul
 	const trainLen = 64
 	slope := 0.06 * float64(k%7)
 	res := &Result{Status: "ok", TrainLen: trainLen}
-	var pls []PositionLoss
+	var pls []measure.PositionLoss
 	for _, n := range []int{64, 128, 256, 512, 1024} {
 		if label == "learned" && n > trainLen {
 			res.Lengths = append(res.Lengths, LengthResult{Length: n, Reason: "not applicable by design"})
-			pls = append(pls, PositionLoss{Length: n, Reason: "not applicable by design"})
+			pls = append(pls, measure.PositionLoss{Length: n, Reason: "not applicable by design"})
 			continue
 		}
-		pl := PositionLoss{Length: n, Applicable: true, sum: make([]float64, n), count: make([]int, n)}
+		pl := measure.PositionLoss{Length: n, Applicable: true}
 		var sum float64
 		for p := range n {
 			loss := 1.8 + 1.5/math.Sqrt(float64(p+1)) + 0.1*rng.NormFloat64()
 			if p >= trainLen {
 				loss += slope * math.Log2(float64(p+1)/trainLen)
 			}
-			pl.sum[p], pl.count[p] = 16*loss, 16
+			pl.Positions = append(pl.Positions, measure.PositionBucket{From: p, To: p, Tokens: 16, Loss: loss})
 			sum += loss
 		}
-		pl.bucket(trainLen)
 		pls = append(pls, pl)
 		loss := sum / float64(n)
 		ppl := math.Exp(loss)
@@ -219,8 +178,35 @@ func syntheticRun(t *testing.T, dir, label string, k int, rng *rand.Rand) *Resul
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeJSON(filepath.Join(dir, PositionsJSON), positionsFile{Name: label, TrainLen: trainLen, Lengths: pls}); err != nil {
+	if err := measure.WriteJSON(filepath.Join(dir, measure.PositionsJSON), positionsFile{Name: label, TrainLen: trainLen, Lengths: pls}); err != nil {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// positionsFile is what the figures read of a run's loss_by_position.json.
+type positionsFile struct {
+	Name     string                 `json:"name"`
+	TrainLen int                    `json:"train_len"`
+	Lengths  []measure.PositionLoss `json:"lengths"`
+}
+
+// writeSection writes a registered measure's section of rep, its figures among its files, into
+// dir.
+func writeSection(t *testing.T, rep *Report, name, dir string) {
+	t.Helper()
+	for _, m := range measure.All() {
+		if m.Name() != name {
+			continue
+		}
+		s, err := m.(measure.Reporter).Section(&rep.Report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Write(dir); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Fatalf("no measure %s", name)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"extrapolate/experiments/measure"
 	"math"
 	"os"
 	"path/filepath"
@@ -71,11 +72,11 @@ func TestNonFiniteLengthRecorded(t *testing.T) {
 	if l, _ := back.At(64); !l.NonFinite || l.Loss != nil || len(back.Warnings) != 2 {
 		t.Fatalf("ppl_vs_len.json: %s", b)
 	}
-	csv, _ := os.ReadFile(filepath.Join(r.Dir, ResultsCSV))
+	csv, _ := os.ReadFile(filepath.Join(r.Dir, measure.ResultsCSV))
 	if !strings.Contains(string(csv), "\n64,4,,,512,true,non-finite loss (NaN),") {
 		t.Fatalf("ppl_vs_len.csv:\n%s", csv)
 	}
-	for _, f := range []string{PlotPNG, PositionsJSON} {
+	for _, f := range []string{measure.PlotPNG, measure.PositionsJSON} {
 		if _, err := os.Stat(filepath.Join(r.Dir, f)); err != nil {
 			t.Error(err)
 		}
@@ -175,18 +176,18 @@ func TestClaimsUndecidedOnNonFinite(t *testing.T) {
 	if st.Seeds != 1 || st.PPLMean != 7.5 || st.PPLStd != 0 || len(st.NonFinite) != 1 || st.NonFinite[0] != 2 {
 		t.Fatalf("alibi at 16x: %+v, want seed 1's alone and seed 2 non-finite", st)
 	}
-	if got := fmtStat(st); got != "7.50 ± 0.00 (1 non-finite)" {
+	if got := measure.FormatStat(st); got != "7.50 ± 0.00 (1 non-finite)" {
 		t.Errorf("cell %q", got)
 	}
-	if st, _ := series["rope"].At(256); fmtStat(st) != "non-finite" || st.NotApplicable != "" {
-		t.Errorf("rope at 4x: %+v, %q", st, fmtStat(st))
+	if st, _ := series["rope"].At(256); measure.FormatStat(st) != "non-finite" || st.NotApplicable != "" {
+		t.Errorf("rope at 4x: %+v, %q", st, measure.FormatStat(st))
 	}
 	dir := t.TempDir()
 	if err := rep.write(dir); err != nil {
 		t.Fatal(err)
 	}
-	csv, _ := os.ReadFile(filepath.Join(dir, ComparisonCSV))
+	csv, _ := os.ReadFile(filepath.Join(dir, measure.ComparisonCSV))
 	if !strings.Contains(string(csv), "alibi,alibi,mean,1024,16,") || !strings.Contains(string(csv), "non-finite loss (+Inf) for seeds [2], left out") {
-		t.Fatalf("%s:\n%s", ComparisonCSV, csv)
+		t.Fatalf("%s:\n%s", measure.ComparisonCSV, csv)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"extrapolate/experiments/measure"
 	"math"
 	"os"
 	"path/filepath"
@@ -44,26 +45,26 @@ runs:
 		t.Fatalf("%v, report %v", err, rep)
 	}
 	for _, run := range []string{"rope-s1", "learned-s1"} {
-		for _, f := range []string{PositionsCSV, PositionsJSON, PasskeyCSV, PasskeyJSON, PasskeyPNG} {
+		for _, f := range []string{measure.PositionsCSV, measure.PositionsJSON, measure.PasskeyCSV, measure.PasskeyJSON, measure.PasskeyPNG} {
 			if _, err := os.Stat(filepath.Join(out, RunsDir, run, f)); err != nil {
 				t.Error(err)
 			}
 		}
 	}
-	var pk passkeyFile
-	b, _ := os.ReadFile(filepath.Join(out, RunsDir, "learned-s1", PasskeyJSON))
+	var pk struct{ Cells []measure.PasskeyResult }
+	b, _ := os.ReadFile(filepath.Join(out, RunsDir, "learned-s1", measure.PasskeyJSON))
 	if err := json.Unmarshal(b, &pk); err != nil {
 		t.Fatal(err)
 	}
-	if len(pk.Cells) != 2*len(passkeyDepths) {
-		t.Fatalf("%d passkey cells, want %d", len(pk.Cells), 2*len(passkeyDepths))
+	if len(pk.Cells) != 2*len(measure.PasskeyDepths) {
+		t.Fatalf("%d passkey cells, want %d", len(pk.Cells), 2*len(measure.PasskeyDepths))
 	}
 	for _, cell := range pk.Cells {
-		if cell.Docs != passkeyDocs || cell.Applicable != (cell.Length == 48) || cell.Correct > cell.Docs {
+		if cell.Docs != measure.PasskeyDocs || cell.Applicable != (cell.Length == 48) || cell.Correct > cell.Docs {
 			t.Fatalf("learned, cell %+v", cell)
 		}
 	}
-	for _, f := range []string{ComparisonPositionsCSV, ComparisonPositionsJSON, ComparisonPositionsPNG, ComparisonPasskeyCSV, ComparisonPasskeyJSON, PasskeyPlotPNG, "passkey_rope.png", "passkey_learned.png"} {
+	for _, f := range []string{measure.ComparisonPositionsCSV, measure.ComparisonPositionsJSON, measure.ComparisonPositionsPNG, measure.ComparisonPasskeyCSV, measure.ComparisonPasskeyJSON, measure.PasskeyPlotPNG, "passkey_rope.png", "passkey_learned.png"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
@@ -74,7 +75,7 @@ runs:
 			t.Errorf("REPORT.md lacks %q", want)
 		}
 	}
-	pcsv, _ := os.ReadFile(filepath.Join(out, RunsDir, "rope-s1", ResultsCSV))
+	pcsv, _ := os.ReadFile(filepath.Join(out, RunsDir, "rope-s1", measure.ResultsCSV))
 	if !strings.Contains(string(pcsv), "sliding windows, stride 24") {
 		t.Errorf("ppl_vs_len.csv does not name its protocol:\n%s", pcsv)
 	}
@@ -104,16 +105,16 @@ func syntheticPasskey(acc map[string][][4]float64, far map[string][4]float64) *R
 			c.Train.Passkey = &Passkey{Fraction: 0.2}
 			cfgs[label](&c)
 			res := &Result{Status: "ok", TrainLen: 64}
-			var cells []PasskeyResult
+			var cells []measure.PasskeyResult
 			for i, n := range lengths {
 				p := 7.0
 				res.Lengths = append(res.Lengths, LengthResult{Length: n, Applicable: true, Perplexity: &p, Loss: &p})
-				for _, d := range passkeyDepths {
+				for _, d := range measure.PasskeyDepths {
 					a := row[i]
 					if f, ok := far[label]; ok && d <= passkeyFarDepth {
 						a = f[i]
 					}
-					cells = append(cells, PasskeyResult{Length: n, Depth: d, Applicable: true, Docs: 32, Accuracy: a})
+					cells = append(cells, measure.PasskeyResult{Length: n, Depth: d, Applicable: true, Docs: 32, Accuracy: a})
 				}
 			}
 			if err := res.SetMeasurement("passkey", cells); err != nil {
@@ -122,7 +123,7 @@ func syntheticPasskey(acc map[string][][4]float64, far map[string][4]float64) *R
 			rep.Runs = append(rep.Runs, RunResult{Label: label, Seed: uint64(s + 1), Config: c, Resolved: resolvedReport(c), Result: res})
 		}
 	}
-	rep.aggregate()
+	rep.Aggregate()
 	rep.judge()
 	return rep
 }
@@ -137,7 +138,7 @@ func TestPasskeyClaims(t *testing.T) {
 		"alibi": {{0.95, 0.9, 0.9, 0.9}, {0.95, 0.9, 0.9, 0.9}},
 	}, map[string][4]float64{"alibi": {0.95, 0.2, 0.05, 0}})
 	// The comparison's table: each seed's mean over depths, then mean and std over seeds.
-	for _, sp := range good.passkey() {
+	for _, sp := range good.Passkey() {
 		if sp.Label == "alibi" {
 			st := sp.ByLength[1] // 256: near needles 0.9, far ones 0.2, three of five depths far
 			want := (2*0.9 + 3*0.2) / 5

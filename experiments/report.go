@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bytes"
+	"extrapolate/experiments/measure"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -12,64 +13,12 @@ import (
 	"extrapolate/position"
 )
 
-// RunResult is one finished (or failed) run of a comparison.
-type RunResult struct {
-	Label  string `json:"label"`
-	Seed   uint64 `json:"seed"`
-	Config Config `json:"-"`
-	// Resolved is Config resolved: the run's schemes.
-	Resolved *Resolved `json:"-"`
-	Result   *Result   `json:"result"`
-	// Dir is the run's folder, where its loss by position is read from.
-	Dir string `json:"-"`
-}
-
-// Stat is the mean and sample standard deviation over seeds at one length.
-type Stat struct {
-	Length   int     `json:"length"`
-	Seeds    int     `json:"seeds"` // seeds with a score at this length
-	PPLMean  float64 `json:"perplexity_mean"`
-	PPLStd   float64 `json:"perplexity_std"`
-	LossMean float64 `json:"loss_mean"`
-	LossStd  float64 `json:"loss_std"`
-	// NotApplicable gives the reason when no seed could be scored at this length.
-	NotApplicable string `json:"not_applicable,omitempty"`
-	// NonFinite lists the seeds whose loss or perplexity here was not finite, and
-	// NonFiniteReason the first one's reason: they are left out of the mean and standard
-	// deviation, which are then of the other seeds only, and no claim is decided on them.
-	NonFinite       []uint64 `json:"nonfinite_seeds,omitempty"`
-	NonFiniteReason string   `json:"nonfinite_reason,omitempty"`
-}
-
-// Series is one run of a comparison, aggregated over its seeds.
-type Series struct {
-	Label    string   `json:"label"`
-	Position string   `json:"position"`
-	Stats    []Stat   `json:"stats"`
-	Failed   []uint64 `json:"failed_seeds,omitempty"`
-	// Unscaled aggregates, for a scaled RoPE run, its weights evaluated without the scaling.
-	Unscaled []Stat `json:"unscaled,omitempty"`
-}
-
-// At returns the statistic at length n.
-func (s *Series) At(n int) (Stat, bool) {
-	for _, st := range s.Stats {
-		if st.Length == n {
-			return st, true
-		}
-	}
-	return Stat{}, false
-}
-
 // Report is a finished comparison.
 type Report struct {
+	// Report is the runs and their aggregate, which the measures' sections read; its fields
+	// come first in the comparison's JSON.
+	measure.Report
 	Comparison *Comparison   `json:"-"`
-	Command    string        `json:"command"`
-	Generated  time.Time     `json:"generated"`
-	TrainLen   int           `json:"train_len"`
-	Lengths    []int         `json:"lengths"`
-	Runs       []RunResult   `json:"runs"`
-	Series     []*Series     `json:"series"`
 	Claims     []ClaimResult `json:"claims"`
 	// Points holds, for a comparison with a grid, each point's report; the others are empty.
 	Points []*PointReport `json:"-"`
@@ -77,79 +26,9 @@ type Report struct {
 	deciding *Deciding // the claim being judged's deciding ratio so far (see consider)
 }
 
-// aggregate computes each label's mean and standard deviation over seeds, in the order of the
-// comparison's runs.
-func (rep *Report) aggregate() {
-	if len(rep.Runs) == 0 {
-		return
-	}
-	first := rep.Runs[0].Config
-	rep.TrainLen, rep.Lengths = first.Train.SeqLen, first.Eval.Lengths
-	byLabel := map[string]*Series{}
-	var order []string
-	for _, r := range rep.Runs {
-		s := byLabel[r.Label]
-		if s == nil {
-			s = &Series{Label: r.Label, Position: positionOf(r.Config)}
-			byLabel[r.Label] = s
-			order = append(order, r.Label)
-		}
-		if r.Result.Status != "ok" {
-			s.Failed = append(s.Failed, r.Seed)
-		}
-	}
-	for _, label := range order {
-		s := byLabel[label]
-		var runs, unscaled []*Result
-		var seeds, unscaledSeeds []uint64
-		for _, r := range rep.Runs {
-			if r.Label == label && r.Result.Status == "ok" {
-				runs, seeds = append(runs, r.Result), append(seeds, r.Seed)
-				if r.Result.Unscaled != nil {
-					unscaled = append(unscaled, &Result{Lengths: r.Result.Unscaled})
-					unscaledSeeds = append(unscaledSeeds, r.Seed)
-				}
-			}
-		}
-		s.Stats = stats(runs, seeds, rep.Lengths)
-		if len(unscaled) > 0 {
-			s.Unscaled = stats(unscaled, unscaledSeeds, rep.Lengths)
-		}
-		rep.Series = append(rep.Series, s)
-	}
-}
-
-// stats aggregates runs, of the given seeds, at each length.
-func stats(runs []*Result, seeds []uint64, lengths []int) []Stat {
-	var out []Stat
-	for _, n := range lengths {
-		st := Stat{Length: n}
-		var ppl, loss []float64
-		for i, r := range runs {
-			l, ok := r.At(n)
-			switch {
-			case ok && l.NonFinite:
-				st.NonFinite = append(st.NonFinite, seeds[i])
-				if st.NonFiniteReason == "" {
-					st.NonFiniteReason = l.Reason
-				}
-			case ok && l.Applicable && l.Perplexity != nil:
-				ppl, loss = append(ppl, *l.Perplexity), append(loss, *l.Loss)
-			case ok && !l.Applicable && st.NotApplicable == "":
-				st.NotApplicable = l.Reason
-			}
-		}
-		st.Seeds = len(ppl)
-		if st.Seeds > 0 {
-			st.NotApplicable = ""
-			st.PPLMean, st.PPLStd = meanStd(ppl)
-			st.LossMean, st.LossStd = meanStd(loss)
-		} else if st.NotApplicable == "" && st.NonFinite == nil {
-			st.NotApplicable = "no run scored this length"
-		}
-		out = append(out, st)
-	}
-	return out
+// newReport begins a comparison's report, generated now, its runs to be added.
+func newReport(c *Comparison, command string) *Report {
+	return &Report{Report: measure.Report{Name: c.Name, Seeds: c.Seeds, Command: command, Generated: time.Now().UTC()}, Comparison: c}
 }
 
 // write saves the comparison's JSON, each measure's section (its tables and figures) and
@@ -159,7 +38,7 @@ func (rep *Report) write(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(dir, ComparisonJSON), rep); err != nil {
+	if err := measure.WriteJSON(filepath.Join(dir, ComparisonJSON), rep); err != nil {
 		return err
 	}
 	for _, s := range sections {
@@ -167,18 +46,18 @@ func (rep *Report) write(dir string) error {
 			return err
 		}
 	}
-	return writeFile(filepath.Join(dir, ReportFile), rep.markdown(sections))
+	return measure.WriteFile(filepath.Join(dir, ReportFile), rep.markdown(sections))
 }
 
 // sections gathers the registered measures' sections of the report, in the registry's order.
-func (rep *Report) sections() ([]Section, error) {
-	var out []Section
-	for _, m := range Measures() {
-		r, ok := m.(Reporter)
+func (rep *Report) sections() ([]measure.Section, error) {
+	var out []measure.Section
+	for _, m := range measure.All() {
+		r, ok := m.(measure.Reporter)
 		if !ok {
 			continue
 		}
-		s, err := r.Section(rep)
+		s, err := r.Section(&rep.Report)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Name(), err)
 		}
@@ -189,7 +68,7 @@ func (rep *Report) sections() ([]Section, error) {
 	return out, nil
 }
 
-func (rep *Report) markdown(sections []Section) []byte {
+func (rep *Report) markdown(sections []measure.Section) []byte {
 	var b bytes.Buffer
 	c := rep.Comparison
 	first := rep.Runs[0].Config
@@ -309,7 +188,7 @@ func (rep *Report) Summary() string {
 	for _, s := range rep.Series {
 		fmt.Fprintf(&b, "%-22s", s.Label)
 		for _, st := range s.Stats {
-			fmt.Fprintf(&b, " %15s", fmtStat(st))
+			fmt.Fprintf(&b, " %15s", measure.FormatStat(st))
 		}
 		b.WriteByte('\n')
 	}
@@ -337,54 +216,6 @@ func (rep *Report) Failed() []ClaimResult {
 		}
 	}
 	return out
-}
-
-// positionOf names a run's position scheme with its scaling and attention temperature.
-func positionOf(c Config) string {
-	s := c.Position.Scheme
-	if c.Position.Scaling != nil {
-		s += " " + scalingName(c.Position)
-	}
-	if c.Attention.Scale != "" {
-		s += " + " + c.Attention.Scale
-	}
-	return s
-}
-
-// seriesWhere returns the series whose runs satisfy match.
-func (rep *Report) seriesWhere(match func(Config) bool) []*Series {
-	var out []*Series
-	for _, s := range rep.Series {
-		for _, r := range rep.Runs {
-			if r.Label == s.Label {
-				if match(r.Config) {
-					out = append(out, s)
-				}
-				break
-			}
-		}
-	}
-	return out
-}
-
-// perSeed returns each ok seed's perplexity at length n for a label.
-func (rep *Report) perSeed(label string, n int) map[uint64]float64 {
-	out := map[uint64]float64{}
-	for _, r := range rep.Runs {
-		if r.Label != label || r.Result.Status != "ok" {
-			continue
-		}
-		if l, ok := r.Result.At(n); ok && l.Applicable && l.Perplexity != nil {
-			out[r.Seed] = *l.Perplexity
-		}
-	}
-	return out
-}
-
-// at returns a series' statistic at mult times the training length, if some seed scored it.
-func (rep *Report) at(s *Series, mult int) (Stat, bool) {
-	st, ok := s.At(mult * rep.TrainLen)
-	return st, ok && st.Seeds > 0 && st.NonFinite == nil
 }
 
 // missing is the verdict of a claim that needs a series' perplexity at mult times the training

@@ -3,6 +3,7 @@ package experiments
 import (
 	"bytes"
 	"encoding/csv"
+	"extrapolate/experiments/measure"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -47,7 +48,7 @@ func (r *Runner) writeGridReport() (*Report, error) {
 		return nil, nil
 	}
 	c := r.Plan.Comparison
-	top := &Report{Comparison: c, Command: r.Command, Generated: time.Now().UTC()}
+	top := newReport(c, r.Command)
 	for i, p := range c.Grid {
 		at, err := r.Plan.atPoint(i)
 		if err != nil {
@@ -99,10 +100,10 @@ func (p *PointReport) claimAt(id string) (ClaimResult, bool) {
 }
 
 func (rep *Report) writeGrid(dir string) error {
-	if err := writeFile(filepath.Join(dir, ScaleCSV), rep.gridCSV()); err != nil {
+	if err := measure.WriteFile(filepath.Join(dir, ScaleCSV), rep.gridCSV()); err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(dir, ScaleJSON), struct {
+	if err := measure.WriteJSON(filepath.Join(dir, ScaleJSON), struct {
 		Command   string         `json:"command"`
 		Generated time.Time      `json:"generated"`
 		Points    []*PointReport `json:"points"`
@@ -114,7 +115,7 @@ func (rep *Report) writeGrid(dir string) error {
 			return err
 		}
 	}
-	return writeFile(filepath.Join(dir, ReportFile), rep.gridMarkdown())
+	return measure.WriteFile(filepath.Join(dir, ReportFile), rep.gridMarkdown())
 }
 
 // gridCSV has a row per claim, point and seed ("mean" for the ratio of the means).
@@ -237,7 +238,7 @@ func (rep *Report) gridMarkdown() []byte {
 			for _, m := range mults {
 				if i < 0 {
 					p(" – |")
-				} else if st, ok := pt.Report.at(pt.Report.Series[i], m); ok {
+				} else if st, ok := pt.Report.At(pt.Report.Series[i], m); ok {
 					p(" %.2f |", st.PPLMean)
 				} else {
 					p(" n/a |")

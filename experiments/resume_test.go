@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"errors"
+	"extrapolate/experiments/measure"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -81,8 +82,8 @@ func TestResumeReproducesLosses(t *testing.T) {
 		}
 	}
 	// The results too.
-	a, _ := os.ReadFile(filepath.Join(dir, ResultsCSV))
-	b, _ := os.ReadFile(filepath.Join(whole.Dir, ResultsCSV))
+	a, _ := os.ReadFile(filepath.Join(dir, measure.ResultsCSV))
+	b, _ := os.ReadFile(filepath.Join(whole.Dir, measure.ResultsCSV))
 	if string(a) != string(b) {
 		t.Fatalf("results differ:\n%s\n%s", a, b)
 	}
@@ -193,8 +194,8 @@ func TestOnlyOwnTempsRemoved(t *testing.T) {
 func TestRunFilesComplete(t *testing.T) {
 	dir := t.TempDir()
 	c := tinyConfig(t, "rope")
-	for _, m := range Measures() {
-		if _, ok := m.(Selector); !ok {
+	for _, m := range measure.All() {
+		if _, ok := m.(measure.Selector); !ok {
 			c.Eval.Measures = append(c.Eval.Measures, m.Name()) // every measure a config can ask for
 		}
 	}
@@ -227,7 +228,7 @@ func TestForeignFilesNotReplaced(t *testing.T) {
 	}{
 		{"hand-written config", map[string]string{ConfigFile: "# my settings\nname: mine\n"}, ConfigFile},
 		{"another config's", map[string]string{ConfigFile: string(other.Marshal())}, "train.steps"},
-		{"a plot without config", map[string]string{PlotPNG: "my picture"}, PlotPNG},
+		{"a plot without config", map[string]string{measure.PlotPNG: "my picture"}, measure.PlotPNG},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

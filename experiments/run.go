@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"extrapolate/experiments/measure"
 	"fmt"
 	"io"
 	"os"
@@ -21,31 +22,15 @@ import (
 	"extrapolate/internal/atomicfile"
 	"extrapolate/internal/dirlock"
 	"extrapolate/model"
-	"extrapolate/position"
 )
-
-// Files of a run folder.
-const (
-	ConfigFile     = "config.yaml"
-	LogFile        = "train_log.csv"
-	ResultsCSV     = "ppl_vs_len.csv"
-	ResultsJSON    = "ppl_vs_len.json"
-	PlotPNG        = "ppl_vs_len.png"
-	PlotSVG        = "ppl_vs_len.svg"
-	CheckpointFile = "model.ckpt"
-)
-
-// runOwnFiles are the files a run writes in its folder besides its measures': its config, its
-// training log, its results and its checkpoint.
-var runOwnFiles = []string{ConfigFile, LogFile, ResultsJSON, CheckpointFile}
 
 // runFiles are the files a run writes in its folder, its own and every registered measure's
 // (Measure.Files), whether or not its config asks for the measure: the only files a run
 // replaces or removes, and, with their temporary files, all a folder check needs to look at.
 // Anything else in the folder is the user's and stays untouched.
 func runFiles() []string {
-	files := slices.Clone(runOwnFiles)
-	for _, m := range Measures() {
+	files := slices.Clone(measure.RunOwnFiles)
+	for _, m := range measure.All() {
 		files = append(files, m.Files()...)
 	}
 	return files
@@ -66,9 +51,6 @@ func runFilesIn(dir string) ([]string, error) {
 	}
 	return found, nil
 }
-
-// ErrInterrupted says a run stopped on request after saving a checkpoint.
-var ErrInterrupted = errors.New("interrupted")
 
 // ErrDiverged says the loss or a gradient stopped being finite.
 var ErrDiverged = errors.New("training diverged")
@@ -211,7 +193,7 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 				return nil, fmt.Errorf("results folder: %w", err)
 			}
 		}
-		if err := writeFile(filepath.Join(r.Dir, ConfigFile), r.config().Marshal()); err != nil {
+		if err := measure.WriteFile(filepath.Join(r.Dir, ConfigFile), r.config().Marshal()); err != nil {
 			return nil, err
 		}
 		if t.shared {
@@ -234,8 +216,8 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 	res := r.newResult(t)
 	start := time.Now()
 	trainScheme, evalScheme := r.Resolved.Schemes()
-	ev := &Evaluation{Config: r.config(), Model: t.model, Scheme: evalScheme, TrainScheme: trainScheme, Corpus: r.corpus, Progress: r.Progress}
-	recs, err := ev.measure(ctx)
+	ev := &measure.Evaluation{Config: r.config(), Model: t.model, Scheme: evalScheme, TrainScheme: trainScheme, Corpus: r.corpus, Progress: r.Progress}
+	recs, err := ev.Measure(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +235,7 @@ func (r *Run) newResult(t *trainer) *Result {
 	c := r.config()
 	_, version := data.GoRoot()
 	res := &Result{
-		Name: c.Name, Scheme: c.Position.Scheme, Scaling: scalingName(c.Position), Seed: c.Seed,
+		Name: c.Name, Scheme: c.Position.Scheme, Scaling: measure.ScalingName(c.Position), Seed: c.Seed,
 		TrainLen: c.Train.SeqLen, Corpus: r.corpus.Source, GoVersion: version, CPU: cpuName(),
 		UnigramEntropy: r.corpus.UnigramEntropy(), Params: t.model.NumParams(),
 		Steps: t.st.OptStep, TrainSeconds: t.st.Seconds, Status: "ok", ConfigHash: c.Hash(), Protocol: c.Eval.Protocol(),
@@ -262,13 +244,6 @@ func (r *Run) newResult(t *trainer) *Result {
 		res.FinalTrainLoss = t.st.Log[n-1].Loss
 	}
 	return res
-}
-
-func scalingName(p position.Config) string {
-	if p.Scaling == nil {
-		return ""
-	}
-	return fmt.Sprintf("%s(factor=%s)", p.Scaling.Type, p.Scaling.Factor)
 }
 
 // newModel builds a fresh model of a resolved config with its main phase's scheme.

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"time"
 )
 
 // Runner runs a comparison, resolved once (LoadPlan), into Dir.
@@ -207,7 +206,7 @@ func (r *Runner) WriteReport() (*Report, error) {
 		return r.writeGridReport()
 	}
 	plan := r.Plan.Runs(r.Dir)
-	rep := &Report{Comparison: r.Plan.Comparison, Command: r.Command, Generated: time.Now().UTC()}
+	rep := newReport(r.Plan.Comparison, r.Command)
 	var missing []string
 	for _, p := range plan {
 		res, err := readResult(p)
@@ -225,7 +224,7 @@ func (r *Runner) WriteReport() (*Report, error) {
 			len(plan)-len(missing), len(plan), strings.Join(missing, ", "))
 		return nil, nil
 	}
-	rep.aggregate()
+	rep.Aggregate()
 	rep.judge()
 	if err := rep.write(r.Dir); err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"extrapolate/experiments/measure"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -53,7 +54,7 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 	if _, err := data.NewEvalSet(corpus.Valid, e.Tokens); err != nil {
 		return nil, inputError(err)
 	}
-	ev := &Evaluation{Config: c, Model: t.Model, Corpus: corpus, Progress: w}
+	ev := &measure.Evaluation{Config: c, Model: t.Model, Corpus: corpus, Progress: w}
 	ev.Config.Eval = e
 	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, Tokens: e.Tokens, Corpus: corpus.Source, Protocol: e.Protocol(), Partial: t.Progress}
 	for _, sc := range scalings {
@@ -65,12 +66,12 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 		}
 		name := "none"
 		if sc != nil {
-			name = scalingName(pc)
+			name = measure.ScalingName(pc)
 		}
 		if w != nil {
 			fmt.Fprintf(w, "scaling %s\n", name)
 		}
-		lengths, err := ev.perplexities(ctx, s)
+		lengths, err := ev.Perplexities(ctx, s)
 		if err != nil {
 			return nil, err
 		}
@@ -83,22 +84,22 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 func (rep *ScalingReport) Write(dir string) error {
 	var b bytes.Buffer
 	cw := csv.NewWriter(&b)
-	cw.Write(append([]string{"scaling"}, lengthColumns...))
+	cw.Write(append([]string{"scaling"}, measure.LengthColumns...))
 	var curves []plot.Curve
 	for _, r := range rep.Results {
 		for _, l := range r.Lengths {
-			cw.Write(append([]string{r.Scaling}, lengthRow(l, rep.TrainLen, rep.Protocol)...))
+			cw.Write(append([]string{r.Scaling}, measure.LengthRow(l, rep.TrainLen, rep.Protocol)...))
 		}
-		curves = append(curves, curveOf(r.Scaling, []*Result{{Lengths: r.Lengths}}))
+		curves = append(curves, measure.CurveOf(r.Scaling, []*Result{{Lengths: r.Lengths}}))
 	}
 	cw.Flush()
-	if err := writeFile(filepath.Join(dir, ScalingsCSV), b.Bytes()); err != nil {
+	if err := measure.WriteFile(filepath.Join(dir, ScalingsCSV), b.Bytes()); err != nil {
 		return err
 	}
 	if err := plot.Perplexity(dir, ScalingsPNG, ScalingsSVG, rep.Name+": one checkpoint under each RoPE scaling", rep.TrainLen, curves); err != nil {
 		return err
 	}
-	return writeJSON(filepath.Join(dir, ScalingsJSON), rep)
+	return measure.WriteJSON(filepath.Join(dir, ScalingsJSON), rep)
 }
 
 // Table renders the report as a text table: a row per scaling, a column per length.

@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"errors"
+	"extrapolate/internal/progress"
 	"fmt"
 	"math"
 	"os"
@@ -113,10 +114,10 @@ func (t *trainer) train(ctx context.Context) error {
 	if f := c.Train.Finetune; f != nil {
 		total += f.Steps
 	}
-	p := newProgress(t.run.Progress, total, "train")
-	defer p.finish()
+	p := progress.New(t.run.Progress, total, "train")
+	defer p.Finish()
 	if t.st.Phase == phaseTrain {
-		p.skip(t.st.Step)
+		p.Skip(t.st.Step)
 		if err := t.phase(ctx, p, trainScheme, c.Train.BatchSize, c.Train.SeqLen, c.Train.Steps); err != nil {
 			return err
 		}
@@ -128,10 +129,10 @@ func (t *trainer) train(ctx context.Context) error {
 			}
 		}
 	} else {
-		p.skip(c.Train.Steps)
+		p.Skip(c.Train.Steps)
 	}
 	if f := c.Train.Finetune; f != nil && t.st.Phase == phaseFinetune {
-		p.skip(t.st.Step)
+		p.Skip(t.st.Step)
 		// The same tokens per batch at the longer length, and a constant learning rate.
 		batch := max(1, c.Train.BatchSize*c.Train.SeqLen/f.SeqLen)
 		t.opt.Schedule = model.Schedule{LR: f.LR, MinLR: f.LR}
@@ -149,7 +150,7 @@ func (t *trainer) train(ctx context.Context) error {
 }
 
 // phase trains for the steps of the current phase not yet done.
-func (t *trainer) phase(ctx context.Context, p *progress, s position.Scheme, batch, n, steps int) error {
+func (t *trainer) phase(ctx context.Context, p *progress.Bar, s position.Scheme, batch, n, steps int) error {
 	c := t.run.config()
 	g, err := t.model.Graph(s, batch, n, model.Options{Train: true})
 	if err != nil {
@@ -204,7 +205,7 @@ func (t *trainer) phase(ctx context.Context, p *progress, s position.Scheme, bat
 		if k := len(t.st.Log); k > 0 {
 			tps = t.st.Log[k-1].TokensPerSec
 		}
-		p.add(1, fmt.Sprintf("loss %.3f %.0f tok/s", loss, tps))
+		p.Add(1, fmt.Sprintf("loss %.3f %.0f tok/s", loss, tps))
 		if t.run.afterStep != nil {
 			t.run.afterStep(t.st.Phase, t.st.Step)
 		}

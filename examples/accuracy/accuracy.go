@@ -19,7 +19,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"extrapolate/data"
-	"extrapolate/experiments"
+	"extrapolate/experiments/measure"
 	"extrapolate/model"
 )
 
@@ -31,7 +31,7 @@ const (
 	ComparisonSVG = "accuracy_by_run.svg"
 )
 
-func init() { experiments.RegisterMeasure(Measure{}) }
+func init() { measure.Register(Measure{}) }
 
 // Measure is next-token accuracy by evaluation length.
 type Measure struct{}
@@ -40,7 +40,7 @@ func (Measure) Name() string    { return "accuracy" }
 func (Measure) Files() []string { return []string{RunCSV} }
 
 // Start makes it observe the run's pass: it implements PassObserver.
-func (Measure) Start(*experiments.Evaluation) (experiments.Recorder, error) { return &run{}, nil }
+func (Measure) Start(*measure.Evaluation) (measure.Recorder, error) { return &run{}, nil }
 
 // Length is the accuracy at one evaluation length; the run's results file keeps them, under
 // "accuracy".
@@ -59,7 +59,7 @@ type run struct {
 	lengths []Length
 }
 
-func (r *run) Length(n int) experiments.LengthObserver {
+func (r *run) Length(n int) measure.LengthObserver {
 	r.cur = Length{Length: n}
 	return r
 }
@@ -78,7 +78,7 @@ func (r *run) Batch(g *model.Graph, ws []data.Window, _ []float64) {
 }
 
 // End keeps the length's accuracy, or why it has none.
-func (r *run) End(l experiments.PassLength) {
+func (r *run) End(l measure.PassLength) {
 	if l.Sum == nil { // not applicable, or not finite
 		r.cur = Length{Length: l.Length, Reason: l.Reason}
 	} else {
@@ -110,7 +110,7 @@ func argmaxRow[F float32 | float64](row []F) int {
 }
 
 // Record keeps the accuracies in the results file and writes them as CSV.
-func (r *run) Record(dir string, res *experiments.Result) error {
+func (r *run) Record(dir string, res *measure.Result) error {
 	if err := res.SetMeasurement(Measure{}.Name(), r.lengths); err != nil {
 		return err
 	}
@@ -122,18 +122,18 @@ func (r *run) Record(dir string, res *experiments.Result) error {
 			strconv.FormatBool(l.Applicable), l.Reason})
 	}
 	w.Flush()
-	return experiments.WriteFile(filepath.Join(dir, RunCSV), b.Bytes())
+	return measure.WriteFile(filepath.Join(dir, RunCSV), b.Bytes())
 }
 
 // Of reads a run's accuracies from its results; none when it was not measured.
-func Of(res *experiments.Result) ([]Length, error) {
+func Of(res *measure.Result) ([]Length, error) {
 	var ls []Length
 	_, err := res.Measurement(Measure{}.Name(), &ls)
 	return ls, err
 }
 
 // Summary is a line of the run's summary.
-func (Measure) Summary(res *experiments.Result) string {
+func (Measure) Summary(res *measure.Result) string {
 	ls, err := Of(res)
 	if err != nil || len(ls) == 0 {
 		return ""
@@ -154,7 +154,7 @@ type stat struct {
 }
 
 // Section averages each label's accuracy over its seeds, by length.
-func (Measure) Section(rep *experiments.Report) (experiments.Section, error) {
+func (Measure) Section(rep *measure.Report) (measure.Section, error) {
 	s := section{rep: rep, stats: map[string]map[int]stat{}}
 	for _, series := range rep.Series {
 		byLen := map[int][]float64{}
@@ -176,7 +176,7 @@ func (Measure) Section(rep *experiments.Report) (experiments.Section, error) {
 			if s.stats[series.Label] == nil {
 				s.stats[series.Label] = map[int]stat{}
 			}
-			mean, std := experiments.MeanStd(accs)
+			mean, std := measure.MeanStd(accs)
 			s.stats[series.Label][n] = stat{len(accs), mean, std}
 		}
 	}
@@ -187,7 +187,7 @@ func (Measure) Section(rep *experiments.Report) (experiments.Section, error) {
 }
 
 type section struct {
-	rep   *experiments.Report
+	rep   *measure.Report
 	stats map[string]map[int]stat // label → length → accuracy over seeds
 }
 
@@ -197,7 +197,7 @@ func (s section) Write(dir string) error {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write([]string{"label", "length", "seeds", "accuracy_mean", "accuracy_std"})
-	lines := make([]experiments.Line, len(s.rep.Series))
+	lines := make([]measure.Line, len(s.rep.Series))
 	for i, series := range s.rep.Series {
 		lines[i].Label = series.Label
 		for _, n := range s.rep.Lengths {
@@ -211,11 +211,11 @@ func (s section) Write(dir string) error {
 		}
 	}
 	w.Flush()
-	if err := experiments.WriteFile(filepath.Join(dir, ComparisonCSV), b.Bytes()); err != nil {
+	if err := measure.WriteFile(filepath.Join(dir, ComparisonCSV), b.Bytes()); err != nil {
 		return err
 	}
-	return s.rep.WriteFigure(filepath.Join(dir, ComparisonPNG), filepath.Join(dir, ComparisonSVG), experiments.Figure{
-		Title:  fmt.Sprintf("%s: next-token accuracy, mean ± std over seeds", s.rep.Comparison.Name),
+	return s.rep.WriteFigure(filepath.Join(dir, ComparisonPNG), filepath.Join(dir, ComparisonSVG), measure.Figure{
+		Title:  fmt.Sprintf("%s: next-token accuracy, mean ± std over seeds", s.rep.Name),
 		XLabel: "evaluation length (tokens, log scale)", YLabel: "next-token accuracy", Lines: lines,
 	})
 }

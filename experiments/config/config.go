@@ -90,7 +90,7 @@ type Eval struct {
 	Stride *int `yaml:"stride,omitempty"`
 	// Measures names the measures to take besides those that measure every run they apply to
 	// (perplexity and loss by position; passkey retrieval with train.passkey): attention, or
-	// one registered from another package (experiments.RegisterMeasure). Unset, a config
+	// one registered from another package (measure.Register). Unset, a config
 	// marshals, and hashes, as it did before measures existed.
 	Measures []string `yaml:"measures,omitempty"`
 }

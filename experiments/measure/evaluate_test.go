@@ -1,7 +1,8 @@
-package experiments
+package measure
 
 import (
 	"context"
+	"extrapolate/experiments/config"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,7 +18,7 @@ import (
 
 // tinyModel is an untrained model of a tiny config and its corpus: evaluation does not need a
 // trained model to be checked.
-func tinyModel(t *testing.T, scheme string) (Config, *model.Model, *data.Corpus) {
+func tinyModel(t *testing.T, scheme string) (config.Config, *model.Model, *data.Corpus) {
 	t.Helper()
 	c := tinyConfig(t, scheme)
 	m, err := newModel(resolved(t, c))
@@ -33,8 +34,8 @@ func tinyModel(t *testing.T, scheme string) (Config, *model.Model, *data.Corpus)
 
 // evaluateAll runs the protocol's pass with s over e's windows, for the score and the
 // per-position sums at every length.
-func evaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e Eval) ([]LengthResult, []PositionLoss, error) {
-	ev := &Evaluation{Config: Config{Eval: e}, Model: m, Corpus: corpus}
+func evaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e config.Eval) ([]LengthResult, []PositionLoss, error) {
+	ev := &Evaluation{Config: config.Config{Eval: e}, Model: m, Corpus: corpus}
 	var seen passSeen
 	err := ev.Pass(ctx, s, &seen)
 	var lengths []LengthResult
@@ -106,7 +107,7 @@ func TestSlidingWindowsFromDefinition(t *testing.T) {
 	const n, stride, tokens = 32, 12, 200
 	// One window a batch: the shape of the definition's graph below, so that a BLAS whose
 	// order of summation depends on the shape (OpenBLAS, with -tags openblas) gives the same bits.
-	e := Eval{Lengths: []int{n}, Tokens: tokens, BatchTokens: n, Stride: new(int)}
+	e := config.Eval{Lengths: []int{n}, Tokens: tokens, BatchTokens: n, Stride: new(int)}
 	*e.Stride = stride
 	got, byPos, err := evaluateAll(context.Background(), m, s, corpus, e)
 	if err != nil {
@@ -280,23 +281,79 @@ func TestStrideAndPasskeyConfigErrors(t *testing.T) {
 		{"train.passkey.fraction=.nan", "train.passkey.fraction"},
 		{"train.passkey.bogus=1", "train.passkey.bogus"},
 	} {
-		_, err := Load(path, []string{c.set})
+		_, err := config.Load(path, []string{c.set})
 		if err == nil || !strings.Contains(err.Error(), c.field) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("-set %s: %v, want one line naming %s", c.set, err, c.field)
 		}
 	}
 	for _, set := range []string{"eval.stride=64", "eval.stride=1", "train.passkey.fraction=0", "train.passkey.fraction=0.5"} {
-		if _, err := Load(path, []string{set}); err != nil {
+		if _, err := config.Load(path, []string{set}); err != nil {
 			t.Errorf("-set %s: %v", set, err)
 		}
 	}
 	// A config without the new fields marshals as before they existed: its hash, which marks
 	// committed results as current, is unchanged.
-	c, err := Load(path, nil)
+	c, err := config.Load(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if b := string(c.Marshal()); strings.Contains(b, "stride") || strings.Contains(b, "passkey") {
 		t.Fatalf("the resolved config mentions fields it does not set:\n%s", b)
+	}
+}
+
+func TestEvalBatch(t *testing.T) {
+	for _, c := range []struct{ windows, limit, want int }{
+		{1024, 256, 256}, {64, 16, 16}, {12, 5, 4}, {7, 3, 1}, {5, 100, 5}, {1, 1, 1},
+	} {
+		if got := evalBatch(c.windows, c.limit); got != c.want {
+			t.Errorf("evalBatch(%d, %d) = %d, want %d", c.windows, c.limit, got, c.want)
+		}
+	}
+}
+
+// TestEvalSetScoresSameTokens checks the protocol's core: at every length, the targets scored
+// are exactly the first Tokens validation targets, each once, and each is predicted from earlier
+// tokens of its own window only.
+func TestEvalSetScoresSameTokens(t *testing.T) {
+	valid := []byte(strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789", 60))
+	set, err := data.NewEvalSet(valid, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{16, 64, 256, 1024} {
+		ws, err := set.Plan(n, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		windows := len(ws)
+		batch := evalBatch(windows, 2048/n)
+		if windows%batch != 0 || batch*n > 2048 {
+			t.Fatalf("length %d: batch of %d windows does not divide %d or exceeds the budget", n, batch, windows)
+		}
+		ids, targets := make([]int, batch*n), make([]int, batch*n)
+		var scored []int
+		for first := 0; first < windows; first += batch {
+			set.FillWindows(ids, targets, n, ws[first:first+batch])
+			for i := range ids {
+				w := (first + i/n) * n // start of this window in the validation text
+				pos := w + i%n
+				if ids[i] != int(valid[pos]) || targets[i] != int(valid[pos+1]) {
+					t.Fatalf("length %d: token %d is not the validation text at %d", n, i, pos)
+				}
+			}
+			scored = append(scored, targets...)
+		}
+		if len(scored) != 1024 {
+			t.Fatalf("length %d scores %d tokens, want 1024", n, len(scored))
+		}
+		for i, tg := range scored {
+			if tg != int(valid[i+1]) {
+				t.Fatalf("length %d: target %d is %d, want %d", n, i, tg, valid[i+1])
+			}
+		}
+	}
+	if _, err := data.NewEvalSet(valid[:100], 1024); err == nil {
+		t.Fatal("an evaluation set larger than the validation text was accepted")
 	}
 }

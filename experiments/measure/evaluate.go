@@ -1,7 +1,9 @@
-package experiments
+package measure
 
 import (
 	"context"
+	"extrapolate/experiments/config"
+	"extrapolate/internal/progress"
 	"fmt"
 	"math"
 	"runtime/debug"
@@ -16,17 +18,17 @@ import (
 )
 
 // strideFor is the distance between the starts of consecutive windows of length n.
-func strideFor(e Eval, n int) int {
+func strideFor(e config.Eval, n int) int {
 	if e.Stride == nil {
 		return n
 	}
 	return *e.Stride
 }
 
-// measure evaluates a trained model with every measure its config asks for (measuresOf): the
+// Measure evaluates a trained model with every measure its config asks for (measuresOf): the
 // protocol's pass over the evaluation windows once, shared by every measure that observes it,
 // then each measure that evaluates on its own. It returns what each found, to be recorded.
-func (ev *Evaluation) measure(ctx context.Context) ([]Recorder, error) {
+func (ev *Evaluation) Measure(ctx context.Context) ([]Recorder, error) {
 	var recs []Recorder
 	var obs []PassObserver
 	for _, m := range measuresOf(ev.Config) {
@@ -82,8 +84,8 @@ func (ev *Evaluation) Pass(ctx context.Context, scheme position.Scheme, obs ...P
 			g.GraphOptions(&opts)
 		}
 	}
-	p := newProgress(ev.Progress, work, "eval")
-	defer p.finish()
+	p := progress.New(ev.Progress, work, "eval")
+	defer p.Finish()
 	for i, n := range e.Lengths {
 		if i > 0 {
 			// The last length's graph is garbage now. Collect it, and give its memory back,
@@ -111,7 +113,7 @@ func (ev *Evaluation) Pass(ctx context.Context, scheme position.Scheme, obs ...P
 
 // passLength scores the evaluation set in the windows ws of n tokens, each scoring its last
 // Score targets, and shows every batch to the observers.
-func passLength(ctx context.Context, m *model.Model, s position.Scheme, set *data.EvalSet, n int, ws []data.Window, batchTokens int, opts model.Options, p *progress, obs []LengthObserver) (PassLength, error) {
+func passLength(ctx context.Context, m *model.Model, s position.Scheme, set *data.EvalSet, n int, ws []data.Window, batchTokens int, opts model.Options, p *progress.Bar, obs []LengthObserver) (PassLength, error) {
 	pl := PassLength{LengthResult: LengthResult{Length: n}}
 	whole := true // every window scores all its targets: non-overlapping windows
 	for _, w := range ws {
@@ -129,7 +131,7 @@ func passLength(ctx context.Context, m *model.Model, s position.Scheme, set *dat
 	if model.IsNotApplicable(err) {
 		pl.Reason = err.Error()
 		if p != nil {
-			p.skip(len(ws) * n)
+			p.Skip(len(ws) * n)
 		}
 		return pl, nil
 	}
@@ -151,7 +153,7 @@ type windowScorer struct {
 	set      *data.EvalSet
 	n, batch int  // the graph's window length and windows a batch
 	whole    bool // every window scores all its targets, and every batch is full
-	p        *progress
+	p        *progress.Bar
 	obs      []LengthObserver
 }
 
@@ -197,7 +199,7 @@ func (sc *windowScorer) score(ctx context.Context, ws []data.Window) (positionAc
 			total += sum
 		}
 		if sc.p != nil {
-			sc.p.add(batch*n, fmt.Sprintf("len %d loss %.3f %.0f tok/s", n, total/float64(scored), float64((first+batch)*n)/time.Since(start).Seconds()))
+			sc.p.Add(batch*n, fmt.Sprintf("len %d loss %.3f %.0f tok/s", n, total/float64(scored), float64((first+batch)*n)/time.Since(start).Seconds()))
 		}
 	}
 	if scored != sc.set.Tokens {

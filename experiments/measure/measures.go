@@ -1,4 +1,4 @@
-package experiments
+package measure
 
 import (
 	"fmt"
@@ -22,18 +22,18 @@ var measures struct {
 func init() {
 	config.CheckMeasures = checkMeasures
 	for _, m := range []Measure{perplexityMeasure{}, positionsMeasure{}, passkeyMeasure{}, attentionMeasure{}} {
-		RegisterMeasure(m)
+		Register(m)
 	}
 }
 
-// RegisterMeasure makes a measure available by its name, to eval.measures and every run and
+// Register makes a measure available by its name, to eval.measures and every run and
 // report. It panics if the name is taken or one of its files is another's, as
 // database/sql.Register does, since that is a programming error.
-func RegisterMeasure(m Measure) {
+func Register(m Measure) {
 	measures.mu.Lock()
 	defer measures.mu.Unlock()
 	if err := checkNewMeasure(m); err != nil {
-		panic("experiments: RegisterMeasure: " + err.Error())
+		panic("measure: Register: " + err.Error())
 	}
 	measures.list = append(measures.list, m)
 }
@@ -48,7 +48,7 @@ func checkNewMeasure(m Measure) error {
 		return fmt.Errorf("measure %s: the name of a field of the results file", m.Name())
 	}
 	taken := map[string]string{}
-	for _, f := range runOwnFiles {
+	for _, f := range RunOwnFiles {
 		taken[f] = "the run"
 	}
 	for _, o := range measures.list {
@@ -67,17 +67,17 @@ func checkNewMeasure(m Measure) error {
 	return nil
 }
 
-// Measures lists the registered measures, in the order they registered.
-func Measures() []Measure {
+// All lists the registered measures, in the order they registered.
+func All() []Measure {
 	measures.mu.RLock()
 	defer measures.mu.RUnlock()
 	return slices.Clone(measures.list)
 }
 
-// MeasureNames lists the registered measures' names, in the order they registered.
-func MeasureNames() []string {
+// Names lists the registered measures' names, in the order they registered.
+func Names() []string {
 	var names []string
-	for _, m := range Measures() {
+	for _, m := range All() {
 		names = append(names, m.Name())
 	}
 	return names
@@ -85,7 +85,7 @@ func MeasureNames() []string {
 
 // measureByName finds a registered measure.
 func measureByName(name string) (Measure, bool) {
-	for _, m := range Measures() {
+	for _, m := range All() {
 		if m.Name() == name {
 			return m, true
 		}
@@ -95,9 +95,9 @@ func measureByName(name string) (Measure, bool) {
 
 // measuresOf lists, in the registry's order, the measures a config asks for: those its
 // eval.measures name, and those that select it themselves.
-func measuresOf(c Config) []Measure {
+func measuresOf(c config.Config) []Measure {
 	var out []Measure
-	for _, m := range Measures() {
+	for _, m := range All() {
 		s, ok := m.(Selector)
 		if slices.Contains(c.Eval.Measures, m.Name()) || (ok && s.Selects(c)) {
 			out = append(out, m)
@@ -111,7 +111,7 @@ func checkMeasures(names []string) error {
 	seen := map[string]bool{}
 	for _, name := range names {
 		if _, ok := measureByName(name); !ok {
-			return fmt.Errorf("eval.measures: unknown measure %q (known: %s)", name, strings.Join(MeasureNames(), ", "))
+			return fmt.Errorf("eval.measures: unknown measure %q (known: %s)", name, strings.Join(Names(), ", "))
 		}
 		if seen[name] {
 			return fmt.Errorf("eval.measures: %s given twice", name)

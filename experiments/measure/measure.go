@@ -1,7 +1,8 @@
-package experiments
+package measure
 
 import (
 	"context"
+	"extrapolate/experiments/config"
 	"io"
 
 	"extrapolate/data"
@@ -11,7 +12,7 @@ import (
 
 // A Measure is one thing measured of a trained model and reported across a comparison:
 // perplexity by length, loss by position, passkey retrieval, attention diagnostics. It
-// registers by name (RegisterMeasure), from any package, and acts through the optional
+// registers by name (Register), from any package, and acts through the optional
 // interfaces below, implementing only those for the places where it acts, as a position scheme
 // does: Selector (which runs it measures), Starter (what it does in a run), Summarizer (its lines
 // of a run's summary) and Reporter (its section of a comparison's report).
@@ -28,7 +29,7 @@ type Measure interface {
 // loss by position measure every run, passkey retrieval every run trained with passkeys. A
 // measure without it measures only the runs whose eval.measures name it.
 type Selector interface {
-	Selects(c Config) bool
+	Selects(c config.Config) bool
 }
 
 // Starter is a measure that measures a run: Start is called once the model is trained, and
@@ -110,7 +111,7 @@ type Section interface {
 
 // Evaluation is a trained model under evaluation, as measures see it.
 type Evaluation struct {
-	Config Config
+	Config config.Config
 	Model  *model.Model
 	// Scheme is the scheme the model is evaluated with; TrainScheme that of the main training
 	// phase, without the RoPE scaling.

@@ -1,6 +1,7 @@
-package experiments
+package measure
 
 import (
+	"extrapolate/experiments/config"
 	"io"
 
 	"extrapolate/data"
@@ -16,7 +17,7 @@ func (positionsMeasure) Name() string { return "loss_by_position" }
 func (positionsMeasure) Files() []string {
 	return []string{PositionsCSV, PositionsJSON, PositionsPNG, PositionsSVG}
 }
-func (positionsMeasure) Selects(Config) bool { return true }
+func (positionsMeasure) Selects(config.Config) bool { return true }
 
 func (positionsMeasure) Start(ev *Evaluation) (Recorder, error) {
 	return &positionsRun{trainLen: ev.Config.Train.SeqLen}, nil

@@ -1,9 +1,10 @@
-package experiments
+package measure
 
 import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"extrapolate/experiments/config"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -24,7 +25,7 @@ type perplexityMeasure struct{}
 
 func (perplexityMeasure) Name() string                           { return "perplexity" }
 func (perplexityMeasure) Files() []string                        { return []string{ResultsCSV, PlotPNG, PlotSVG} }
-func (perplexityMeasure) Selects(Config) bool                    { return true }
+func (perplexityMeasure) Selects(config.Config) bool             { return true }
 func (perplexityMeasure) Start(ev *Evaluation) (Recorder, error) { return &perplexityRun{ev: ev}, nil }
 
 // perplexityRun measures one run.
@@ -49,12 +50,12 @@ func (r *perplexityRun) Evaluate(ctx context.Context) error {
 		return nil
 	}
 	var err error
-	r.unscaled, err = r.ev.perplexities(ctx, r.ev.TrainScheme)
+	r.unscaled, err = r.ev.Perplexities(ctx, r.ev.TrainScheme)
 	return err
 }
 
-// perplexities runs the pass with scheme for the perplexity at every length alone.
-func (ev *Evaluation) perplexities(ctx context.Context, scheme position.Scheme) ([]LengthResult, error) {
+// Perplexities runs the pass with scheme for the perplexity at every length alone.
+func (ev *Evaluation) Perplexities(ctx context.Context, scheme position.Scheme) ([]LengthResult, error) {
 	var out []LengthResult
 	err := ev.Pass(ctx, scheme, lengthsSeen{&out})
 	return out, err
@@ -67,9 +68,9 @@ func (r *perplexityRun) Record(dir string, res *Result) error {
 	if len(res.Lengths) == 0 {
 		return nil
 	}
-	curves := []plot.Curve{curveOf(res.Scheme+parenthesised(res.Scaling), []*Result{res})}
+	curves := []plot.Curve{CurveOf(res.Scheme+parenthesised(res.Scaling), []*Result{res})}
 	if res.Unscaled != nil {
-		curves = append(curves, curveOf("no scaling, same weights", []*Result{{Lengths: res.Unscaled}}))
+		curves = append(curves, CurveOf("no scaling, same weights", []*Result{{Lengths: res.Unscaled}}))
 	}
 	if err := writePlot(dir, res.Name, res.TrainLen, curves); err != nil {
 		return err
@@ -94,11 +95,11 @@ func nonFiniteWarnings(res *Result) []string {
 	return out
 }
 
-// lengthColumns and lengthRow are the columns of one length's result, as a run's ppl_vs_len.csv
+// LengthColumns and LengthRow are the columns of one length's result, as a run's ppl_vs_len.csv
 // and cmd/eval's ppl_by_scaling.csv write them.
-var lengthColumns = []string{"length", "ratio", "loss", "perplexity", "tokens", "applicable", "reason", "protocol"}
+var LengthColumns = []string{"length", "ratio", "loss", "perplexity", "tokens", "applicable", "reason", "protocol"}
 
-func lengthRow(l LengthResult, trainLen int, protocol string) []string {
+func LengthRow(l LengthResult, trainLen int, protocol string) []string {
 	return []string{strconv.Itoa(l.Length), csvFloat(float64(l.Length) / float64(trainLen)), csvFloatOrEmpty(l.Loss), csvFloatOrEmpty(l.Perplexity),
 		strconv.Itoa(l.Tokens), strconv.FormatBool(l.Applicable), l.Reason, protocol}
 }
@@ -106,13 +107,13 @@ func lengthRow(l LengthResult, trainLen int, protocol string) []string {
 func resultCSV(res *Result) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	head := lengthColumns
+	head := LengthColumns
 	if res.Unscaled != nil {
 		head = append(head[:len(head):len(head)], "unscaled_loss", "unscaled_perplexity")
 	}
 	w.Write(head)
 	for i, l := range res.Lengths {
-		row := lengthRow(l, res.TrainLen, res.Protocol)
+		row := LengthRow(l, res.TrainLen, res.Protocol)
 		if res.Unscaled != nil {
 			row = append(row, csvFloatOrEmpty(res.Unscaled[i].Loss), csvFloatOrEmpty(res.Unscaled[i].Perplexity))
 		}
@@ -165,7 +166,7 @@ type perplexitySection struct{ rep *Report }
 
 // Write writes the perplexity of every run and series as CSV, and its figure.
 func (s perplexitySection) Write(dir string) error {
-	if err := writeFile(filepath.Join(dir, ComparisonCSV), s.rep.csv()); err != nil {
+	if err := writeFile(filepath.Join(dir, ComparisonCSV), s.rep.PerplexityCSV()); err != nil {
 		return err
 	}
 	return s.rep.writePerplexityFigure(dir)
@@ -186,7 +187,7 @@ func (s perplexitySection) Markdown(w io.Writer) {
 	for _, s := range rep.Series {
 		p("| %s | %s |", s.Label, s.Position)
 		for _, st := range s.Stats {
-			p(" %s |", fmtStat(st))
+			p(" %s |", FormatStat(st))
 		}
 		p("\n")
 	}
@@ -203,9 +204,9 @@ func (s perplexitySection) Markdown(w io.Writer) {
 	}
 }
 
-// csv has a row per run, seed and length, then rows with seed "mean" and "std" per run and
+// PerplexityCSV has a row per run, seed and length, then rows with seed "mean" and "std" per run and
 // length.
-func (rep *Report) csv() []byte {
+func (rep *Report) PerplexityCSV() []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write([]string{"label", "position", "seed", "length", "ratio", "loss", "perplexity", "status", "protocol"})
@@ -215,7 +216,7 @@ func (rep *Report) csv() []byte {
 		protocol = rep.Runs[0].Config.Eval.Protocol() // the same for every run: Plan checks it
 	}
 	for _, r := range rep.Runs {
-		pos := positionOf(r.Config)
+		pos := PositionOf(r.Config)
 		seed := strconv.FormatUint(r.Seed, 10)
 		if r.Result.Status != "ok" {
 			w.Write([]string{r.Label, pos, seed, "", "", "", "", "failed: " + r.Result.Error, protocol})

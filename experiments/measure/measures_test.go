@@ -1,7 +1,8 @@
-package experiments
+package measure
 
 import (
 	"encoding/json"
+	"extrapolate/experiments/config"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,11 +34,11 @@ func TestRegisterMeasureRefuses(t *testing.T) {
 					t.Errorf("%+v registered", m)
 				}
 			}()
-			RegisterMeasure(m)
+			Register(m)
 		}()
 	}
-	if strings.Join(MeasureNames(), " ") != "perplexity loss_by_position passkey attention" {
-		t.Errorf("measures %v after refusals", MeasureNames())
+	if strings.Join(Names(), " ") != "perplexity loss_by_position passkey attention" {
+		t.Errorf("measures %v after refusals", Names())
 	}
 }
 
@@ -47,18 +48,18 @@ func TestEvalMeasures(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.yaml")
 	os.WriteFile(path, []byte("name: x\n"), 0o644)
 	for _, set := range []string{"eval.measures=[bogus]", "eval.measures=[attention, attention]", "eval.measures=attention"} {
-		if _, err := Load(path, []string{set}); err == nil || !strings.Contains(err.Error(), "eval.measures") {
+		if _, err := config.Load(path, []string{set}); err == nil || !strings.Contains(err.Error(), "eval.measures") {
 			t.Errorf("-set %s: %v, want an error naming eval.measures", set, err)
 		}
 	}
-	c, err := Load(path, []string{"eval.measures=[attention]"})
+	c, err := config.Load(path, []string{"eval.measures=[attention]"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := measuresOf(c); len(got) != 3 || got[2].Name() != "attention" {
 		t.Errorf("measures of a config asking for attention: %v", got)
 	}
-	if c, err = Load(path, nil); err != nil {
+	if c, err = config.Load(path, nil); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(string(c.Marshal()), "measures") {
@@ -101,7 +102,7 @@ func TestResultMeasurements(t *testing.T) {
 	if string(again) != s {
 		t.Fatalf("read back and written again:\n%s\nwant:\n%s", again, s)
 	}
-	if cells := passkeyOf(&back); len(cells) != 1 || cells[0].Accuracy != 0.25 {
+	if cells := PasskeyOf(&back); len(cells) != 1 || cells[0].Accuracy != 0.25 {
 		t.Fatalf("passkey read back: %+v", cells)
 	}
 	if _, ok := back.Measured["name"]; ok {

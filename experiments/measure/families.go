@@ -1,6 +1,7 @@
-package experiments
+package measure
 
 import (
+	"extrapolate/experiments/config"
 	"fmt"
 	"strings"
 
@@ -10,7 +11,7 @@ import (
 // familyOf places a run by its resolved config, not its label, which is free text. A
 // temperature comes first: rope_logn is compared with the other temperatures, not with the
 // scalings.
-func familyOf(c Config) plot.Family {
+func familyOf(c config.Config) plot.Family {
 	switch {
 	case c.Attention.Scale != "" || c.Position.Scheme == "mix":
 		return plot.Temperature
@@ -28,18 +29,24 @@ func familyOf(c Config) plot.Family {
 	return plot.Other
 }
 
+// PlainRoPE picks plain RoPE among a report's series: the reference every panel of a figure
+// draws, and the series the claims compare with, so that the two are one. The claims, above
+// this package, know what plain RoPE is (their selectors) and set it at init; nil leaves the
+// figures without a reference. None, or several, is an error.
+var PlainRoPE func(rep *Report) (*Series, error)
+
 // configOf is the config of a label's first run.
-func (rep *Report) configOf(label string) (Config, bool) {
+func (rep *Report) configOf(label string) (config.Config, bool) {
 	for _, r := range rep.Runs {
 		if r.Label == label {
 			return r.Config, true
 		}
 	}
-	return Config{}, false
+	return config.Config{}, false
 }
 
-// byFamily gives the indices in rep.Series of each family's series, in the series' order.
-func (rep *Report) byFamily() [plot.NumFamilies][]int {
+// Families gives the indices in rep.Series of each family's series, in the series' order.
+func (rep *Report) Families() [plot.NumFamilies][]int {
 	var out [plot.NumFamilies][]int
 	for i, s := range rep.Series {
 		c, _ := rep.configOf(s.Label)
@@ -49,10 +56,13 @@ func (rep *Report) byFamily() [plot.NumFamilies][]int {
 	return out
 }
 
-// reference is the index in rep.Series of plain RoPE, which every panel draws for comparison,
+// Reference is the index in rep.Series of plain RoPE, which every panel draws for comparison,
 // or -1 when the comparison has none, or several, as the claims find it.
-func (rep *Report) reference() int {
-	ref, err := rep.the(plainRoPE)
+func (rep *Report) Reference() int {
+	if PlainRoPE == nil {
+		return -1
+	}
+	ref, err := PlainRoPE(rep)
 	if err != nil {
 		return -1
 	}
@@ -68,13 +78,13 @@ func (rep *Report) reference() int {
 // (absolute positions, ...), plain RoPE (rope) in grey in each".
 func (rep *Report) panelsNote() string {
 	var names []string
-	for f, idx := range rep.byFamily() {
+	for f, idx := range rep.Families() {
 		if len(idx) > 0 {
 			names = append(names, plot.Family(f).Title())
 		}
 	}
 	note := fmt.Sprintf("a panel per family of schemes (%s)", strings.Join(names, ", "))
-	if r := rep.reference(); r >= 0 {
+	if r := rep.Reference(); r >= 0 {
 		note += fmt.Sprintf(", plain RoPE (%s) in grey in each", rep.Series[r].Label)
 	}
 	return note

@@ -1,4 +1,4 @@
-package experiments
+package measure
 
 import (
 	"bytes"
@@ -42,8 +42,8 @@ const (
 	PasskeyPlotSVG = "passkey_vs_len.svg"
 )
 
-// passkey gathers passkey retrieval by label, for labels whose runs have it.
-func (rep *Report) passkey() []SeriesPasskey {
+// Passkey gathers passkey retrieval by label, for labels whose runs have it.
+func (rep *Report) Passkey() []SeriesPasskey {
 	var out []SeriesPasskey
 	for _, s := range rep.Series {
 		sp := SeriesPasskey{Label: s.Label, Position: s.Position}
@@ -53,7 +53,7 @@ func (rep *Report) passkey() []SeriesPasskey {
 			if r.Label != s.Label || r.Result.Status != "ok" {
 				continue
 			}
-			cells := passkeyOf(r.Result)
+			cells := PasskeyOf(r.Result)
 			if len(cells) == 0 {
 				continue
 			}
@@ -112,14 +112,14 @@ func (rep *Report) writePasskey(dir string, sps []SeriesPasskey) error {
 		if r.Result.Status != "ok" {
 			continue
 		}
-		for _, c := range passkeyOf(r.Result) {
-			w.Write([]string{r.Label, positionOf(r.Config), strconv.FormatUint(r.Seed, 10), strconv.Itoa(c.Length), csvFloat(float64(c.Length) / float64(rep.TrainLen)),
+		for _, c := range PasskeyOf(r.Result) {
+			w.Write([]string{r.Label, PositionOf(r.Config), strconv.FormatUint(r.Seed, 10), strconv.Itoa(c.Length), csvFloat(float64(c.Length) / float64(rep.TrainLen)),
 				csvFloat(c.Depth), strconv.Itoa(c.Docs), strconv.Itoa(c.Correct), csvFloat(c.Accuracy), csvFloat(c.Digits), strconv.FormatBool(c.Applicable), csvFloat(data.PasskeyChance)})
 		}
 	}
 	var lines []plot.Series
 	for _, sp := range sps {
-		l := plot.Series{Label: sp.Label, Style: rep.styleOf(sp.Label)}
+		l := plot.Series{Label: sp.Label, Style: rep.StyleOf(sp.Label)}
 		for _, st := range sp.ByLength {
 			if st.Seeds == 0 {
 				continue
@@ -130,7 +130,7 @@ func (rep *Report) writePasskey(dir string, sps []SeriesPasskey) error {
 			l.XYs = append(l.XYs, struct{ X, Y float64 }{float64(st.Length), st.Mean})
 		}
 		lines = append(lines, l)
-		title := fmt.Sprintf("%s: passkey retrieval, mean over seeds (chance %s)", sp.Label, percent(data.PasskeyChance))
+		title := fmt.Sprintf("%s: passkey retrieval, mean over seeds (chance %s)", sp.Label, Percent(data.PasskeyChance))
 		if err := passkeyGrid(sp.Cells).draw(filepath.Join(dir, passkeyFileName(sp.Label, "png")), filepath.Join(dir, passkeyFileName(sp.Label, "svg")), title, rep.TrainLen); err != nil {
 			return err
 		}
@@ -146,7 +146,7 @@ func (rep *Report) writePasskey(dir string, sps []SeriesPasskey) error {
 	}{rep.TrainLen, data.PasskeyChance, sps}); err != nil {
 		return err
 	}
-	title := fmt.Sprintf("%s: passkey accuracy, mean over depths and %d seeds", rep.Comparison.Name, len(rep.Comparison.Seeds))
+	title := fmt.Sprintf("%s: passkey accuracy, mean over depths and %d seeds", rep.Name, len(rep.Seeds))
 	return plot.Accuracy(filepath.Join(dir, PasskeyPlotPNG), filepath.Join(dir, PasskeyPlotSVG), title, rep.TrainLen, lines)
 }
 
@@ -155,7 +155,7 @@ func (rep *Report) passkeyMarkdown(b io.Writer, sps []SeriesPasskey) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("\n## Passkey retrieval\n\n![passkey accuracy against length](%s)\n\n", PasskeyPlotPNG)
 	p("A document is validation text with the needle `key@NNNNN.` after a fraction (the depth) of the filler and the question `key@` at the end; an answer counts when the model's greedy continuation is all five digits of the key (chance: %s). Keys are held out from training; %d documents per length and depth, depths %s.\n\n",
-		percent(data.PasskeyChance), passkeyDocs, depthList())
+		Percent(data.PasskeyChance), PasskeyDocs, depthList())
 	// table writes a row per label and a column per length, each cell from its statistic.
 	table := func(head string, cell func(AccuracyStat) string) {
 		p("| %s | position |", head)
@@ -175,9 +175,9 @@ func (rep *Report) passkeyMarkdown(b io.Writer, sps []SeriesPasskey) {
 			p("\n")
 		}
 	}
-	table("accuracy, mean ± std over seeds", func(st AccuracyStat) string { return percent(st.Mean) + " ± " + percent(st.Std) })
+	table("accuracy, mean ± std over seeds", func(st AccuracyStat) string { return Percent(st.Mean) + " ± " + Percent(st.Std) })
 	p("\nShare of single digits right (each given the true digits before it; chance 10%%), mean over depths and seeds:\n\n")
-	table("digits right", func(st AccuracyStat) string { return percent(st.Digits) })
+	table("digits right", func(st AccuracyStat) string { return Percent(st.Digits) })
 	p("\nBy depth (rows) and length (columns), mean over seeds:\n")
 	for _, sp := range sps {
 		p("\n**%s** ([heat map](%s))\n\n```\n%s```\n", sp.Label, passkeyFileName(sp.Label, "png"), passkeyTable(sp.Cells, rep.TrainLen))
@@ -186,7 +186,7 @@ func (rep *Report) passkeyMarkdown(b io.Writer, sps []SeriesPasskey) {
 
 func depthList() string {
 	var s []string
-	for _, d := range passkeyDepths {
+	for _, d := range PasskeyDepths {
 		s = append(s, fmt.Sprintf("%g%%", 100*d))
 	}
 	return strings.Join(s, ", ")

@@ -1,7 +1,8 @@
-package experiments
+package measure
 
 import (
 	"context"
+	"extrapolate/experiments/config"
 	"io"
 )
 
@@ -13,7 +14,7 @@ func (passkeyMeasure) Name() string { return "passkey" }
 func (passkeyMeasure) Files() []string {
 	return []string{PasskeyCSV, PasskeyJSON, PasskeyPNG, PasskeySVG}
 }
-func (passkeyMeasure) Selects(c Config) bool { return c.Train.Passkey != nil }
+func (passkeyMeasure) Selects(c config.Config) bool { return c.Train.Passkey != nil }
 
 func (passkeyMeasure) Start(ev *Evaluation) (Recorder, error) { return &passkeyRun{ev: ev}, nil }
 
@@ -39,9 +40,9 @@ func (r *passkeyRun) Record(dir string, res *Result) error {
 	return writePasskey(dir, res, r.cells)
 }
 
-// passkeyOf is a run's passkey retrieval, as its results file keeps it; none when it has none
+// PasskeyOf is a run's passkey retrieval, as its results file keeps it; none when it has none
 // or it does not read (which the report's section says).
-func passkeyOf(res *Result) []PasskeyResult {
+func PasskeyOf(res *Result) []PasskeyResult {
 	var cells []PasskeyResult
 	if _, err := res.Measurement(passkeyMeasure{}.Name(), &cells); err != nil {
 		return nil
@@ -51,7 +52,7 @@ func passkeyOf(res *Result) []PasskeyResult {
 
 // Summary is the run's retrieval by depth and length.
 func (passkeyMeasure) Summary(res *Result) string {
-	if cells := passkeyOf(res); len(cells) > 0 {
+	if cells := PasskeyOf(res); len(cells) > 0 {
 		return passkeyTable(cells, res.TrainLen)
 	}
 	return ""
@@ -65,7 +66,7 @@ func (passkeyMeasure) Section(rep *Report) (Section, error) {
 			return nil, err
 		}
 	}
-	sps := rep.passkey()
+	sps := rep.Passkey()
 	if len(sps) == 0 {
 		return nil, nil
 	}

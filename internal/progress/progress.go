@@ -1,4 +1,7 @@
-package experiments
+// Package progress shows how far a long piece of work is (training steps, evaluation batches):
+// a bar on a terminal, a plain line every tenth of the way in a log. It is below every package
+// of experiments, which all report progress the same way.
+package progress
 
 import (
 	"fmt"
@@ -10,9 +13,9 @@ import (
 	"golang.org/x/term"
 )
 
-// progress shows how far a long piece of work is: a progress bar on a terminal, and a plain
+// Bar shows how far a long piece of work is: a progress bar on a terminal, and a plain
 // line every tenth of the way otherwise (CI logs), so that logs stay readable.
-type progress struct {
+type Bar struct {
 	bar   *progressbar.ProgressBar
 	w     io.Writer
 	label string
@@ -22,8 +25,9 @@ type progress struct {
 	start time.Time
 }
 
-func newProgress(w io.Writer, total int, label string) *progress {
-	p := &progress{w: w, label: label, total: total, start: time.Now(), next: total / 10}
+// New shows progress of total units on w, labelled; a nil w shows nothing.
+func New(w io.Writer, total int, label string) *Bar {
+	p := &Bar{w: w, label: label, total: total, start: time.Now(), next: total / 10}
 	if w == nil {
 		return p
 	}
@@ -42,8 +46,8 @@ func newProgress(w io.Writer, total int, label string) *progress {
 	return p
 }
 
-// add advances by n and shows detail (the loss, the speed).
-func (p *progress) add(n int, detail string) {
+// Add advances by n and shows detail (the loss, the speed).
+func (p *Bar) Add(n int, detail string) {
 	p.done += n
 	if p.w == nil {
 		return
@@ -66,8 +70,8 @@ func (p *progress) add(n int, detail string) {
 	}
 }
 
-// skip marks n units as already done (a resumed run), without showing them as work.
-func (p *progress) skip(n int) {
+// Skip marks n units as already done (a resumed run), without showing them as work.
+func (p *Bar) Skip(n int) {
 	p.done += n
 	if p.bar != nil {
 		p.bar.Set(p.done)
@@ -77,7 +81,8 @@ func (p *progress) skip(n int) {
 	}
 }
 
-func (p *progress) finish() {
+// Finish completes the bar.
+func (p *Bar) Finish() {
 	if p.bar != nil {
 		p.bar.Finish()
 	}

@@ -1,4 +1,4 @@
-package experiments
+package measure
 
 import "extrapolate/experiments/plot"
 
@@ -26,5 +26,5 @@ func (rep *Report) WriteFigure(png, svg string, f Figure) error {
 // report.
 func (rep *Report) figure(f Figure) plot.ByFamily {
 	return plot.ByFamily{Title: f.Title, XLabel: f.XLabel, YLabel: f.YLabel, LogY: f.LogY, TrainLen: rep.TrainLen,
-		Lines: f.Lines, Styles: rep.styles(), Families: rep.byFamily(), Reference: rep.reference(), Guide: f.Guide}
+		Lines: f.Lines, Styles: rep.Styles(), Families: rep.Families(), Reference: rep.Reference(), Guide: f.Guide}
 }

@@ -1,4 +1,4 @@
-package experiments
+package measure
 
 import (
 	"math"
@@ -13,8 +13,8 @@ func writePlot(dir, title string, trainLen int, curves []plot.Curve) error {
 	return plot.Perplexity(dir, PlotPNG, PlotSVG, title, trainLen, curves)
 }
 
-// curveOf aggregates runs of one scheme by length.
-func curveOf(label string, runs []*Result) plot.Curve {
+// CurveOf aggregates runs of one scheme by length.
+func CurveOf(label string, runs []*Result) plot.Curve {
 	c := plot.Curve{Label: label}
 	byLen := map[int][]float64{}
 	na, nonFinite := map[int]bool{}, map[int]bool{}

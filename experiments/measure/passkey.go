@@ -1,9 +1,11 @@
-package experiments
+package measure
 
 import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"extrapolate/experiments/config"
+	"extrapolate/internal/progress"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -26,12 +28,12 @@ const (
 	PasskeySVG  = "passkey.svg"
 )
 
-// Passkey evaluation: passkeyDocs held-out documents at each depth and evaluation length. A cell
+// Passkey evaluation: PasskeyDocs held-out documents at each depth and evaluation length. A cell
 // of 32 documents tells 90% from 50% from chance apart, and the whole grid at 1x to 16x of 64
 // tokens costs a few seconds.
-var passkeyDepths = []float64{0, 0.25, 0.5, 0.75, 1}
+var PasskeyDepths = []float64{0, 0.25, 0.5, 0.75, 1}
 
-const passkeyDocs = 32
+const PasskeyDocs = 32
 
 // PasskeyResult is passkey retrieval at one evaluation length and needle depth.
 type PasskeyResult struct {
@@ -55,16 +57,16 @@ type PasskeyResult struct {
 // of the five digit positions, given the question and the digits before. With the true digits as
 // input (one forward pass), all five are right exactly when greedy decoding would write the key,
 // since a causal model's prediction at a position depends only on the tokens before it.
-func evaluatePasskey(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e Eval, w io.Writer) ([]PasskeyResult, error) {
+func evaluatePasskey(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e config.Eval, w io.Writer) ([]PasskeyResult, error) {
 	work := 0
 	for _, n := range e.Lengths {
-		work += n * len(passkeyDepths) * passkeyDocs
+		work += n * len(PasskeyDepths) * PasskeyDocs
 	}
-	p := newProgress(w, work, "passkey")
-	defer p.finish()
+	p := progress.New(w, work, "passkey")
+	defer p.Finish()
 	var out []PasskeyResult
 	for _, n := range e.Lengths {
-		cases, err := data.PasskeyCases(corpus.Valid, n, passkeyDepths, passkeyDocs)
+		cases, err := data.PasskeyCases(corpus.Valid, n, PasskeyDepths, PasskeyDocs)
 		if err != nil {
 			return nil, err
 		}
@@ -72,7 +74,7 @@ func evaluatePasskey(ctx context.Context, m *model.Model, s position.Scheme, cor
 		if err != nil {
 			return nil, err
 		}
-		p.add(n*len(cases), fmt.Sprintf("len %d", n))
+		p.Add(n*len(cases), fmt.Sprintf("len %d", n))
 		out = append(out, cells...)
 	}
 	return out, nil
@@ -190,12 +192,12 @@ func writePasskey(dir string, res *Result, cells []PasskeyResult) error {
 	if err := writeJSON(filepath.Join(dir, PasskeyJSON), f); err != nil {
 		return err
 	}
-	title := fmt.Sprintf("%s: passkey retrieval (chance %s)", res.Name, percent(data.PasskeyChance))
+	title := fmt.Sprintf("%s: passkey retrieval (chance %s)", res.Name, Percent(data.PasskeyChance))
 	return passkeyGrid(cells).draw(filepath.Join(dir, PasskeyPNG), filepath.Join(dir, PasskeySVG), title, res.TrainLen)
 }
 
-// percent writes a share as a percentage with the digits it needs.
-func percent(x float64) string {
+// Percent writes a share as a percentage with the digits it needs.
+func Percent(x float64) string {
 	return strconv.FormatFloat(100*x, 'g', 3, 64) + "%"
 }
 
@@ -214,12 +216,12 @@ func passkeyTable(cells []PasskeyResult, trainLen int) string {
 			if v := g.acc[i][j]; v < 0 {
 				fmt.Fprintf(&b, " %10s", "n/a")
 			} else {
-				fmt.Fprintf(&b, " %10s", percent(v))
+				fmt.Fprintf(&b, " %10s", Percent(v))
 			}
 		}
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "accuracy: all five digits right, greedily; chance %s\n", percent(data.PasskeyChance))
+	fmt.Fprintf(&b, "accuracy: all five digits right, greedily; chance %s\n", Percent(data.PasskeyChance))
 	return b.String()
 }
 

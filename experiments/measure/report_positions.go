@@ -1,4 +1,4 @@
-package experiments
+package measure
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package experiments
+package measure
 
 import (
 	"bytes"
@@ -427,7 +427,7 @@ func (s attentionSection) figure(dir string, entropy bool) error {
 	}
 	f.YLabel = what
 	f.Title = fmt.Sprintf("%s: %s at length %d, by octave of query positions, mean over layers and heads, ± std over %d seeds",
-		rep.Comparison.Name, what, longest, len(rep.Comparison.Seeds))
+		rep.Name, what, longest, len(rep.Seeds))
 	return rep.WriteFigure(filepath.Join(dir, png), filepath.Join(dir, svg), f)
 }
 
@@ -449,7 +449,7 @@ func (s attentionSection) Markdown(w io.Writer) {
 	p("Entropy in the window's last octave of queries (nats), mean over layers and heads, ± std over seeds:\n\n")
 	s.table(w, false, func(st AttentionStat) string { return fmt.Sprintf("%.3f ± %.3f", st.EntropyMean, st.EntropyStd) })
 	p("\nShare of attention on keys at least %d back, in the same queries:\n\n", rep.TrainLen)
-	s.table(w, true, func(st AttentionStat) string { return percent(st.FarMean) + " ± " + percent(st.FarStd) })
+	s.table(w, true, func(st AttentionStat) string { return Percent(st.FarMean) + " ± " + Percent(st.FarStd) })
 }
 
 // table writes a row per label and a column per length (past the training length only, with
@@ -535,7 +535,7 @@ func (s attentionSection) finding() string {
 			continue
 		}
 		r := row{label: series.Label, st: st}
-		if ps, ok := rep.at(series, n/rep.TrainLen); ok && n%rep.TrainLen == 0 {
+		if ps, ok := rep.At(series, n/rep.TrainLen); ok && n%rep.TrainLen == 0 {
 			r.ppl, r.hasPPL = ps.PPLMean, true
 		}
 		rows = append(rows, r)
@@ -549,8 +549,8 @@ func (s attentionSection) finding() string {
 	sharp, flat := by(func(a, b row) int { return cmpFloat(a.st.EntropyMean, b.st.EntropyMean) })
 	near, far := by(func(a, b row) int { return cmpFloat(a.st.FarMean, b.st.FarMean) })
 	text := fmt.Sprintf("At %d tokens (%gx the training length), in the window's last octave of queries, attention is flattest in %s (%.2f nats, %s of uniform attention's %.2f) and sharpest in %s (%.2f nats); its share on keys at least %d back ranges from %s in %s to %s in %s.",
-		n, float64(n)/float64(rep.TrainLen), flat.label, flat.st.EntropyMean, percent(flat.st.EntropyMean/flat.st.Uniform), flat.st.Uniform,
-		sharp.label, sharp.st.EntropyMean, rep.TrainLen, percent(near.st.FarMean), near.label, percent(far.st.FarMean), far.label)
+		n, float64(n)/float64(rep.TrainLen), flat.label, flat.st.EntropyMean, Percent(flat.st.EntropyMean/flat.st.Uniform), flat.st.Uniform,
+		sharp.label, sharp.st.EntropyMean, rep.TrainLen, Percent(near.st.FarMean), near.label, Percent(far.st.FarMean), far.label)
 	var shares, ppls []float64
 	for _, r := range rows {
 		if r.hasPPL {

@@ -1,4 +1,4 @@
-package experiments
+package measure
 
 import (
 	"fmt"
@@ -21,10 +21,10 @@ func (rep *Report) writePerplexityFigure(dir string) error {
 				runs = append(runs, r.Result)
 			}
 		}
-		lines[i] = perplexityLine(curveOf(s.Label, runs))
+		lines[i] = perplexityLine(CurveOf(s.Label, runs))
 	}
 	f := Figure{
-		Title:  fmt.Sprintf("%s: perplexity, trained at %d tokens, mean ± std over %d seeds", rep.Comparison.Name, rep.TrainLen, len(rep.Comparison.Seeds)),
+		Title:  fmt.Sprintf("%s: perplexity, trained at %d tokens, mean ± std over %d seeds", rep.Name, rep.TrainLen, len(rep.Seeds)),
 		XLabel: "evaluation length (tokens, log scale)", YLabel: "perplexity (log scale)",
 		LogY: true, Lines: lines,
 	}
@@ -69,7 +69,7 @@ func (rep *Report) writePositionsFigure(dir, protocol string) error {
 	}
 	f := Figure{
 		Title: fmt.Sprintf("%s: loss by position at length %d, in octaves of positions, mean ± std over %d seeds, %s",
-			rep.Comparison.Name, longest, len(rep.Comparison.Seeds), protocol),
+			rep.Name, longest, len(rep.Seeds), protocol),
 		XLabel: "tokens seen (position in the window + 1, log scale)", YLabel: "loss (nats per token)",
 		Lines: lines,
 	}

@@ -1,4 +1,4 @@
-package experiments
+package measure
 
 import (
 	"bytes"
@@ -58,7 +58,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 // measuredOrder lists the measurements' names in the order the file keeps them.
 func measuredOrder(m map[string]json.RawMessage) []string {
 	var names, others []string
-	for _, name := range MeasureNames() {
+	for _, name := range Names() {
 		if _, ok := m[name]; ok {
 			names = append(names, name)
 		}

@@ -1,0 +1,215 @@
+package measure
+
+import (
+	"fmt"
+	"time"
+
+	"extrapolate/experiments/config"
+	"extrapolate/position"
+)
+
+// RunResult is one finished (or failed) run of a comparison.
+type RunResult struct {
+	Label  string        `json:"label"`
+	Seed   uint64        `json:"seed"`
+	Config config.Config `json:"-"`
+	// config.Resolved is config.Config resolved: the run's schemes.
+	Resolved *config.Resolved `json:"-"`
+	Result   *Result          `json:"result"`
+	// Dir is the run's folder, where its loss by position is read from.
+	Dir string `json:"-"`
+}
+
+// Stat is the mean and sample standard deviation over seeds at one length.
+type Stat struct {
+	Length   int     `json:"length"`
+	Seeds    int     `json:"seeds"` // seeds with a score at this length
+	PPLMean  float64 `json:"perplexity_mean"`
+	PPLStd   float64 `json:"perplexity_std"`
+	LossMean float64 `json:"loss_mean"`
+	LossStd  float64 `json:"loss_std"`
+	// NotApplicable gives the reason when no seed could be scored at this length.
+	NotApplicable string `json:"not_applicable,omitempty"`
+	// NonFinite lists the seeds whose loss or perplexity here was not finite, and
+	// NonFiniteReason the first one's reason: they are left out of the mean and standard
+	// deviation, which are then of the other seeds only, and no claim is decided on them.
+	NonFinite       []uint64 `json:"nonfinite_seeds,omitempty"`
+	NonFiniteReason string   `json:"nonfinite_reason,omitempty"`
+}
+
+// Series is one run of a comparison, aggregated over its seeds.
+type Series struct {
+	Label    string   `json:"label"`
+	Position string   `json:"position"`
+	Stats    []Stat   `json:"stats"`
+	Failed   []uint64 `json:"failed_seeds,omitempty"`
+	// Unscaled aggregates, for a scaled RoPE run, its weights evaluated without the scaling.
+	Unscaled []Stat `json:"unscaled,omitempty"`
+}
+
+// At returns the statistic at length n.
+func (s *Series) At(n int) (Stat, bool) {
+	for _, st := range s.Stats {
+		if st.Length == n {
+			return st, true
+		}
+	}
+	return Stat{}, false
+}
+
+// Report is a comparison's runs and their aggregate over seeds, as a measure's section reads
+// them; the comparison's full report, with the claims, is built on it above.
+type Report struct {
+	// Name and Seeds are the comparison's.
+	Name      string      `json:"-"`
+	Seeds     []uint64    `json:"-"`
+	Command   string      `json:"command"`
+	Generated time.Time   `json:"generated"`
+	TrainLen  int         `json:"train_len"`
+	Lengths   []int       `json:"lengths"`
+	Runs      []RunResult `json:"runs"`
+	Series    []*Series   `json:"series"`
+}
+
+// Aggregate computes each label's mean and standard deviation over seeds, in the order of the
+// comparison's runs.
+func (rep *Report) Aggregate() {
+	if len(rep.Runs) == 0 {
+		return
+	}
+	first := rep.Runs[0].Config
+	rep.TrainLen, rep.Lengths = first.Train.SeqLen, first.Eval.Lengths
+	byLabel := map[string]*Series{}
+	var order []string
+	for _, r := range rep.Runs {
+		s := byLabel[r.Label]
+		if s == nil {
+			s = &Series{Label: r.Label, Position: PositionOf(r.Config)}
+			byLabel[r.Label] = s
+			order = append(order, r.Label)
+		}
+		if r.Result.Status != "ok" {
+			s.Failed = append(s.Failed, r.Seed)
+		}
+	}
+	for _, label := range order {
+		s := byLabel[label]
+		var runs, unscaled []*Result
+		var seeds, unscaledSeeds []uint64
+		for _, r := range rep.Runs {
+			if r.Label == label && r.Result.Status == "ok" {
+				runs, seeds = append(runs, r.Result), append(seeds, r.Seed)
+				if r.Result.Unscaled != nil {
+					unscaled = append(unscaled, &Result{Lengths: r.Result.Unscaled})
+					unscaledSeeds = append(unscaledSeeds, r.Seed)
+				}
+			}
+		}
+		s.Stats = stats(runs, seeds, rep.Lengths)
+		if len(unscaled) > 0 {
+			s.Unscaled = stats(unscaled, unscaledSeeds, rep.Lengths)
+		}
+		rep.Series = append(rep.Series, s)
+	}
+}
+
+// stats aggregates runs, of the given seeds, at each length.
+func stats(runs []*Result, seeds []uint64, lengths []int) []Stat {
+	var out []Stat
+	for _, n := range lengths {
+		st := Stat{Length: n}
+		var ppl, loss []float64
+		for i, r := range runs {
+			l, ok := r.At(n)
+			switch {
+			case ok && l.NonFinite:
+				st.NonFinite = append(st.NonFinite, seeds[i])
+				if st.NonFiniteReason == "" {
+					st.NonFiniteReason = l.Reason
+				}
+			case ok && l.Applicable && l.Perplexity != nil:
+				ppl, loss = append(ppl, *l.Perplexity), append(loss, *l.Loss)
+			case ok && !l.Applicable && st.NotApplicable == "":
+				st.NotApplicable = l.Reason
+			}
+		}
+		st.Seeds = len(ppl)
+		if st.Seeds > 0 {
+			st.NotApplicable = ""
+			st.PPLMean, st.PPLStd = meanStd(ppl)
+			st.LossMean, st.LossStd = meanStd(loss)
+		} else if st.NotApplicable == "" && st.NonFinite == nil {
+			st.NotApplicable = "no run scored this length"
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// PositionOf names a run's position scheme with its scaling and attention temperature.
+func PositionOf(c config.Config) string {
+	s := c.Position.Scheme
+	if c.Position.Scaling != nil {
+		s += " " + ScalingName(c.Position)
+	}
+	if c.Attention.Scale != "" {
+		s += " + " + c.Attention.Scale
+	}
+	return s
+}
+
+// SeriesWhere returns the series whose runs satisfy match.
+func (rep *Report) SeriesWhere(match func(config.Config) bool) []*Series {
+	var out []*Series
+	for _, s := range rep.Series {
+		for _, r := range rep.Runs {
+			if r.Label == s.Label {
+				if match(r.Config) {
+					out = append(out, s)
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// PerSeed returns each ok seed's perplexity at length n for a label.
+func (rep *Report) PerSeed(label string, n int) map[uint64]float64 {
+	out := map[uint64]float64{}
+	for _, r := range rep.Runs {
+		if r.Label != label || r.Result.Status != "ok" {
+			continue
+		}
+		if l, ok := r.Result.At(n); ok && l.Applicable && l.Perplexity != nil {
+			out[r.Seed] = *l.Perplexity
+		}
+	}
+	return out
+}
+
+// At returns a series' statistic at mult times the training length, if some seed scored it.
+func (rep *Report) At(s *Series, mult int) (Stat, bool) {
+	st, ok := s.At(mult * rep.TrainLen)
+	return st, ok && st.Seeds > 0 && st.NonFinite == nil
+}
+
+// FormatStat is a statistic as a table cell: mean ± std, or why there is none.
+func FormatStat(st Stat) string {
+	switch {
+	case st.Seeds == 0 && st.NonFinite != nil:
+		return "non-finite"
+	case st.Seeds == 0:
+		return "n/a"
+	case st.NonFinite != nil:
+		return fmt.Sprintf("%.2f ± %.2f (%d non-finite)", st.PPLMean, st.PPLStd, len(st.NonFinite))
+	}
+	return fmt.Sprintf("%.2f ± %.2f", st.PPLMean, st.PPLStd)
+}
+
+func ScalingName(p position.Config) string {
+	if p.Scaling == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s(factor=%s)", p.Scaling.Type, p.Scaling.Factor)
+}
