@@ -2,81 +2,13 @@ package experiments
 
 import (
 	"math"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"extrapolate/experiments/claims"
 	"extrapolate/position"
 )
-
-// TestRegisterClaimRefuses: a second claim of a registered id, an id that is no name and a
-// claim without a check panic, and leave the registry as it was.
-func TestRegisterClaimRefuses(t *testing.T) {
-	n := len(registeredClaims())
-	check := func(*Report) (Verdict, string) { return Reproduced, "" }
-	for _, c := range []claim{
-		{id: "alibi_flat", check: check},
-		{id: "../alibi", check: check},
-		{id: "", check: check},
-		{id: "new_claim"},
-	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("registerClaim(%q) did not panic", c.id)
-				}
-			}()
-			registerClaim(c)
-		}()
-	}
-	if got := len(registeredClaims()); got != n {
-		t.Fatalf("%d claims registered after the refusals, want %d", got, n)
-	}
-}
-
-// TestSelectors: each selector picks the committed configs it names, and no variant of them.
-func TestSelectors(t *testing.T) {
-	load := func(name string) Config {
-		c, err := Load(filepath.Join("..", "configs", name+".yaml"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	all := []string{"nope", "learned", "sinusoidal", "rope", "rope_pi", "rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3", "rope_partial", "xpos", "rope_nope_mix", "alibi", "t5", "kerple", "fire", "nope_logn", "rope_logn", "nope_logn_train", "rope_logn_train", "nope_ssmax"}
-	want := map[string][]string{
-		"plain RoPE":       {"rope"},
-		"plain NoPE":       {"nope"},
-		"plain ALiBi":      {"alibi"},
-		"plain sinusoidal": {"sinusoidal"},
-		"RoPE":             {"rope", "rope_pi", "rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3", "rope_partial", "rope_logn", "rope_logn_train"},
-		"RoPE/NoPE mix":    {"rope_nope_mix"},
-		// linear (PI) needs its fine-tune: it rescues nothing without.
-		"RoPE with a scaling meant to work without fine-tuning": {"rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3"},
-	}
-	for _, s := range []selector{plainRoPE, plainNoPE, plainALiBi, plainSinusoidal, anyRoPE, ropeNoPEMix, rescuedRoPE} {
-		var got []string
-		for _, name := range all {
-			if s.matches(load(name)) {
-				got = append(got, name)
-			}
-		}
-		if !reflect.DeepEqual(got, want[s.Name]) {
-			t.Errorf("%s picks %v, want %v", s.Name, got, want[s.Name])
-		}
-	}
-	// A mix is picked by the set of its layers' schemes, in any order and number.
-	for layers, ok := range map[string]bool{"[nope, rope, rope]": true, "[rope, alibi]": false, "[rope, rope]": false, "[rope, nope, alibi]": false, "[{scheme: rope, base: 500}, nope]": true} {
-		c, err := Load(filepath.Join("..", "configs", "rope_nope_mix.yaml"), []string{"position.layers=" + layers, "model.layers=3"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := ropeNoPEMix.matches(c); got != ok {
-			t.Errorf("layers %s: picked %v, want %v", layers, got, ok)
-		}
-	}
-}
 
 // orderPPL has perplexities by which the claims' verdicts flip if a RoPE variant is taken for
 // plain RoPE: rope_logn at 8x is 10, so YaRN's 9.05 would be 0.905 of it (above rescueFactor,
@@ -105,7 +37,7 @@ func TestClaimsIndependentOfOrder(t *testing.T) {
 		}
 		v := verdicts(rep)
 		for _, id := range []string{"scaling_rescues_rope", "t5_extrapolates", "logn_helps"} {
-			if v[id] != Reproduced {
+			if v[id] != claims.Reproduced {
 				t.Errorf("%s: %s, want reproduced", id, v[id])
 			}
 		}
@@ -154,11 +86,11 @@ func TestClaimsSeveralReferences(t *testing.T) {
 	for _, c := range rep.Claims {
 		switch c.ID {
 		case "scaling_rescues_rope", "t5_extrapolates", "mix_extrapolates":
-			if c.Verdict != NotApplicable || !strings.Contains(c.Evidence, "rope, rope_b are each plain RoPE") {
+			if c.Verdict != claims.NotApplicable || !strings.Contains(c.Evidence, "rope, rope_b are each plain RoPE") {
 				t.Errorf("%s: %s: %s", c.ID, c.Verdict, c.Evidence)
 			}
 		case "logn_helps": // judged on NoPE alone, saying why not on RoPE
-			if c.Verdict != Reproduced || !strings.Contains(c.Evidence, "rope, rope_b are each plain RoPE") {
+			if c.Verdict != claims.Reproduced || !strings.Contains(c.Evidence, "rope, rope_b are each plain RoPE") {
 				t.Errorf("%s: %s: %s", c.ID, c.Verdict, c.Evidence)
 			}
 		}

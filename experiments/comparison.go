@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"extrapolate/experiments/claims"
 	"extrapolate/experiments/config"
 	"extrapolate/internal/strictyaml"
 )
@@ -130,8 +131,8 @@ func LoadPlan(path string, sets []string) (*Plan, error) {
 		return nil, fmt.Errorf("%s: runs: want at least one run", path)
 	}
 	for _, cl := range c.Claims {
-		if _, ok := claimByID(cl); !ok {
-			return nil, fmt.Errorf("%s: claims: unknown claim %q (known: %s)", path, cl, strings.Join(claimIDs(), ", "))
+		if !claims.Known(cl) {
+			return nil, fmt.Errorf("%s: claims: unknown claim %q (known: %s)", path, cl, strings.Join(claims.IDs(), ", "))
 		}
 	}
 	global, err := setList(c.Set)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"extrapolate/experiments/claims"
 	"extrapolate/experiments/measure"
 	"math"
 	"os"
@@ -156,11 +157,11 @@ func TestClaimsUndecidedOnNonFinite(t *testing.T) {
 	}, synthConfigs)
 	v := verdicts(rep)
 	for _, id := range []string{"alibi_flat", "kerple_matches_alibi", "scaling_rescues_rope"} {
-		if v[id] != Undecided {
+		if v[id] != claims.Undecided {
 			t.Errorf("%s: %s, want undecided", id, v[id])
 		}
 	}
-	if v["sinusoidal_degrades"] != Reproduced {
+	if v["sinusoidal_degrades"] != claims.Reproduced {
 		t.Errorf("sinusoidal_degrades: %s: it needs no non-finite number", v["sinusoidal_degrades"])
 	}
 	for _, c := range rep.Claims {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"extrapolate/experiments/claims"
 	"extrapolate/experiments/measure"
 	"math"
 	"os"
@@ -111,7 +112,8 @@ func syntheticPasskey(acc map[string][][4]float64, far map[string][4]float64) *R
 				res.Lengths = append(res.Lengths, LengthResult{Length: n, Applicable: true, Perplexity: &p, Loss: &p})
 				for _, d := range measure.PasskeyDepths {
 					a := row[i]
-					if f, ok := far[label]; ok && d <= passkeyFarDepth {
+					// 0.5: the far needles passkey_alibi_local judges (its passkeyFarDepth).
+					if f, ok := far[label]; ok && d <= 0.5 {
 						a = f[i]
 					}
 					cells = append(cells, measure.PasskeyResult{Length: n, Depth: d, Applicable: true, Docs: 32, Accuracy: a})
@@ -154,7 +156,7 @@ func TestPasskeyClaims(t *testing.T) {
 	}
 	v := verdicts(good)
 	for _, id := range ids {
-		if v[id] != Reproduced {
+		if v[id] != claims.Reproduced {
 			t.Errorf("%s: %s, want reproduced", id, v[id])
 		}
 	}
@@ -168,7 +170,7 @@ func TestPasskeyClaims(t *testing.T) {
 	}, map[string][4]float64{"alibi": {0.95, 0.5, 0.12, 0.1}})
 	v = verdicts(bad)
 	for _, id := range ids {
-		if v[id] != NotReproduced {
+		if v[id] != claims.NotReproduced {
 			t.Errorf("%s: %s, want not reproduced", id, v[id])
 		}
 	}
@@ -183,7 +185,7 @@ func TestPasskeyClaims(t *testing.T) {
 	}
 	rep.Comparison.Claims = []string{"passkey_rope"}
 	rep.judge()
-	if v := verdicts(rep); v["passkey_rope"] != NotApplicable || len(rep.Failed()) != 1 {
+	if v := verdicts(rep); v["passkey_rope"] != claims.NotApplicable || len(rep.Failed()) != 1 {
 		t.Errorf("no passkeys, passkey_rope listed: %s, failed %v; want not applicable and failed", v["passkey_rope"], rep.Failed())
 	}
 }

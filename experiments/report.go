@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bytes"
+	"extrapolate/experiments/claims"
 	"extrapolate/experiments/measure"
 	"fmt"
 	"path/filepath"
@@ -18,12 +19,10 @@ type Report struct {
 	// Report is the runs and their aggregate, which the measures' sections read; its fields
 	// come first in the comparison's JSON.
 	measure.Report
-	Comparison *Comparison   `json:"-"`
-	Claims     []ClaimResult `json:"claims"`
+	Comparison *Comparison     `json:"-"`
+	Claims     []claims.Result `json:"claims"`
 	// Points holds, for a comparison with a grid, each point's report; the others are empty.
 	Points []*PointReport `json:"-"`
-
-	deciding *Deciding // the claim being judged's deciding ratio so far (see consider)
 }
 
 // newReport begins a comparison's report, generated now, its runs to be added.
@@ -200,8 +199,8 @@ func (rep *Report) Summary() string {
 
 // Failed lists the claims the comparison checks that were not reproduced; for a grid, at any
 // point, the point's name before the claim's id.
-func (rep *Report) Failed() []ClaimResult {
-	var out []ClaimResult
+func (rep *Report) Failed() []claims.Result {
+	var out []claims.Result
 	for _, pt := range rep.Points {
 		for _, f := range pt.Report.Failed() {
 			f.ID = pt.Name + ": " + f.ID
@@ -210,7 +209,7 @@ func (rep *Report) Failed() []ClaimResult {
 	}
 	for _, id := range rep.Comparison.Claims {
 		for _, c := range rep.Claims {
-			if c.ID == id && c.Verdict != Reproduced {
+			if c.ID == id && c.Verdict != claims.Reproduced {
 				out = append(out, c)
 			}
 		}
@@ -218,14 +217,10 @@ func (rep *Report) Failed() []ClaimResult {
 	return out
 }
 
-// missing is the verdict of a claim that needs a series' perplexity at mult times the training
-// length, where at found none, and why: undecided when a seed's loss there was not finite (the
-// mean of the other seeds could hide a collapse), not applicable when nothing was scored.
-func (rep *Report) missing(s *Series, mult int) (Verdict, string) {
-	if st, ok := s.At(mult * rep.TrainLen); ok && st.NonFinite != nil {
-		return Undecided, fmt.Sprintf("%s at %dx the training length: %s for seeds %v.", s.Label, mult, st.NonFiniteReason, st.NonFinite)
-	}
-	return NotApplicable, fmt.Sprintf("%s has no score at %dx the training length.", s.Label, mult)
+// judge gives the report the claims' verdicts on its aggregate, those of the comparison's
+// claims: list among them.
+func (rep *Report) judge() {
+	rep.Claims = claims.Judge(&rep.Report, rep.Comparison.Claims)
 }
 
 // sources lists, once each, how the schemes of the comparison's runs set and train their own

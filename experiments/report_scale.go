@@ -3,6 +3,7 @@ package experiments
 import (
 	"bytes"
 	"encoding/csv"
+	"extrapolate/experiments/claims"
 	"extrapolate/experiments/measure"
 	"fmt"
 	"maps"
@@ -27,10 +28,10 @@ type PointReport struct {
 	Name string   `json:"name"`
 	Set  []string `json:"set"`
 	// Params is the number of weights of its models; TrainTokens the tokens each trains on.
-	Params      int           `json:"params"`
-	TrainTokens int           `json:"train_tokens"`
-	Report      *Report       `json:"-"`
-	Claims      []ClaimResult `json:"claims"`
+	Params      int             `json:"params"`
+	TrainTokens int             `json:"train_tokens"`
+	Report      *Report         `json:"-"`
+	Claims      []claims.Result `json:"claims"`
 }
 
 // writeGridReport writes each grid point's report in its folder, then the claims judged at every
@@ -77,11 +78,11 @@ func (r *Runner) writeGridReport() (*Report, error) {
 
 // gridClaims lists the claims that some point could judge (not "not applicable" at every
 // point: a claim about a scheme the comparison does not run), in the order of the registry.
-func (rep *Report) gridClaims() []ClaimResult {
-	var out []ClaimResult
-	for _, cl := range registeredClaims() {
+func (rep *Report) gridClaims() []claims.Result {
+	var out []claims.Result
+	for _, id := range claims.IDs() {
 		for _, p := range rep.Points {
-			if r, ok := p.claimAt(cl.id); ok && r.Verdict != NotApplicable {
+			if r, ok := p.claimAt(id); ok && r.Verdict != claims.NotApplicable {
 				out = append(out, r)
 				break
 			}
@@ -91,10 +92,10 @@ func (rep *Report) gridClaims() []ClaimResult {
 }
 
 // claimAt is the claim id's result at a point.
-func (p *PointReport) claimAt(id string) (ClaimResult, bool) {
-	i := slices.IndexFunc(p.Claims, func(c ClaimResult) bool { return c.ID == id })
+func (p *PointReport) claimAt(id string) (claims.Result, bool) {
+	i := slices.IndexFunc(p.Claims, func(c claims.Result) bool { return c.ID == id })
 	if i < 0 {
-		return ClaimResult{}, false
+		return claims.Result{}, false
 	}
 	return p.Claims[i], true
 }
@@ -149,8 +150,8 @@ func (rep *Report) gridCSV() []byte {
 }
 
 // verdictCell is a claim's verdict and deciding ratio at a point, for the table.
-func verdictCell(r ClaimResult) string {
-	mark, ok := map[Verdict]string{Reproduced: "✓", NotReproduced: "✗", NotApplicable: "n/a"}[r.Verdict]
+func verdictCell(r claims.Result) string {
+	mark, ok := map[claims.Verdict]string{claims.Reproduced: "✓", claims.NotReproduced: "✗", claims.NotApplicable: "n/a"}[r.Verdict]
 	if !ok {
 		mark = string(r.Verdict)
 	}
@@ -262,4 +263,12 @@ func (rep *Report) hasRatios(id string) bool {
 		}
 	}
 	return false
+}
+
+// orDash joins a point's settings, or says there are none.
+func orDash(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
 }

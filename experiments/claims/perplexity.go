@@ -1,20 +1,20 @@
-package experiments
+package claims
 
 import (
 	"errors"
-	"extrapolate/experiments/measure"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
 	"strings"
 
+	"extrapolate/experiments/measure"
 	"extrapolate/position"
 )
 
-// The claims judged on perplexity, and rope_relative, each a value registered in claims.go.
+// The claims judged on perplexity, and rope_relative, each a value registered in registry.go.
 
-// The series these claims are about, each by what it is (plainRoPE is claims_select.go's).
+// The series these claims are about, each by what it is (plainRoPE is select.go's).
 var (
 	anyLearned      = selector{Name: "learned", Scheme: "learned"}
 	anyRoPE         = selector{Name: "RoPE", Scheme: "rope"}
@@ -128,14 +128,14 @@ var lognHelps = claim{
 	id:        "logn_helps",
 	statement: "Log-n attention scaling at inference only lowers NoPE's and RoPE's perplexity at 16x (Qwen's logn_attn)",
 	rule:      fmt.Sprintf("for NoPE and for RoPE, mean perplexity at 16x with attention.scale logn ≤ %g × without it.", lognFactor),
-	check:     func(rep *Report) (Verdict, string) { return checkLogN(rep, "logn") },
+	check:     func(rep *judging) (Verdict, string) { return checkLogN(rep, "logn") },
 }
 
 var lognTrainHelps = claim{
 	id:        "logn_train_helps",
 	statement: "Log-length scaled attention, in training and at inference, lowers NoPE's and RoPE's perplexity at 16x (Chiang & Cholak 2022)",
 	rule:      fmt.Sprintf("for NoPE and for RoPE, mean perplexity at 16x with attention.scale logn_train ≤ %g × without it (the threshold of logn_helps, set before either ran).", lognFactor),
-	check:     func(rep *Report) (Verdict, string) { return checkLogN(rep, "logn_train") },
+	check:     func(rep *judging) (Verdict, string) { return checkLogN(rep, "logn_train") },
 }
 
 var mixExtrapolates = claim{
@@ -152,7 +152,7 @@ var ropeRelative = claim{
 	check:     checkRelative,
 }
 
-func checkLearned(rep *Report) (Verdict, string) {
+func checkLearned(rep *judging) (Verdict, string) {
 	var ev []string
 	found := false
 	ok := true
@@ -198,7 +198,7 @@ func orDash(s []string) string {
 	return strings.Join(s, ", ")
 }
 
-func checkSinusoidal(rep *Report) (Verdict, string) {
+func checkSinusoidal(rep *judging) (Verdict, string) {
 	ss := rep.selectAll(plainSinusoidal)
 	if len(ss) == 0 {
 		return NotApplicable, "The comparison has no sinusoidal run."
@@ -234,7 +234,7 @@ func checkSinusoidal(rep *Report) (Verdict, string) {
 	return verdict, sortedEvidence(ev)
 }
 
-func checkALiBi(rep *Report) (Verdict, string) {
+func checkALiBi(rep *judging) (Verdict, string) {
 	ss := rep.selectAll(plainALiBi)
 	if len(ss) == 0 {
 		return NotApplicable, "The comparison has no ALiBi run."
@@ -263,7 +263,7 @@ func checkALiBi(rep *Report) (Verdict, string) {
 	return verdict, strings.Join(ev, "; ") + "."
 }
 
-func checkRescue(rep *Report) (Verdict, string) {
+func checkRescue(rep *judging) (Verdict, string) {
 	scaled := rep.selectAll(rescuedRoPE)
 	if len(scaled) == 0 {
 		return NotApplicable, "The comparison has no RoPE run with a scaling meant to work without fine-tuning (" + strings.Join(rescuers(), ", ") + ")."
@@ -303,30 +303,30 @@ func checkRescue(rep *Report) (Verdict, string) {
 // rescueReference is plain RoPE's perplexity at mult times the training length, to compare the
 // scaled series s with: plain's, or without a plain RoPE series, s's own weights evaluated
 // unscaled. When there is none, why says so, with the verdict it leaves.
-func (rep *Report) rescueReference(plain, s *Series, mult int) (ref Stat, name string, v Verdict, why string) {
+func (rep *judging) rescueReference(plain, s *measure.Series, mult int) (ref measure.Stat, name string, v Verdict, why string) {
 	if plain != nil {
 		if ref, ok := rep.At(plain, mult); ok {
 			return ref, plain.Label, "", ""
 		}
 		v, why = rep.missing(plain, mult)
-		return Stat{}, "", v, why
+		return measure.Stat{}, "", v, why
 	}
 	ok := false
 	for _, u := range s.Unscaled {
 		if u.Length == mult*rep.TrainLen {
 			ref, ok = u, u.Seeds > 0
 			if u.NonFinite != nil {
-				return Stat{}, "", Undecided, fmt.Sprintf("%s unscaled at %dx the training length: %s for seeds %v.", s.Label, mult, u.NonFiniteReason, u.NonFinite)
+				return measure.Stat{}, "", Undecided, fmt.Sprintf("%s unscaled at %dx the training length: %s for seeds %v.", s.Label, mult, u.NonFiniteReason, u.NonFinite)
 			}
 		}
 	}
 	if !ok {
-		return Stat{}, "", NotApplicable, "No plain RoPE perplexity to compare with at " + fmt.Sprint(mult) + "x."
+		return measure.Stat{}, "", NotApplicable, "No plain RoPE perplexity to compare with at " + fmt.Sprint(mult) + "x."
 	}
 	return ref, "the same weights unscaled", "", ""
 }
 
-func checkRelative(rep *Report) (Verdict, string) {
+func checkRelative(rep *judging) (Verdict, string) {
 	var ev []string
 	verdict := NotApplicable
 	seen := map[string]bool{}
@@ -396,7 +396,7 @@ func sortedEvidence(ev []string) string {
 // compareAt judges whether the one series subject selects has a mean perplexity at each
 // multiple at most limit times that of the one series each reference selects, and says with
 // which numbers. The messages name the schemes, as the claims' statements do.
-func (rep *Report) compareAt(subject selector, refs []selector, mults []int, limit float64) (Verdict, string) {
+func (rep *judging) compareAt(subject selector, refs []selector, mults []int, limit float64) (Verdict, string) {
 	s, err := rep.the(subject)
 	if errors.Is(err, errNoSeries) {
 		return NotApplicable, fmt.Sprintf("The comparison has no %s run.", subject.Scheme)
@@ -404,7 +404,7 @@ func (rep *Report) compareAt(subject selector, refs []selector, mults []int, lim
 	if err != nil {
 		return NotApplicable, notOne(err)
 	}
-	var rs []*Series
+	var rs []*measure.Series
 	for _, ref := range refs {
 		r, err := rep.the(ref)
 		if errors.Is(err, errNoSeries) {
@@ -420,7 +420,7 @@ func (rep *Report) compareAt(subject selector, refs []selector, mults []int, lim
 
 // compareSeries judges whether s's mean perplexity at each multiple is at most limit times each
 // reference's.
-func (rep *Report) compareSeries(s *Series, refs []*Series, mults []int, limit float64) (Verdict, string) {
+func (rep *judging) compareSeries(s *measure.Series, refs []*measure.Series, mults []int, limit float64) (Verdict, string) {
 	verdict := Reproduced
 	var ev []string
 	for _, r := range refs {
@@ -447,7 +447,7 @@ func (rep *Report) compareSeries(s *Series, refs []*Series, mults []int, limit f
 }
 
 // checkLogN compares NoPE and RoPE with the log-n temperature form to the same schemes without it.
-func checkLogN(rep *Report, form string) (Verdict, string) {
+func checkLogN(rep *judging, form string) (Verdict, string) {
 	verdict, found := Reproduced, false
 	var ev []string
 	for _, without := range []selector{plainNoPE, plainRoPE} {
@@ -463,7 +463,7 @@ func checkLogN(rep *Report, form string) (Verdict, string) {
 			}
 			continue
 		}
-		v, e := rep.compareSeries(scaled, []*Series{plain}, []int{16}, lognFactor)
+		v, e := rep.compareSeries(scaled, []*measure.Series{plain}, []int{16}, lognFactor)
 		found = found || v != NotApplicable
 		// Not reproduced for one scheme decides the claim; otherwise an undecided or
 		// inapplicable half leaves it so.
@@ -479,7 +479,7 @@ func checkLogN(rep *Report, form string) (Verdict, string) {
 }
 
 // checkMix compares a RoPE/NoPE mix with all-RoPE.
-func checkMix(rep *Report) (Verdict, string) {
+func checkMix(rep *judging) (Verdict, string) {
 	mix, err1 := rep.the(ropeNoPEMix)
 	rope, err2 := rep.the(plainRoPE)
 	if err := firstErr(err1, err2); err != nil {
@@ -488,18 +488,18 @@ func checkMix(rep *Report) (Verdict, string) {
 		}
 		return NotApplicable, notOne(err)
 	}
-	return rep.compareSeries(mix, []*Series{rope}, []int{16}, mixFactor)
+	return rep.compareSeries(mix, []*measure.Series{rope}, []int{16}, mixFactor)
 }
 
-func checkT5(rep *Report) (Verdict, string) {
+func checkT5(rep *judging) (Verdict, string) {
 	return rep.compareAt(plainT5, []selector{plainSinusoidal, plainRoPE}, []int{4, 16}, learnedBiasFactor)
 }
 
-func checkKERPLE(rep *Report) (Verdict, string) {
+func checkKERPLE(rep *judging) (Verdict, string) {
 	return rep.compareAt(plainKERPLE, []selector{plainALiBi}, []int{16}, 1+noWorseTolerance)
 }
 
-func checkFIRE(rep *Report) (Verdict, string) {
+func checkFIRE(rep *judging) (Verdict, string) {
 	return rep.compareAt(plainFIRE, []selector{plainALiBi, plainKERPLE}, []int{16}, 1+noWorseTolerance)
 }
 

@@ -1,10 +1,11 @@
-package experiments
+package claims
 
 import (
-	"extrapolate/experiments/measure"
 	"fmt"
 	"math"
 	"strings"
+
+	"extrapolate/experiments/measure"
 )
 
 // Passkey claims. Their thresholds were fixed before the committed passkey comparison was run,
@@ -65,7 +66,7 @@ var passkeyALiBiLocal = claim{
 }
 
 // hasPasskey reports whether some run of the comparison was trained with passkeys.
-func hasPasskey(rep *Report) bool {
+func hasPasskey(rep *judging) bool {
 	for _, r := range rep.Runs {
 		if r.Config.Train.Passkey != nil {
 			return true
@@ -76,7 +77,7 @@ func hasPasskey(rep *Report) bool {
 
 // passkeyAt is a label's passkey accuracy at mult times the training length, averaged over the
 // depths up to maxDepth for each seed, then over seeds; ok is false without passkey results.
-func (rep *Report) passkeyAt(label string, mult int, maxDepth float64) (mean float64, perSeed []string, ok bool) {
+func (rep *judging) passkeyAt(label string, mult int, maxDepth float64) (mean float64, perSeed []string, ok bool) {
 	n := mult * rep.TrainLen
 	var accs []float64
 	for _, r := range rep.Runs {
@@ -103,7 +104,7 @@ func (rep *Report) passkeyAt(label string, mult int, maxDepth float64) (mean flo
 	return mean, perSeed, true
 }
 
-func checkPasskeyRoPE(rep *Report) (Verdict, string) {
+func checkPasskeyRoPE(rep *judging) (Verdict, string) {
 	ss := rep.selectAll(passkeyPlainRoPE)
 	if len(ss) == 0 {
 		return NotApplicable, "The comparison has no plain RoPE run trained with passkeys."
@@ -125,7 +126,7 @@ func checkPasskeyRoPE(rep *Report) (Verdict, string) {
 	return verdict, strings.Join(ev, "; ") + "."
 }
 
-func checkPasskeyExtends(rep *Report) (Verdict, string) {
+func checkPasskeyExtends(rep *judging) (Verdict, string) {
 	ss := rep.selectAll(passkeyFinetuned)
 	if len(ss) == 0 {
 		return NotApplicable, "The comparison has no fine-tuned PI or YaRN run trained with passkeys."
@@ -155,7 +156,7 @@ func checkPasskeyExtends(rep *Report) (Verdict, string) {
 	return verdict, strings.Join(ev, "; ") + "."
 }
 
-func checkPasskeyALiBi(rep *Report) (Verdict, string) {
+func checkPasskeyALiBi(rep *judging) (Verdict, string) {
 	ss := rep.selectAll(passkeyALiBi)
 	if len(ss) == 0 {
 		return NotApplicable, "The comparison has no ALiBi run trained with passkeys."

@@ -1,12 +1,13 @@
-package experiments
+package claims
 
 import (
 	"errors"
-	"extrapolate/experiments/measure"
 	"fmt"
 	"slices"
 	"strings"
 
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/measure"
 	"extrapolate/position"
 )
 
@@ -62,7 +63,7 @@ func plain(name, scheme string, params ...string) selector {
 var plainRoPE = plain("plain RoPE", "rope", "base")
 
 // matches reports whether a run's config is one the selector picks.
-func (s selector) matches(c Config) bool {
+func (s selector) matches(c config.Config) bool {
 	p := c.Position
 	scaling := ""
 	if p.Scaling != nil {
@@ -128,18 +129,18 @@ func (s selector) layersMatch(p position.Config) bool {
 }
 
 // selectAll returns the series the selector picks, in the comparison's order.
-func (rep *Report) selectAll(s selector) []*Series {
+func (rep *judging) selectAll(s selector) []*measure.Series {
 	return rep.SeriesWhere(s.matches)
 }
 
 // the returns the one series the selector picks. A claim compares with one series, so none
 // or several is an error, saying which: the claim is then not applicable, rather than judged
 // against whichever came first.
-func (rep *Report) the(s selector) (*Series, error) { return s.the(&rep.Report) }
+func (rep *judging) the(s selector) (*measure.Series, error) { return s.the(rep.Report) }
 
-// the is Report.the on the runs and their aggregate alone, as the figures ask for their
+// the is judging.the on the aggregate alone, as the figures ask for their
 // reference (measure.PlainRoPE).
-func (s selector) the(rep *measure.Report) (*Series, error) {
+func (s selector) the(rep *measure.Report) (*measure.Series, error) {
 	ss := rep.SeriesWhere(s.matches)
 	switch len(ss) {
 	case 0:

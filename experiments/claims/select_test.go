@@ -1,0 +1,52 @@
+package claims
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"extrapolate/experiments/config"
+)
+
+// TestSelectors: each selector picks the committed configs it names, and no variant of them.
+func TestSelectors(t *testing.T) {
+	load := func(name string) config.Config {
+		c, err := config.Load(filepath.Join("..", "..", "configs", name+".yaml"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	all := []string{"nope", "learned", "sinusoidal", "rope", "rope_pi", "rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3", "rope_partial", "xpos", "rope_nope_mix", "alibi", "t5", "kerple", "fire", "nope_logn", "rope_logn", "nope_logn_train", "rope_logn_train", "nope_ssmax"}
+	want := map[string][]string{
+		"plain RoPE":       {"rope"},
+		"plain NoPE":       {"nope"},
+		"plain ALiBi":      {"alibi"},
+		"plain sinusoidal": {"sinusoidal"},
+		"RoPE":             {"rope", "rope_pi", "rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3", "rope_partial", "rope_logn", "rope_logn_train"},
+		"RoPE/NoPE mix":    {"rope_nope_mix"},
+		// linear (PI) needs its fine-tune: it rescues nothing without.
+		"RoPE with a scaling meant to work without fine-tuning": {"rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3"},
+	}
+	for _, s := range []selector{plainRoPE, plainNoPE, plainALiBi, plainSinusoidal, anyRoPE, ropeNoPEMix, rescuedRoPE} {
+		var got []string
+		for _, name := range all {
+			if s.matches(load(name)) {
+				got = append(got, name)
+			}
+		}
+		if !reflect.DeepEqual(got, want[s.Name]) {
+			t.Errorf("%s picks %v, want %v", s.Name, got, want[s.Name])
+		}
+	}
+	// A mix is picked by the set of its layers' schemes, in any order and number.
+	for layers, ok := range map[string]bool{"[nope, rope, rope]": true, "[rope, alibi]": false, "[rope, rope]": false, "[rope, nope, alibi]": false, "[{scheme: rope, base: 500}, nope]": true} {
+		c, err := config.Load(filepath.Join("..", "..", "configs", "rope_nope_mix.yaml"), []string{"position.layers=" + layers, "model.layers=3"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ropeNoPEMix.matches(c); got != ok {
+			t.Errorf("layers %s: picked %v, want %v", layers, got, ok)
+		}
+	}
+}
