@@ -176,6 +176,20 @@ func (t *trainer) share(path string) error {
 	return t.adopt(meta, byName, path)
 }
 
+// trainingKey is the part of a config that decides the trained weights: everything but the
+// name, the evaluation and the RoPE scaling. A run that fine-tunes has none: its scaling
+// shapes its weights. It is the run's, beside share which checks it: a comparison's runner
+// (which run trains, which shares) and its report (whose training each run took) ask it here.
+func trainingKey(c Config) string {
+	if c.Train.Finetune != nil {
+		return ""
+	}
+	c = c.MainPhase()
+	c.Name = ""
+	c.Eval = Eval{}
+	return string(c.Marshal())
+}
+
 // readCheckpoint reads a checkpoint of this program: its header and its tensors by name.
 func readCheckpoint(path string) (Meta, map[string]*tensor.Dense, error) {
 	var meta Meta

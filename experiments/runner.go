@@ -171,19 +171,6 @@ func sharedTraining(plan []Planned, k int) string {
 	return ""
 }
 
-// trainingKey is the part of a config that decides the trained weights: everything but the
-// name, the evaluation and the RoPE scaling. A run that fine-tunes has none: its scaling
-// shapes its weights.
-func trainingKey(c Config) string {
-	if c.Train.Finetune != nil {
-		return ""
-	}
-	c = c.MainPhase()
-	c.Name = ""
-	c.Eval = Eval{}
-	return string(c.Marshal())
-}
-
 // MissingRuns lists the planned runs without results of their exact config, of total runs.
 func (r *Runner) MissingRuns() (missing []string, total int, err error) {
 	plan := r.Plan.Runs(r.Dir)
