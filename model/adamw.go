@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"gorgonia.org/tensor"
 
@@ -117,10 +118,31 @@ func (o *AdamW) Update(params []*Param, grads []*tensor.Dense) (UpdateStats, err
 
 type adamStep struct{ lr, clip, b1, b2, eps, c1, c2 float64 }
 
+// adamLanes is an adamStep's constants as adam4 reads them, each four times (one per lane).
+type adamLanes [10][4]float64
+
+func (h adamStep) lanes(decay float64) *adamLanes {
+	var l adamLanes
+	for i, x := range []float64{h.clip, h.b1, 1 - h.b1, h.b2, 1 - h.b2, decay, h.lr, h.c1, h.c2, h.eps} {
+		l[i] = [4]float64{x, x, x, x}
+	}
+	return &l
+}
+
 func adam[F ~float32 | ~float64](h adamStep, wd float64, w, g, m, v []F) {
 	decay := 1 - h.lr*wd
+	var lanes *adamLanes
+	if haveAVX2 && unsafe.Sizeof(w[0]) == 4 {
+		lanes = h.lanes(decay)
+	}
 	// Each element is updated on its own, so splitting them between workers changes nothing.
 	par.For(len(w), 30, func(_, lo, hi int) {
+		if n := (hi - lo) &^ 3; lanes != nil && n > 0 {
+			// Four at a time, to the bit the loop below (TestAdamVectorIsScalar).
+			f32 := func(x []F) *float32 { return (*float32)(unsafe.Pointer(&x[lo])) }
+			adam4(f32(w), f32(g), f32(m), f32(v), n, lanes)
+			lo += n
+		}
 		for i := lo; i < hi; i++ {
 			gi := float64(g[i]) * h.clip
 			mi := h.b1*float64(m[i]) + (1-h.b1)*gi

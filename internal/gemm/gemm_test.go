@@ -203,7 +203,7 @@ func TestShortSlicePanics(t *testing.T) {
 	Sgemm(false, false, 4, 4, 4, 1, make([]float32, 15), 4, make([]float32, 16), 4, 0, make([]float32, 16), 4)
 }
 
-// The shapes of config A and B's products: activations times weights, the weight gradients
+// The shapes of config A, B and C's products: activations times weights, the weight gradients
 // (transposed activations times output gradients), and attention's per-head products.
 var shapes = []struct {
 	name    string
@@ -229,6 +229,15 @@ var shapes = []struct {
 	{"B-head", false, false, 2048, 96, 128},
 	{"B-dWhead", true, false, 128, 96, 2048},
 	{"B-dXhead", false, true, 2048, 128, 96},
+	{"C-qkv", false, false, 2048, 768, 256},
+	{"C-mlp-up", false, false, 2048, 1024, 256},
+	{"C-mlp-down", false, false, 2048, 256, 1024},
+	{"C-dWqkv", true, false, 256, 768, 2048},
+	{"C-dWup", true, false, 256, 1024, 2048},
+	{"C-dWdown", true, false, 1024, 256, 2048},
+	{"C-dXqkv", false, true, 2048, 256, 768},
+	{"C-dXup", false, true, 2048, 256, 1024},
+	{"C-dXdown", false, true, 2048, 1024, 256},
 	// A large square product: the kernel's practical peak on this machine.
 	{"square-1024", false, false, 1024, 1024, 1024},
 }
