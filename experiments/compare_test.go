@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"extrapolate/experiments/claims"
-	"extrapolate/experiments/measure"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"extrapolate/experiments/claims"
+	"extrapolate/experiments/internal/testrun"
+	"extrapolate/experiments/measure"
 	"extrapolate/position"
 )
 
@@ -275,7 +276,7 @@ func TestClaimsNotApplicable(t *testing.T) {
 // the plain one's training.
 func TestComparisonShardsSkipAndShare(t *testing.T) {
 	dir := t.TempDir()
-	corpus := corpusFile(t)
+	corpus := testrun.Corpus(t)
 	cfg := `name: base
 data: {corpus: text, path: ` + corpus + `}
 model: {d_model: 16, layers: 1, heads: 2}
@@ -362,7 +363,7 @@ claims: [rope_relative]
 func TestComparisonResumes(t *testing.T) {
 	dir := t.TempDir()
 	cfg := `name: base
-data: {corpus: text, path: ` + corpusFile(t) + `}
+data: {corpus: text, path: ` + testrun.Corpus(t) + `}
 model: {d_model: 16, layers: 1, heads: 2}
 position: {scheme: alibi}
 train: {seq_len: 16, batch_size: 4, steps: 20, checkpoint_every: 5}
@@ -378,11 +379,10 @@ eval: {lengths: [16, 32], tokens: 512, batch_tokens: 256}
 	out := filepath.Join(dir, "results")
 	plan := c.Runs(out)
 	ctx, cancel := context.WithCancel(context.Background())
-	run := &Run{Resolved: plan[0].Resolved, Dir: plan[0].Dir, afterStep: func(_ string, step int) {
-		if step == 12 {
-			cancel()
-		}
-	}}
+	// The run is interrupted where its progress, written to a file rather than a terminal, says
+	// it has done step 12: the next step's check of ctx saves the checkpoint and stops.
+	stop := &cancelAt{line: "train 12/20 ", cancel: cancel}
+	run := &Run{Resolved: plan[0].Resolved, Dir: plan[0].Dir, Progress: stop}
 	if _, err := run.Execute(ctx); !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("interrupting: %v", err)
 	}
@@ -459,4 +459,17 @@ func TestComparisonNames(t *testing.T) {
 			t.Errorf("%q: %v, want an error naming %s", c.body, err, c.want)
 		}
 	}
+}
+
+// cancelAt calls cancel when a line written to it starts with line.
+type cancelAt struct {
+	line   string
+	cancel func()
+}
+
+func (c *cancelAt) Write(p []byte) (int, error) {
+	if strings.HasPrefix(string(p), c.line) {
+		c.cancel()
+	}
+	return len(p), nil
 }

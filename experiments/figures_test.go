@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"extrapolate/experiments/measure"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"strconv"
 	"testing"
 
+	"extrapolate/experiments/measure"
 	"extrapolate/experiments/plot"
 )
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"extrapolate/experiments/internal/testrun"
 )
 
 // gridFiles writes a base run config and a comparison with a grid of two points, and returns
@@ -14,7 +16,7 @@ import (
 func gridFiles(t *testing.T, dir, grid string) string {
 	t.Helper()
 	cfg := `name: base
-data: {corpus: text, path: ` + corpusFile(t) + `}
+data: {corpus: text, path: ` + testrun.Corpus(t) + `}
 model: {d_model: 16, layers: 1, heads: 2}
 position: {scheme: alibi}
 train: {seq_len: 16, batch_size: 4, steps: 12}
@@ -92,7 +94,7 @@ func TestGridRunEqualsRunAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&Run{Resolved: resolved(t, alone), Dir: filepath.Join(dir, "alone")}).Execute(context.Background())
+	res, err := (&Run{Resolved: testrun.Resolved(t, alone), Dir: filepath.Join(dir, "alone")}).Execute(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"extrapolate/experiments/claims"
-	"extrapolate/experiments/measure"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"extrapolate/experiments/claims"
+	"extrapolate/experiments/internal/testrun"
+	"extrapolate/experiments/measure"
 	"extrapolate/position"
 )
 
@@ -44,8 +45,8 @@ func (b nanBias) Bias(n int) (*position.Bias, error) {
 // TestNonFiniteLengthRecorded checks that a NaN loss at one length is recorded as missing with
 // the reason, in every file and in the summary, and does not cost the run its other lengths.
 func TestNonFiniteLengthRecorded(t *testing.T) {
-	c := tinyConfig(t, "test_nan_bias")
-	r := &Run{Resolved: resolved(t, c), Dir: filepath.Join(t.TempDir(), "out")}
+	c := testrun.Config(t, "test_nan_bias")
+	r := &Run{Resolved: testrun.Resolved(t, c), Dir: filepath.Join(t.TempDir(), "out")}
 	res, err := r.Execute(context.Background())
 	if err != nil {
 		t.Fatalf("a NaN loss at evaluation stopped the run: %v", err)
@@ -97,7 +98,7 @@ func TestNonFiniteLengthRecorded(t *testing.T) {
 func TestComparisonCarriesOnPastNonFinite(t *testing.T) {
 	dir := t.TempDir()
 	cfg := `name: base
-data: {corpus: text, path: ` + corpusFile(t) + `}
+data: {corpus: text, path: ` + testrun.Corpus(t) + `}
 model: {d_model: 16, layers: 1, heads: 2}
 position: {scheme: test_nan_bias}
 train: {seq_len: 16, batch_size: 4, steps: 10}

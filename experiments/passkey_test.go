@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"extrapolate/experiments/claims"
-	"extrapolate/experiments/measure"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"extrapolate/experiments/claims"
+	"extrapolate/experiments/internal/testrun"
+	"extrapolate/experiments/measure"
 	"extrapolate/position"
 )
 
@@ -21,7 +22,7 @@ import (
 func TestPasskeyComparisonWritesResults(t *testing.T) {
 	dir := t.TempDir()
 	cfg := `name: base
-data: {corpus: text, path: ` + corpusFile(t) + `}
+data: {corpus: text, path: ` + testrun.Corpus(t) + `}
 model: {d_model: 16, layers: 1, heads: 2}
 position: {scheme: rope}
 train: {seq_len: 48, batch_size: 4, steps: 10, passkey: {fraction: 0.5}}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"extrapolate/experiments/training"
 	"extrapolate/position"
 )
 
@@ -133,7 +134,7 @@ func (rep *Report) sharedTraining() []string {
 	out := make([]string, len(rep.Runs))
 	trainedBy := map[string]string{} // training key → the run that trained it
 	for i, r := range rep.Runs {
-		key := trainingKey(r.Config)
+		key := training.Key(r.Config)
 		if by, ok := trainedBy[key]; ok && key != "" {
 			out[i] = by
 		} else {

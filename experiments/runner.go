@@ -10,6 +10,10 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+
+	"extrapolate/experiments/training"
+	"extrapolate/internal/inputerr"
+	"extrapolate/internal/writable"
 )
 
 // Runner runs a comparison, resolved once (LoadPlan), into Dir.
@@ -49,11 +53,11 @@ func (r *Runner) Execute(ctx context.Context) (*Report, error) {
 		r.say("run %d/%d: %s\n", k+1, len(plan), p.ID())
 		// The same config's run resumes; another config's is replaced only with Overwrite, as a
 		// single run's is (Check refused it above, and the run checks again under its lock).
-		run := &Run{Resolved: p.Resolved, Dir: p.Dir, Overwrite: r.Overwrite, Progress: r.Progress,
+		run := &training.Run{Resolved: p.Resolved, Dir: p.Dir, Overwrite: r.Overwrite, Progress: r.Progress,
 			SharedTraining: sharedTraining(plan, k)}
 		res, err := run.Execute(ctx)
 		switch {
-		case errors.Is(err, ErrDiverged):
+		case errors.Is(err, training.ErrDiverged):
 			r.say("%s: failed: %v\n", p.ID(), err)
 		case err != nil:
 			return nil, fmt.Errorf("%s: %w", p.ID(), err)
@@ -70,23 +74,23 @@ func (r *Runner) Execute(ctx context.Context) (*Report, error) {
 
 // Check refuses, before anything is written, a comparison whose shard would replace a run of
 // another config, a config.yaml written by hand, or any file a run writes that is not its own
-// (see Run.checkDir), without Overwrite: a changed setting must not silently retrain and
+// (see training.Run.CheckDir), without Overwrite: a changed setting must not silently retrain and
 // replace finished runs. It writes nothing.
 func (r *Runner) Check() error {
 	plan := r.Plan.Runs(r.Dir)
-	if err := checkWritable(r.Dir); err != nil {
-		return inputError(err)
+	if err := writable.Check(r.Dir); err != nil {
+		return inputerr.Wrap(err)
 	}
 	if err := r.checkKind(); err != nil {
-		return inputError(err)
+		return inputerr.Wrap(err)
 	}
 	for k, p := range plan {
 		if !r.Shard.Selects(k) || (done(p) && !r.Overwrite) {
 			continue
 		}
-		run := &Run{Resolved: p.Resolved, Dir: p.Dir, Overwrite: r.Overwrite}
-		if err := run.checkDir(false); err != nil {
-			return inputError(err)
+		run := &training.Run{Resolved: p.Resolved, Dir: p.Dir, Overwrite: r.Overwrite}
+		if err := run.CheckDir(); err != nil {
+			return inputerr.Wrap(err)
 		}
 	}
 	return nil
@@ -155,16 +159,16 @@ func sameConfigIn(p Planned) bool {
 // scalings apply only when evaluating, so rope and rope with a scaling, without fine-tuning,
 // train the same weights from the same seed. It returns that run's checkpoint, when finished.
 func sharedTraining(plan []Planned, k int) string {
-	key := trainingKey(plan[k].Config)
+	key := training.Key(plan[k].Config)
 	if key == "" {
 		return ""
 	}
 	for _, p := range plan[:k] {
-		if trainingKey(p.Config) != key {
+		if training.Key(p.Config) != key {
 			continue
 		}
 		path := filepath.Join(p.Dir, CheckpointFile)
-		if tr, err := LoadCheckpoint(path); err == nil && tr.Finished && trainingKey(tr.Config) == key {
+		if tr, err := training.LoadCheckpoint(path); err == nil && tr.Finished && training.Key(tr.Config) == key {
 			return path
 		}
 	}
