@@ -22,9 +22,6 @@ type Trained = training.Trained
 // LoadCheckpoint reads a checkpoint and rebuilds its model (training.LoadCheckpoint).
 func LoadCheckpoint(path string) (*Trained, error) { return training.LoadCheckpoint(path) }
 
-// ErrDiverged says the loss or a gradient stopped being finite.
-var ErrDiverged = training.ErrDiverged
-
 // ScalingReport is a checkpoint evaluated under several scalings.
 type ScalingReport = training.ScalingReport
 

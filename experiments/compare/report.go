@@ -1,9 +1,7 @@
-package experiments
+package compare
 
 import (
 	"bytes"
-	"extrapolate/experiments/claims"
-	"extrapolate/experiments/measure"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -11,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"extrapolate/experiments/claims"
+	"extrapolate/experiments/measure"
 	"extrapolate/experiments/training"
 	"extrapolate/position"
 )
@@ -20,14 +20,14 @@ type Report struct {
 	// Report is the runs and their aggregate, which the measures' sections read; its fields
 	// come first in the comparison's JSON.
 	measure.Report
-	Comparison *Comparison     `json:"-"`
+	Comparison *Config         `json:"-"`
 	Claims     []claims.Result `json:"claims"`
 	// Points holds, for a comparison with a grid, each point's report; the others are empty.
 	Points []*PointReport `json:"-"`
 }
 
 // newReport begins a comparison's report, generated now, its runs to be added.
-func newReport(c *Comparison, command string) *Report {
+func newReport(c *Config, command string) *Report {
 	return &Report{Report: measure.Report{Name: c.Name, Seeds: c.Seeds, Command: command, Generated: time.Now().UTC()}, Comparison: c}
 }
 

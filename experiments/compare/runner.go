@@ -1,4 +1,4 @@
-package experiments
+package compare
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"extrapolate/experiments/measure"
 	"extrapolate/experiments/training"
 	"extrapolate/internal/inputerr"
 	"extrapolate/internal/writable"
@@ -44,7 +45,7 @@ func (r *Runner) Execute(ctx context.Context) (*Report, error) {
 			continue
 		}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%w before %s", ErrInterrupted, p.ID())
+			return nil, fmt.Errorf("%w before %s", measure.ErrInterrupted, p.ID())
 		}
 		if done(p) && !r.Overwrite {
 			r.say("%s: done, skipped\n", p.ID())
@@ -62,7 +63,7 @@ func (r *Runner) Execute(ctx context.Context) (*Report, error) {
 		case err != nil:
 			return nil, fmt.Errorf("%s: %w", p.ID(), err)
 		default:
-			r.say("%s", Summary(res))
+			r.say("%s", measure.Summary(res))
 		}
 		// The run's model, graphs and optimizer are garbage now: return their memory before the
 		// next run, so that a comparison's peak is one run's, not a growing multiple of it
@@ -129,13 +130,13 @@ func done(p Planned) bool {
 }
 
 // readResult reads a planned run's results: nil when it has none of its exact config.
-func readResult(p Planned) (*Result, error) {
-	path := filepath.Join(p.Dir, ResultsJSON)
+func readResult(p Planned) (*measure.Result, error) {
+	path := filepath.Join(p.Dir, measure.ResultsJSON)
 	b, err := os.ReadFile(path)
 	if err != nil || !sameConfigIn(p) {
 		return nil, nil
 	}
-	var res Result
+	var res measure.Result
 	if err := json.Unmarshal(b, &res); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -151,7 +152,7 @@ func readResult(p Planned) (*Result, error) {
 }
 
 func sameConfigIn(p Planned) bool {
-	b, err := os.ReadFile(filepath.Join(p.Dir, ConfigFile))
+	b, err := os.ReadFile(filepath.Join(p.Dir, measure.ConfigFile))
 	return err == nil && string(b) == string(p.Config.Marshal())
 }
 
@@ -167,7 +168,7 @@ func sharedTraining(plan []Planned, k int) string {
 		if training.Key(p.Config) != key {
 			continue
 		}
-		path := filepath.Join(p.Dir, CheckpointFile)
+		path := filepath.Join(p.Dir, measure.CheckpointFile)
 		if tr, err := training.LoadCheckpoint(path); err == nil && tr.Finished && training.Key(tr.Config) == key {
 			return path
 		}
@@ -208,7 +209,7 @@ func (r *Runner) WriteReport() (*Report, error) {
 			missing = append(missing, p.Config.Name)
 			continue
 		}
-		rep.Runs = append(rep.Runs, RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Resolved: p.Resolved, Result: res, Dir: p.Dir})
+		rep.Runs = append(rep.Runs, measure.RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Resolved: p.Resolved, Result: res, Dir: p.Dir})
 	}
 	if len(missing) > 0 {
 		r.say("%d of %d runs have results; missing: %s. Run the report again when every shard has finished.\n",
