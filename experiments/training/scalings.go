@@ -1,16 +1,18 @@
-package experiments
+package training
 
 import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"extrapolate/experiments/measure"
 	"fmt"
 	"io"
 	"path/filepath"
 
 	"extrapolate/data"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/measure"
 	"extrapolate/experiments/plot"
+	"extrapolate/internal/inputerr"
 	"extrapolate/position"
 )
 
@@ -25,8 +27,8 @@ const (
 // ScalingResult is one checkpoint evaluated under one RoPE scaling.
 type ScalingResult struct {
 	// Scaling is "none" or the type and factor, e.g. "yarn(factor=auto)".
-	Scaling string         `json:"scaling"`
-	Lengths []LengthResult `json:"lengths"`
+	Scaling string                 `json:"scaling"`
+	Lengths []measure.LengthResult `json:"lengths"`
 }
 
 // ScalingReport is a checkpoint evaluated under several scalings.
@@ -44,15 +46,15 @@ type ScalingReport struct {
 
 // EvaluateScalings scores one trained model at every evaluation length under each scaling (nil
 // for none), so that the scalings are compared on the same weights, apart from training noise.
-func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scaling, e Eval, w io.Writer) (*ScalingReport, error) {
+func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scaling, e config.Eval, w io.Writer) (*ScalingReport, error) {
 	c := t.Config
 	corpus, err := data.Load(c.Data)
 	if err != nil {
-		return nil, inputError(err)
+		return nil, inputerr.Wrap(err)
 	}
 	// Too many tokens for the validation text is bad input: say so before evaluating anything.
 	if _, err := data.NewEvalSet(corpus.Valid, e.Tokens); err != nil {
-		return nil, inputError(err)
+		return nil, inputerr.Wrap(err)
 	}
 	ev := &measure.Evaluation{Config: c, Model: t.Model, Corpus: corpus, Progress: w}
 	ev.Config.Eval = e
@@ -90,7 +92,7 @@ func (rep *ScalingReport) Write(dir string) error {
 		for _, l := range r.Lengths {
 			cw.Write(append([]string{r.Scaling}, measure.LengthRow(l, rep.TrainLen, rep.Protocol)...))
 		}
-		curves = append(curves, measure.CurveOf(r.Scaling, []*Result{{Lengths: r.Lengths}}))
+		curves = append(curves, measure.CurveOf(r.Scaling, []*measure.Result{{Lengths: r.Lengths}}))
 	}
 	cw.Flush()
 	if err := measure.WriteFile(filepath.Join(dir, ScalingsCSV), b.Bytes()); err != nil {

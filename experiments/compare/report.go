@@ -1,9 +1,7 @@
-package experiments
+package compare
 
 import (
 	"bytes"
-	"extrapolate/experiments/claims"
-	"extrapolate/experiments/measure"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -11,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"extrapolate/experiments/claims"
+	"extrapolate/experiments/measure"
+	"extrapolate/experiments/training"
 	"extrapolate/position"
 )
 
@@ -19,14 +20,14 @@ type Report struct {
 	// Report is the runs and their aggregate, which the measures' sections read; its fields
 	// come first in the comparison's JSON.
 	measure.Report
-	Comparison *Comparison     `json:"-"`
+	Comparison *Config         `json:"-"`
 	Claims     []claims.Result `json:"claims"`
 	// Points holds, for a comparison with a grid, each point's report; the others are empty.
 	Points []*PointReport `json:"-"`
 }
 
 // newReport begins a comparison's report, generated now, its runs to be added.
-func newReport(c *Comparison, command string) *Report {
+func newReport(c *Config, command string) *Report {
 	return &Report{Report: measure.Report{Name: c.Name, Seeds: c.Seeds, Command: command, Generated: time.Now().UTC()}, Comparison: c}
 }
 
@@ -133,7 +134,7 @@ func (rep *Report) sharedTraining() []string {
 	out := make([]string, len(rep.Runs))
 	trainedBy := map[string]string{} // training key → the run that trained it
 	for i, r := range rep.Runs {
-		key := trainingKey(r.Config)
+		key := training.Key(r.Config)
 		if by, ok := trainedBy[key]; ok && key != "" {
 			out[i] = by
 		} else {

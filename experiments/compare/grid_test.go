@@ -1,4 +1,4 @@
-package experiments
+package compare
 
 import (
 	"context"
@@ -7,6 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/internal/testrun"
+	"extrapolate/experiments/measure"
+	"extrapolate/experiments/training"
 )
 
 // gridFiles writes a base run config and a comparison with a grid of two points, and returns
@@ -14,7 +19,7 @@ import (
 func gridFiles(t *testing.T, dir, grid string) string {
 	t.Helper()
 	cfg := `name: base
-data: {corpus: text, path: ` + corpusFile(t) + `}
+data: {corpus: text, path: ` + testrun.Corpus(t) + `}
 model: {d_model: 16, layers: 1, heads: 2}
 position: {scheme: alibi}
 train: {seq_len: 16, batch_size: 4, steps: 12}
@@ -88,16 +93,16 @@ func TestGridRunEqualsRunAlone(t *testing.T) {
 	}
 
 	// The wide point's t5 run, seed 2, made alone.
-	alone, err := Load(filepath.Join(dir, "base.yaml"), []string{"model.d_model=32", "model.heads=4", "train.steps=24", "position.scheme=t5", "seed=2", "name=t5-s2"})
+	alone, err := config.Load(filepath.Join(dir, "base.yaml"), []string{"model.d_model=32", "model.heads=4", "train.steps=24", "position.scheme=t5", "seed=2", "name=t5-s2"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&Run{Resolved: resolved(t, alone), Dir: filepath.Join(dir, "alone")}).Execute(context.Background())
+	res, err := (&training.Run{Resolved: testrun.Resolved(t, alone), Dir: filepath.Join(dir, "alone")}).Execute(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var inGrid Result
-	b, err := os.ReadFile(filepath.Join(out, "wide", RunsDir, "t5-s2", ResultsJSON))
+	var inGrid measure.Result
+	b, err := os.ReadFile(filepath.Join(out, "wide", RunsDir, "t5-s2", measure.ResultsJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +128,7 @@ func TestGridRefused(t *testing.T) {
 		{"grid:\n  - {name: a}\n  - {name: b, set: {train.seq_len: 32}}\n", "grid[1] (b): train.seq_len"},
 		{"grid:\n  - {name: a, set: {model.d_modl: 32}}\n", "grid[0] (a)"},
 	} {
-		_, err := LoadComparison(gridFiles(t, t.TempDir(), tc.grid), nil)
+		_, err := Load(gridFiles(t, t.TempDir(), tc.grid), nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want an error with %q", tc.grid, err, tc.want)
 		}

@@ -1,10 +1,12 @@
-package experiments
+package training
 
 import (
 	"context"
 	"path/filepath"
 	"testing"
 
+	"extrapolate/experiments/internal/testrun"
+	"extrapolate/experiments/measure"
 	"extrapolate/position"
 )
 
@@ -35,12 +37,12 @@ func init() {
 // position: it leaves the training length alone (factor auto is 1 there) and changes the scores
 // past it, and its own field is checked by name.
 func TestScalingFromOutside(t *testing.T) {
-	c := tinyConfig(t, "rope")
-	r := &Run{Resolved: resolved(t, c), Dir: filepath.Join(t.TempDir(), "run")}
+	c := testrun.Config(t, "rope")
+	r := &Run{Resolved: testrun.Resolved(t, c), Dir: filepath.Join(t.TempDir(), "run")}
 	if _, err := r.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	trained, err := LoadCheckpoint(filepath.Join(r.Dir, CheckpointFile))
+	trained, err := LoadCheckpoint(filepath.Join(r.Dir, measure.CheckpointFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package experiments
+package compare
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 
 // TestShippedConfigs loads every config in configs/: each must decode and check.
 func TestShippedConfigs(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "configs", "*.yaml"))
+	files, _ := filepath.Glob(filepath.Join("..", "..", "configs", "*.yaml"))
 	if len(files) == 0 {
 		t.Fatal("no configs found")
 	}
@@ -21,12 +21,12 @@ func TestShippedConfigs(t *testing.T) {
 			t.Fatal(err)
 		}
 		if isComparison(root) {
-			if _, err := LoadComparison(f, nil); err != nil {
+			if _, err := Load(f, nil); err != nil {
 				t.Errorf("%s: %v", f, err)
 			}
 			continue
 		}
-		if _, err := Load(f, nil); err != nil {
+		if _, err := config.Load(f, nil); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
@@ -50,20 +50,20 @@ func TestWholeNumbersEverywhere(t *testing.T) {
 		err  func() error
 		want string
 	}{
-		{"file", func() error { _, err := Load(write("f.yaml", "name: f\nseed: 2.5\n"), nil); return err }, "seed: 2.5, want a whole number (line 2)"},
-		{"-set", func() error { _, err := Load(run, []string{"train.steps=20.9"}); return err }, "train.steps: 20.9, want a whole number"},
-		{"-set scheme field", func() error { _, err := Load(run, []string{"position.buckets=3.5"}); return err }, "position.buckets: 3.5, want a whole number"},
-		{"-set 20.0", func() error { _, err := Load(run, []string{"eval.tokens=65536.0"}); return err }, "eval.tokens: 65536.0, want a whole number"},
+		{"file", func() error { _, err := config.Load(write("f.yaml", "name: f\nseed: 2.5\n"), nil); return err }, "seed: 2.5, want a whole number (line 2)"},
+		{"-set", func() error { _, err := config.Load(run, []string{"train.steps=20.9"}); return err }, "train.steps: 20.9, want a whole number"},
+		{"-set scheme field", func() error { _, err := config.Load(run, []string{"position.buckets=3.5"}); return err }, "position.buckets: 3.5, want a whole number"},
+		{"-set 20.0", func() error { _, err := config.Load(run, []string{"eval.tokens=65536.0"}); return err }, "eval.tokens: 65536.0, want a whole number"},
 		{"comparison set", func() error {
-			_, err := LoadComparison(write("c1.yaml", "comparison: c1\nseeds: [1]\nset: {train.steps: 20.9}\nruns: [{config: run}]\n"), nil)
+			_, err := Load(write("c1.yaml", "comparison: c1\nseeds: [1]\nset: {train.steps: 20.9}\nruns: [{config: run}]\n"), nil)
 			return err
 		}, "train.steps: 20.9, want a whole number"},
 		{"run set", func() error {
-			_, err := LoadComparison(write("c2.yaml", "comparison: c2\nseeds: [1]\nruns: [{config: run, set: {position.buckets: 3.5}}]\n"), nil)
+			_, err := Load(write("c2.yaml", "comparison: c2\nseeds: [1]\nruns: [{config: run, set: {position.buckets: 3.5}}]\n"), nil)
 			return err
 		}, "position.buckets: 3.5, want a whole number"},
 		{"seeds", func() error {
-			_, err := LoadComparison(write("c3.yaml", "comparison: c3\nseeds: [1, 2.5]\nruns: [{config: run}]\n"), nil)
+			_, err := Load(write("c3.yaml", "comparison: c3\nseeds: [1, 2.5]\nruns: [{config: run}]\n"), nil)
 			return err
 		}, "seeds: 2.5, want a whole number (line 2)"},
 	} {

@@ -1,9 +1,8 @@
-package experiments
+package training
 
 import (
 	"context"
 	"errors"
-	"extrapolate/internal/progress"
 	"fmt"
 	"math"
 	"os"
@@ -13,6 +12,10 @@ import (
 	"gorgonia.org/tensor"
 
 	"extrapolate/data"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/measure"
+	"extrapolate/internal/inputerr"
+	"extrapolate/internal/progress"
 	"extrapolate/model"
 	"extrapolate/position"
 )
@@ -74,7 +77,7 @@ func (r *Run) trainer() (*trainer, error) {
 	if c.Train.Passkey != nil {
 		t.sampler.Passkey = c.Train.Passkey.Fraction
 	}
-	path := filepath.Join(r.Dir, CheckpointFile)
+	path := filepath.Join(r.Dir, measure.CheckpointFile)
 	if r.SharedTraining != "" {
 		if err := t.share(r.SharedTraining); err != nil {
 			return nil, err
@@ -93,7 +96,7 @@ func (r *Run) trainer() (*trainer, error) {
 	}
 	if err := t.restore(path); err != nil {
 		// The checkpoint in the folder is bad input, as it is to cmd/eval.
-		return nil, inputError(err)
+		return nil, inputerr.Wrap(err)
 	}
 	t.resumed = true
 	if r.Progress != nil && t.st.Phase != phaseDone {
@@ -102,7 +105,7 @@ func (r *Run) trainer() (*trainer, error) {
 	return t, nil
 }
 
-func schedule(c Config) model.Schedule {
+func schedule(c config.Config) model.Schedule {
 	return model.Schedule{LR: c.Train.LR, MinLR: *c.Train.MinLR, Warmup: *c.Train.Warmup, Steps: c.Train.Steps}
 }
 
@@ -166,7 +169,7 @@ func (t *trainer) phase(ctx context.Context, p *progress.Bar, s position.Scheme,
 				// resumed, and saying so would send the user to resume from nothing.
 				return fmt.Errorf("interrupted at %s step %d, but saving the checkpoint failed: %w; the folder keeps its last checkpoint, if it had one", t.st.Phase, t.st.Step, err)
 			}
-			return fmt.Errorf("%w at %s step %d; checkpoint saved", ErrInterrupted, t.st.Phase, t.st.Step)
+			return fmt.Errorf("%w at %s step %d; checkpoint saved", measure.ErrInterrupted, t.st.Phase, t.st.Step)
 		}
 		start := time.Now()
 		if err := t.sampler.Fill(g.IDs, g.Targets, n); err != nil {

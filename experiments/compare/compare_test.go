@@ -1,11 +1,9 @@
-package experiments
+package compare
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"extrapolate/experiments/claims"
-	"extrapolate/experiments/measure"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"extrapolate/experiments/claims"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/internal/testrun"
+	"extrapolate/experiments/measure"
+	"extrapolate/experiments/training"
+	"extrapolate/internal/inputerr"
 	"extrapolate/position"
 )
 
@@ -45,7 +49,7 @@ func TestParseShard(t *testing.T) {
 
 // resolvedReport is c completed, named and resolved, for a report built by hand from a config
 // that need not be complete: only the schemes are asked of it.
-func resolvedReport(c Config) *Resolved {
+func resolvedReport(c config.Config) *config.Resolved {
 	c.Name = "synthetic"
 	if f := c.Train.Finetune; f != nil { // Complete fills in its lr: the report's config keeps none
 		f2 := *f
@@ -70,22 +74,22 @@ func synthetic(ppl map[string][][]float64, configs map[string]position.Config) *
 // syntheticIn is synthetic with the runs of the labels in order, as a comparison lists them.
 func syntheticIn(order []string, ppl map[string][][]float64, configs map[string]position.Config) *Report {
 	lengths := []int{64, 128, 256, 512, 1024}
-	rep := &Report{Comparison: &Comparison{Name: "syn", Seeds: []uint64{1, 2}}}
+	rep := &Report{Comparison: &Config{Name: "syn", Seeds: []uint64{1, 2}}}
 	for _, label := range order {
 		seeds, ok := ppl[label]
 		if !ok {
 			continue
 		}
 		for s, row := range seeds {
-			c := Default()
+			c := config.Default()
 			c.Position = configs[label]
 			if _, form, ok := strings.Cut(label, "_logn"); ok {
 				c.Attention.Scale = "logn" + form
 			}
 			c.Eval.Lengths = lengths
-			res := &Result{Status: "ok", TrainLen: 64}
+			res := &measure.Result{Status: "ok", TrainLen: 64}
 			for i, n := range lengths {
-				l := LengthResult{Length: n}
+				l := measure.LengthResult{Length: n}
 				switch {
 				case math.IsInf(row[i], 1): // a loss that overflowed
 					l.Applicable, l.NonFinite, l.Reason = true, true, "non-finite loss (+Inf)"
@@ -97,7 +101,7 @@ func syntheticIn(order []string, ppl map[string][][]float64, configs map[string]
 				}
 				res.Lengths = append(res.Lengths, l)
 			}
-			rep.Runs = append(rep.Runs, RunResult{Label: label, Seed: uint64(s + 1), Config: c, Resolved: resolvedReport(c), Result: res})
+			rep.Runs = append(rep.Runs, measure.RunResult{Label: label, Seed: uint64(s + 1), Config: c, Resolved: resolvedReport(c), Result: res})
 		}
 	}
 	rep.Aggregate()
@@ -275,7 +279,7 @@ func TestClaimsNotApplicable(t *testing.T) {
 // the plain one's training.
 func TestComparisonShardsSkipAndShare(t *testing.T) {
 	dir := t.TempDir()
-	corpus := corpusFile(t)
+	corpus := testrun.Corpus(t)
 	cfg := `name: base
 data: {corpus: text, path: ` + corpus + `}
 model: {d_model: 16, layers: 1, heads: 2}
@@ -345,7 +349,7 @@ claims: [rope_relative]
 	}
 	log.Reset()
 	r2 := &Runner{Plan: c2, Dir: out, Shard: Shard{I: 0, N: 6}, Progress: &log}
-	if _, err := r2.Execute(context.Background()); err == nil || !IsInputError(err) || !strings.Contains(err.Error(), "-overwrite") {
+	if _, err := r2.Execute(context.Background()); err == nil || !inputerr.Is(err) || !strings.Contains(err.Error(), "-overwrite") {
 		t.Fatalf("a changed config over finished runs: %v, want an input error naming -overwrite", err)
 	}
 	r2.Overwrite = true
@@ -362,7 +366,7 @@ claims: [rope_relative]
 func TestComparisonResumes(t *testing.T) {
 	dir := t.TempDir()
 	cfg := `name: base
-data: {corpus: text, path: ` + corpusFile(t) + `}
+data: {corpus: text, path: ` + testrun.Corpus(t) + `}
 model: {d_model: 16, layers: 1, heads: 2}
 position: {scheme: alibi}
 train: {seq_len: 16, batch_size: 4, steps: 20, checkpoint_every: 5}
@@ -378,12 +382,11 @@ eval: {lengths: [16, 32], tokens: 512, batch_tokens: 256}
 	out := filepath.Join(dir, "results")
 	plan := c.Runs(out)
 	ctx, cancel := context.WithCancel(context.Background())
-	run := &Run{Resolved: plan[0].Resolved, Dir: plan[0].Dir, afterStep: func(_ string, step int) {
-		if step == 12 {
-			cancel()
-		}
-	}}
-	if _, err := run.Execute(ctx); !errors.Is(err, ErrInterrupted) {
+	// The run is interrupted where its progress, written to a file rather than a terminal, says
+	// it has done step 12: the next step's check of ctx saves the checkpoint and stops.
+	stop := &cancelAt{line: "train 12/20 ", cancel: cancel}
+	run := &training.Run{Resolved: plan[0].Resolved, Dir: plan[0].Dir, Progress: stop}
+	if _, err := run.Execute(ctx); !errors.Is(err, measure.ErrInterrupted) {
 		t.Fatalf("interrupting: %v", err)
 	}
 	var log bytes.Buffer
@@ -400,13 +403,13 @@ func TestComparisonRejectsMixedProtocols(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("name: a\ntrain: {seq_len: 64}\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "b.yaml"), []byte("name: b\ntrain: {seq_len: 128}\neval: {lengths: [128, 256]}\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "c.yaml"), []byte("comparison: c\nseeds: [1]\nruns: [{config: a}, {config: b}]\n"), 0o644)
-	_, err := LoadComparison(filepath.Join(dir, "c.yaml"), nil)
+	_, err := Load(filepath.Join(dir, "c.yaml"), nil)
 	if err == nil || !strings.Contains(err.Error(), "seq_len") {
 		t.Fatalf("error %v, want one naming train.seq_len", err)
 	}
 	os.WriteFile(filepath.Join(dir, "d.yaml"), []byte("comparison: d\nseeds: [1]\nruns: [{config: a}]\nclaims: [moon_landing]\n"), 0o644)
 	// One line naming the field and the id, and the registered ids.
-	if _, err := LoadComparison(filepath.Join(dir, "d.yaml"), nil); err == nil || !strings.Contains(err.Error(), `claims: unknown claim "moon_landing" (known: learned_not_applicable, `) || strings.Contains(err.Error(), "\n") {
+	if _, err := Load(filepath.Join(dir, "d.yaml"), nil); err == nil || !strings.Contains(err.Error(), `claims: unknown claim "moon_landing" (known: learned_not_applicable, `) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("unknown claim: %v", err)
 	}
 }
@@ -415,7 +418,7 @@ func TestComparisonStrictAndOrdered(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("name: a\ntrain: {steps: 30}\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "typo.yaml"), []byte("comparison: c\nseeds: [1]\nruns: [{config: a, lable: x}]\n"), 0o644)
-	if _, err := LoadComparison(filepath.Join(dir, "typo.yaml"), nil); err == nil || !strings.Contains(err.Error(), "runs[0].lable") {
+	if _, err := Load(filepath.Join(dir, "typo.yaml"), nil); err == nil || !strings.Contains(err.Error(), "runs[0].lable") {
 		t.Fatalf("a typo in a run entry: %v", err)
 	}
 	os.WriteFile(filepath.Join(dir, "c.yaml"), []byte("comparison: c\nseeds: [1]\nset: {train.steps: 20}\nruns: [{config: a, set: {train.steps: 10}}]\n"), 0o644)
@@ -432,7 +435,7 @@ func TestComparisonStrictAndOrdered(t *testing.T) {
 	if got := plan[0].Config.Train.Steps; got != 10 {
 		t.Fatalf("steps %d: the run's set must win over the comparison's", got)
 	}
-	if _, err := LoadComparison(filepath.Join(dir, "c.yaml"), []string{"seed=5"}); err == nil {
+	if _, err := Load(filepath.Join(dir, "c.yaml"), []string{"seed=5"}); err == nil {
 		t.Fatal("-set seed accepted for a comparison")
 	}
 }
@@ -454,9 +457,22 @@ func TestComparisonNames(t *testing.T) {
 	} {
 		path := filepath.Join(dir, "c.yaml")
 		os.WriteFile(path, []byte(c.body), 0o644)
-		_, err := LoadComparison(path, nil)
+		_, err := Load(path, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want an error naming %s", c.body, err, c.want)
 		}
 	}
+}
+
+// cancelAt calls cancel when a line written to it starts with line.
+type cancelAt struct {
+	line   string
+	cancel func()
+}
+
+func (c *cancelAt) Write(p []byte) (int, error) {
+	if strings.HasPrefix(string(p), c.line) {
+		c.cancel()
+	}
+	return len(p), nil
 }

@@ -1,22 +1,25 @@
-package experiments
+package training
 
 import (
 	"context"
 	"errors"
-	"extrapolate/experiments/measure"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/internal/testrun"
+	"extrapolate/experiments/measure"
+	"extrapolate/internal/inputerr"
 	"extrapolate/position"
 )
 
 // logOf returns a run's training log without its timing columns, which differ between runs.
 func logOf(t *testing.T, dir string) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, LogFile))
+	b, err := os.ReadFile(filepath.Join(dir, measure.LogFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,15 +34,15 @@ func logOf(t *testing.T, dir string) []string {
 // TestResumeReproducesLosses interrupts training at random steps, in the main phase and in
 // fine-tuning, resumes each time, and requires the log to match an uninterrupted run's exactly.
 func TestResumeReproducesLosses(t *testing.T) {
-	c := tinyConfig(t, "rope")
+	c := testrun.Config(t, "rope")
 	c.Train.LogEvery = 1
 	c.Train.CheckpointEvery = 7
 	c.Position.Scaling = &position.Scaling{Type: "yarn", Factor: position.Factor{Value: 2}}
-	c.Train.Finetune = &Finetune{SeqLen: 32, Steps: 12}
+	c.Train.Finetune = &config.Finetune{SeqLen: 32, Steps: 12}
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
-	whole := &Run{Resolved: resolved(t, c), Dir: filepath.Join(t.TempDir(), "whole")}
+	whole := &Run{Resolved: testrun.Resolved(t, c), Dir: filepath.Join(t.TempDir(), "whole")}
 	if _, err := whole.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -54,21 +57,21 @@ func TestResumeReproducesLosses(t *testing.T) {
 	t.Logf("interrupting at %v", stops)
 	for _, stop := range stops {
 		ctx, cancel := context.WithCancel(context.Background())
-		r := &Run{Resolved: resolved(t, c), Dir: dir, afterStep: func(phase string, step int) {
+		r := &Run{Resolved: testrun.Resolved(t, c), Dir: dir, afterStep: func(phase string, step int) {
 			if phase == stop.phase && step == stop.step {
 				cancel()
 			}
 		}}
 		_, err := r.Execute(ctx)
 		cancel()
-		if !errors.Is(err, ErrInterrupted) {
+		if !errors.Is(err, measure.ErrInterrupted) {
 			t.Fatalf("interrupting at %s step %d: %v", stop.phase, stop.step, err)
 		}
-		if _, err := os.Stat(filepath.Join(dir, ResultsJSON)); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, measure.ResultsJSON)); err == nil {
 			t.Fatal("an interrupted run wrote results")
 		}
 	}
-	r := &Run{Resolved: resolved(t, c), Dir: dir}
+	r := &Run{Resolved: testrun.Resolved(t, c), Dir: dir}
 	if _, err := r.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +95,7 @@ func TestResumeReproducesLosses(t *testing.T) {
 // TestDivergenceStops trains with an absurd learning rate: the run must stop with an error
 // naming the step, keep its last good checkpoint, and record itself as failed.
 func TestDivergenceStops(t *testing.T) {
-	c := tinyConfig(t, "alibi")
+	c := testrun.Config(t, "alibi")
 	c.Train.LR, c.Train.CheckpointEvery, c.Train.GradClip = 1e30, 2, 0
 	zero := 0
 	c.Train.Warmup = &zero
@@ -101,7 +104,7 @@ func TestDivergenceStops(t *testing.T) {
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
-	r := &Run{Resolved: resolved(t, c), Dir: filepath.Join(t.TempDir(), "nan")}
+	r := &Run{Resolved: testrun.Resolved(t, c), Dir: filepath.Join(t.TempDir(), "nan")}
 	res, err := r.Execute(context.Background())
 	if !errors.Is(err, ErrDiverged) {
 		t.Fatalf("error %v, want ErrDiverged", err)
@@ -112,13 +115,13 @@ func TestDivergenceStops(t *testing.T) {
 	if res == nil || res.Status != "failed" {
 		t.Fatalf("result %+v, want status failed", res)
 	}
-	b, err := os.ReadFile(filepath.Join(r.Dir, ResultsJSON))
+	b, err := os.ReadFile(filepath.Join(r.Dir, measure.ResultsJSON))
 	if err != nil || !strings.Contains(string(b), `"status": "failed"`) {
 		t.Fatalf("results file: %v\n%s", err, b)
 	}
 	// The checkpoint, if one was saved before the divergence, is whole and finite.
-	if _, err := os.Stat(filepath.Join(r.Dir, CheckpointFile)); err == nil {
-		meta, byName, err := readCheckpoint(filepath.Join(r.Dir, CheckpointFile))
+	if _, err := os.Stat(filepath.Join(r.Dir, measure.CheckpointFile)); err == nil {
+		meta, byName, err := readCheckpoint(filepath.Join(r.Dir, measure.CheckpointFile))
 		if err != nil {
 			t.Fatalf("the kept checkpoint: %v", err)
 		}
@@ -138,9 +141,9 @@ func TestDivergenceStops(t *testing.T) {
 // TestFreshStartRemovesStaleResults reruns a folder with a changed config and interrupts it:
 // the old config's results must be gone, so nothing can take them for the new config's.
 func TestFreshStartRemovesStaleResults(t *testing.T) {
-	c := tinyConfig(t, "alibi")
+	c := testrun.Config(t, "alibi")
 	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := (&Run{Resolved: resolved(t, c), Dir: dir}).Execute(context.Background()); err != nil {
+	if _, err := (&Run{Resolved: testrun.Resolved(t, c), Dir: dir}).Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	c.Train.Steps = 31
@@ -148,19 +151,16 @@ func TestFreshStartRemovesStaleResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &Run{Resolved: resolved(t, c), Dir: dir, Overwrite: true, afterStep: func(_ string, step int) {
+	r := &Run{Resolved: testrun.Resolved(t, c), Dir: dir, Overwrite: true, afterStep: func(_ string, step int) {
 		if step == 3 {
 			cancel()
 		}
 	}}
-	if _, err := r.Execute(ctx); !errors.Is(err, ErrInterrupted) {
+	if _, err := r.Execute(ctx); !errors.Is(err, measure.ErrInterrupted) {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ResultsJSON)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, measure.ResultsJSON)); err == nil {
 		t.Fatal("the old config's results survived a fresh start")
-	}
-	if done(Planned{Config: c, Dir: dir}) {
-		t.Fatal("an interrupted run counts as done")
 	}
 }
 
@@ -174,7 +174,7 @@ func TestOnlyOwnTempsRemoved(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := (&Run{Resolved: resolved(t, tinyConfig(t, "alibi")), Dir: dir}).Execute(context.Background()); err != nil {
+	if _, err := (&Run{Resolved: testrun.Resolved(t, testrun.Config(t, "alibi")), Dir: dir}).Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range mine {
@@ -193,7 +193,7 @@ func TestOnlyOwnTempsRemoved(t *testing.T) {
 // a file missing from it would be neither protected by the folder check nor cleaned up.
 func TestRunFilesComplete(t *testing.T) {
 	dir := t.TempDir()
-	c := tinyConfig(t, "rope")
+	c := testrun.Config(t, "rope")
 	for _, m := range measure.All() {
 		if _, ok := m.(measure.Selector); !ok {
 			c.Eval.Measures = append(c.Eval.Measures, m.Name()) // every measure a config can ask for
@@ -202,7 +202,7 @@ func TestRunFilesComplete(t *testing.T) {
 	if len(c.Eval.Measures) == 0 {
 		t.Fatal("no measure to ask for: attention is one")
 	}
-	if _, err := (&Run{Resolved: resolved(t, c), Dir: dir}).Execute(context.Background()); err != nil {
+	if _, err := (&Run{Resolved: testrun.Resolved(t, c), Dir: dir}).Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(dir)
@@ -218,7 +218,7 @@ func TestRunFilesComplete(t *testing.T) {
 // run's file without any config.yaml. Each is refused without Overwrite, naming the folder and
 // -overwrite, and left as it was; with Overwrite the run starts.
 func TestForeignFilesNotReplaced(t *testing.T) {
-	c := tinyConfig(t, "alibi")
+	c := testrun.Config(t, "alibi")
 	other := c
 	other.Train.Steps = 31
 	for _, tc := range []struct {
@@ -226,8 +226,8 @@ func TestForeignFilesNotReplaced(t *testing.T) {
 		files map[string]string
 		want  string
 	}{
-		{"hand-written config", map[string]string{ConfigFile: "# my settings\nname: mine\n"}, ConfigFile},
-		{"another config's", map[string]string{ConfigFile: string(other.Marshal())}, "train.steps"},
+		{"hand-written config", map[string]string{measure.ConfigFile: "# my settings\nname: mine\n"}, measure.ConfigFile},
+		{"another config's", map[string]string{measure.ConfigFile: string(other.Marshal())}, "train.steps"},
 		{"a plot without config", map[string]string{measure.PlotPNG: "my picture"}, measure.PlotPNG},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -235,8 +235,8 @@ func TestForeignFilesNotReplaced(t *testing.T) {
 			for name, body := range tc.files {
 				os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
 			}
-			_, err := (&Run{Resolved: resolved(t, c), Dir: dir}).Execute(context.Background())
-			if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "-overwrite") ||
+			_, err := (&Run{Resolved: testrun.Resolved(t, c), Dir: dir}).Execute(context.Background())
+			if err == nil || !inputerr.Is(err) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "-overwrite") ||
 				!strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error %v, want one line naming %s, %s and -overwrite", err, dir, tc.want)
 			}
@@ -249,7 +249,7 @@ func TestForeignFilesNotReplaced(t *testing.T) {
 					t.Fatalf("the refused run changed %s", name)
 				}
 			}
-			if _, err := (&Run{Resolved: resolved(t, c), Dir: dir, Overwrite: true}).Execute(context.Background()); err != nil {
+			if _, err := (&Run{Resolved: testrun.Resolved(t, c), Dir: dir, Overwrite: true}).Execute(context.Background()); err != nil {
 				t.Fatalf("with Overwrite: %v", err)
 			}
 		})
@@ -257,9 +257,9 @@ func TestForeignFilesNotReplaced(t *testing.T) {
 	// The same config's config.yaml alone is a run that stopped before its first checkpoint:
 	// it starts, and the user's other files stay.
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, ConfigFile), c.Marshal(), 0o644)
+	os.WriteFile(filepath.Join(dir, measure.ConfigFile), c.Marshal(), 0o644)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
-	if _, err := (&Run{Resolved: resolved(t, c), Dir: dir}).Execute(context.Background()); err != nil {
+	if _, err := (&Run{Resolved: testrun.Resolved(t, c), Dir: dir}).Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "mine" {

@@ -1,4 +1,4 @@
-package experiments
+package compare
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"extrapolate/experiments/internal/testrun"
 	"extrapolate/experiments/measure"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestAttentionInAComparison(t *testing.T) {
 	dir := t.TempDir()
 	cfg := `name: base
-data: {corpus: text, path: ` + corpusFile(t) + `}
+data: {corpus: text, path: ` + testrun.Corpus(t) + `}
 model: {d_model: 16, layers: 1, heads: 2}
 position: {scheme: rope}
 train: {seq_len: 16, batch_size: 4, steps: 20}

@@ -1,4 +1,4 @@
-package experiments
+package compare
 
 import (
 	"fmt"
@@ -15,9 +15,9 @@ import (
 	"extrapolate/internal/strictyaml"
 )
 
-// Comparison is a comparison config: several runs, each over several seeds, trained at the same
+// Config is a comparison's config: several runs, each over several seeds, trained at the same
 // length on the same data and scored on the same validation tokens, and the claims to check.
-type Comparison struct {
+type Config struct {
 	// Name names the comparison and its results folder.
 	Name  string   `yaml:"comparison"`
 	Seeds []uint64 `yaml:"seeds"`
@@ -56,9 +56,9 @@ type Planned struct {
 	Point  string
 	Label  string
 	Seed   uint64
-	Config Config
+	Config config.Config
 	// Resolved is Config resolved, for the run to carry: the seeds of a run share its schemes.
-	Resolved *Resolved
+	Resolved *config.Resolved
 	Dir      string
 }
 
@@ -87,8 +87,8 @@ func isComparison(root *yaml.Node) bool {
 	return false
 }
 
-// IsComparison reports whether the config file at path is a comparison.
-func IsComparison(path string) (bool, error) {
+// IsConfig reports whether the config file at path is a comparison's, not a run's.
+func IsConfig(path string) (bool, error) {
 	root, err := config.ReadYAML(path)
 	if err != nil {
 		return false, err
@@ -96,9 +96,9 @@ func IsComparison(path string) (bool, error) {
 	return isComparison(root), nil
 }
 
-// LoadComparison reads a comparison config and checks every run's config: the run's config
+// Load reads a comparison config and checks every run's config: the run's config
 // file, then the comparison's set, the run's own set, and sets (from the command line) last.
-func LoadComparison(path string, sets []string) (*Comparison, error) {
+func Load(path string, sets []string) (*Config, error) {
 	p, err := LoadPlan(path, sets)
 	if err != nil {
 		return nil, err
@@ -106,14 +106,14 @@ func LoadComparison(path string, sets []string) (*Comparison, error) {
 	return p.Comparison, nil
 }
 
-// LoadPlan reads a comparison config as LoadComparison does and returns its plan, every run's
+// LoadPlan reads a comparison config as Load does and returns its plan, every run's
 // config resolved once, for a Runner to carry.
 func LoadPlan(path string, sets []string) (*Plan, error) {
 	root, err := config.ReadYAML(path)
 	if err != nil {
 		return nil, err
 	}
-	var c Comparison
+	var c Config
 	if err := strictyaml.Decode(path, root, &c); err != nil {
 		return nil, err
 	}
@@ -184,7 +184,7 @@ func setList(m map[string]yaml.Node) ([]string, error) {
 
 // resolveGrid checks the grid's points: their names, which name folders beside the
 // comparison's own files, and their settings.
-func (c *Comparison) resolveGrid() error {
+func (c *Config) resolveGrid() error {
 	seen := map[string]bool{}
 	for i, p := range c.Grid {
 		field := fmt.Sprintf("grid[%d].name", i)
@@ -213,7 +213,7 @@ func (c *Comparison) resolveGrid() error {
 
 // AtPoint is the comparison at grid point i alone: the same runs with the point's settings,
 // named comparison/point, without a grid.
-func (c *Comparison) AtPoint(i int) (*Comparison, error) {
+func (c *Config) AtPoint(i int) (*Config, error) {
 	sets, err := setList(c.Grid[i].Set)
 	if err != nil {
 		return nil, fmt.Errorf("grid[%d].set: %w", i, err)
@@ -229,7 +229,7 @@ func (c *Comparison) AtPoint(i int) (*Comparison, error) {
 // resolved once, shared by the runner, its shards and its report. It is not changed after
 // Resolve.
 type Plan struct {
-	Comparison *Comparison
+	Comparison *Config
 	// runs have their folders relative to their grid point's: runs/<name>.
 	runs []Planned
 }
@@ -237,7 +237,7 @@ type Plan struct {
 // Resolve plans every (run, seed) of the comparison, in a fixed order: with a grid, point by
 // point. Every run must train at the same length on the same data and be scored on the same
 // tokens.
-func (c *Comparison) Resolve() (*Plan, error) {
+func (c *Config) Resolve() (*Plan, error) {
 	if len(c.Grid) == 0 {
 		runs, err := c.planRuns()
 		if err != nil {
@@ -296,9 +296,9 @@ func (p *Plan) atPoint(i int) (*Plan, error) {
 
 // planRuns plans the runs of a comparison without a grid, with their folders relative to the
 // comparison's.
-func (c *Comparison) planRuns() ([]Planned, error) {
+func (c *Config) planRuns() ([]Planned, error) {
 	var out []Planned
-	var first *Config
+	var first *config.Config
 	labels := map[string]bool{}
 	for i, spec := range c.Runs {
 		if spec.Config == "" {
@@ -314,7 +314,7 @@ func (c *Comparison) planRuns() ([]Planned, error) {
 		}
 		// The comparison's set, then the run's own, then the command line's.
 		all := append(append(append([]string{}, c.globalSets...), sets...), c.cliSets...)
-		resolved, err := LoadResolved(path, all)
+		resolved, err := config.LoadResolved(path, all)
 		if err != nil {
 			return nil, fmt.Errorf("runs[%d]: %w", i, err)
 		}
@@ -350,7 +350,7 @@ func (c *Comparison) planRuns() ([]Planned, error) {
 
 // sameProtocol checks that two runs train at the same length on the same data and are scored on
 // the same validation tokens at the same lengths.
-func sameProtocol(a, b Config) error {
+func sameProtocol(a, b config.Config) error {
 	switch {
 	case a.Train.SeqLen != b.Train.SeqLen:
 		return fmt.Errorf("train.seq_len %d differs from the first run's %d", b.Train.SeqLen, a.Train.SeqLen)

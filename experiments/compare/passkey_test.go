@@ -1,17 +1,19 @@
-package experiments
+package compare
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"extrapolate/experiments/claims"
-	"extrapolate/experiments/measure"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"extrapolate/experiments/claims"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/internal/testrun"
+	"extrapolate/experiments/measure"
 	"extrapolate/position"
 )
 
@@ -21,7 +23,7 @@ import (
 func TestPasskeyComparisonWritesResults(t *testing.T) {
 	dir := t.TempDir()
 	cfg := `name: base
-data: {corpus: text, path: ` + corpusFile(t) + `}
+data: {corpus: text, path: ` + testrun.Corpus(t) + `}
 model: {d_model: 16, layers: 1, heads: 2}
 position: {scheme: rope}
 train: {seq_len: 48, batch_size: 4, steps: 10, passkey: {fraction: 0.5}}
@@ -86,30 +88,30 @@ runs:
 // 1x, 4x, 8x and 16x of 64 for every depth, except that far (depth ≤ 50%) needles get far.
 func syntheticPasskey(acc map[string][][4]float64, far map[string][4]float64) *Report {
 	lengths := []int{64, 256, 512, 1024}
-	cfgs := map[string]func(c *Config){
-		"rope": func(c *Config) {},
-		"pi": func(c *Config) {
+	cfgs := map[string]func(c *config.Config){
+		"rope": func(c *config.Config) {},
+		"pi": func(c *config.Config) {
 			c.Position.Scaling = &position.Scaling{Type: "linear", Factor: position.Factor{Value: 4}}
-			c.Train.Finetune = &Finetune{SeqLen: 256, Steps: 10}
+			c.Train.Finetune = &config.Finetune{SeqLen: 256, Steps: 10}
 		},
-		"yarnft": func(c *Config) {
+		"yarnft": func(c *config.Config) {
 			c.Position.Scaling = &position.Scaling{Type: "yarn", Factor: position.Factor{Value: 4}}
-			c.Train.Finetune = &Finetune{SeqLen: 256, Steps: 10}
+			c.Train.Finetune = &config.Finetune{SeqLen: 256, Steps: 10}
 		},
-		"alibi": func(c *Config) { c.Position.Scheme = "alibi" },
+		"alibi": func(c *config.Config) { c.Position.Scheme = "alibi" },
 	}
-	rep := &Report{Comparison: &Comparison{Name: "syn", Seeds: []uint64{1, 2}}}
+	rep := &Report{Comparison: &Config{Name: "syn", Seeds: []uint64{1, 2}}}
 	for _, label := range []string{"rope", "pi", "yarnft", "alibi"} {
 		for s, row := range acc[label] {
-			c := Default()
+			c := config.Default()
 			c.Eval.Lengths = lengths
-			c.Train.Passkey = &Passkey{Fraction: 0.2}
+			c.Train.Passkey = &config.Passkey{Fraction: 0.2}
 			cfgs[label](&c)
-			res := &Result{Status: "ok", TrainLen: 64}
+			res := &measure.Result{Status: "ok", TrainLen: 64}
 			var cells []measure.PasskeyResult
 			for i, n := range lengths {
 				p := 7.0
-				res.Lengths = append(res.Lengths, LengthResult{Length: n, Applicable: true, Perplexity: &p, Loss: &p})
+				res.Lengths = append(res.Lengths, measure.LengthResult{Length: n, Applicable: true, Perplexity: &p, Loss: &p})
 				for _, d := range measure.PasskeyDepths {
 					a := row[i]
 					// 0.5: the far needles passkey_alibi_local judges (its passkeyFarDepth).
@@ -122,7 +124,7 @@ func syntheticPasskey(acc map[string][][4]float64, far map[string][4]float64) *R
 			if err := res.SetMeasurement("passkey", cells); err != nil {
 				panic(err)
 			}
-			rep.Runs = append(rep.Runs, RunResult{Label: label, Seed: uint64(s + 1), Config: c, Resolved: resolvedReport(c), Result: res})
+			rep.Runs = append(rep.Runs, measure.RunResult{Label: label, Seed: uint64(s + 1), Config: c, Resolved: resolvedReport(c), Result: res})
 		}
 	}
 	rep.Aggregate()

@@ -1,4 +1,4 @@
-package experiments
+package training
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"extrapolate/checkpoint"
 	"extrapolate/data"
 	"extrapolate/experiments/config"
+	"extrapolate/experiments/measure"
 	"extrapolate/internal/strictyaml"
 	"extrapolate/model"
 	"extrapolate/position"
@@ -19,9 +20,9 @@ import (
 
 // Trained is a model loaded from a checkpoint, with the config that trained it.
 type Trained struct {
-	Config Config
+	Config config.Config
 	// Resolved is Config resolved: the schemes the model was built with.
-	Resolved *Resolved
+	Resolved *config.Resolved
 	Model    *model.Model
 	// Finished is false for a checkpoint saved in the middle of training.
 	Finished bool
@@ -80,7 +81,7 @@ func LoadCheckpoint(path string) (*Trained, error) {
 }
 
 // config decodes and resolves the config a checkpoint holds, as a config file's.
-func (m Meta) config(path string) (*Resolved, error) {
+func (m Meta) config(path string) (*config.Resolved, error) {
 	where := path + " (its config)"
 	root, err := strictyaml.Parse(where, []byte(m.Config))
 	if err != nil {
@@ -166,7 +167,7 @@ func (t *trainer) share(path string) error {
 	if err != nil {
 		return err
 	}
-	if meta.State.Phase != phaseDone || trainingKey(other.Config()) != trainingKey(t.run.config()) {
+	if meta.State.Phase != phaseDone || Key(other.Config()) != Key(t.run.config()) {
 		return fmt.Errorf("%s: not a finished run with the same training as %s", path, t.run.config().Name)
 	}
 	trainScheme, _ := t.run.Resolved.Schemes()
@@ -176,17 +177,17 @@ func (t *trainer) share(path string) error {
 	return t.adopt(meta, byName, path)
 }
 
-// trainingKey is the part of a config that decides the trained weights: everything but the
-// name, the evaluation and the RoPE scaling. A run that fine-tunes has none: its scaling
-// shapes its weights. It is the run's, beside share which checks it: a comparison's runner
-// (which run trains, which shares) and its report (whose training each run took) ask it here.
-func trainingKey(c Config) string {
+// Key is the part of a config that decides the trained weights: everything but the name, the
+// evaluation and the RoPE scaling. A run that fine-tunes has none: its scaling shapes its
+// weights. It is here, beside share which checks it: a comparison's runner (which run trains,
+// which shares) and its report (whose training each run took) ask it too.
+func Key(c config.Config) string {
 	if c.Train.Finetune != nil {
 		return ""
 	}
 	c = c.MainPhase()
 	c.Name = ""
-	c.Eval = Eval{}
+	c.Eval = config.Eval{}
 	return string(c.Marshal())
 }
 
@@ -275,5 +276,5 @@ func (t *trainer) save() error {
 	t.st.Sampler = t.sampler.Rng.State
 	trainScheme, _ := t.run.Resolved.Schemes()
 	meta := Meta{Program: programName, Config: string(t.run.config().Marshal()), Tokenizer: byteTokenizer, State: t.st, Scheme: schemeJSON(trainScheme)}
-	return checkpoint.Write(filepath.Join(t.run.Dir, CheckpointFile), meta, ts)
+	return checkpoint.Write(filepath.Join(t.run.Dir, measure.CheckpointFile), meta, ts)
 }

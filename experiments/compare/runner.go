@@ -1,4 +1,4 @@
-package experiments
+package compare
 
 import (
 	"context"
@@ -10,6 +10,11 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+
+	"extrapolate/experiments/measure"
+	"extrapolate/experiments/training"
+	"extrapolate/internal/inputerr"
+	"extrapolate/internal/writable"
 )
 
 // Runner runs a comparison, resolved once (LoadPlan), into Dir.
@@ -40,7 +45,7 @@ func (r *Runner) Execute(ctx context.Context) (*Report, error) {
 			continue
 		}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%w before %s", ErrInterrupted, p.ID())
+			return nil, fmt.Errorf("%w before %s", measure.ErrInterrupted, p.ID())
 		}
 		if done(p) && !r.Overwrite {
 			r.say("%s: done, skipped\n", p.ID())
@@ -49,16 +54,16 @@ func (r *Runner) Execute(ctx context.Context) (*Report, error) {
 		r.say("run %d/%d: %s\n", k+1, len(plan), p.ID())
 		// The same config's run resumes; another config's is replaced only with Overwrite, as a
 		// single run's is (Check refused it above, and the run checks again under its lock).
-		run := &Run{Resolved: p.Resolved, Dir: p.Dir, Overwrite: r.Overwrite, Progress: r.Progress,
+		run := &training.Run{Resolved: p.Resolved, Dir: p.Dir, Overwrite: r.Overwrite, Progress: r.Progress,
 			SharedTraining: sharedTraining(plan, k)}
 		res, err := run.Execute(ctx)
 		switch {
-		case errors.Is(err, ErrDiverged):
+		case errors.Is(err, training.ErrDiverged):
 			r.say("%s: failed: %v\n", p.ID(), err)
 		case err != nil:
 			return nil, fmt.Errorf("%s: %w", p.ID(), err)
 		default:
-			r.say("%s", Summary(res))
+			r.say("%s", measure.Summary(res))
 		}
 		// The run's model, graphs and optimizer are garbage now: return their memory before the
 		// next run, so that a comparison's peak is one run's, not a growing multiple of it
@@ -70,23 +75,23 @@ func (r *Runner) Execute(ctx context.Context) (*Report, error) {
 
 // Check refuses, before anything is written, a comparison whose shard would replace a run of
 // another config, a config.yaml written by hand, or any file a run writes that is not its own
-// (see Run.checkDir), without Overwrite: a changed setting must not silently retrain and
+// (see training.Run.CheckDir), without Overwrite: a changed setting must not silently retrain and
 // replace finished runs. It writes nothing.
 func (r *Runner) Check() error {
 	plan := r.Plan.Runs(r.Dir)
-	if err := checkWritable(r.Dir); err != nil {
-		return inputError(err)
+	if err := writable.Check(r.Dir); err != nil {
+		return inputerr.Wrap(err)
 	}
 	if err := r.checkKind(); err != nil {
-		return inputError(err)
+		return inputerr.Wrap(err)
 	}
 	for k, p := range plan {
 		if !r.Shard.Selects(k) || (done(p) && !r.Overwrite) {
 			continue
 		}
-		run := &Run{Resolved: p.Resolved, Dir: p.Dir, Overwrite: r.Overwrite}
-		if err := run.checkDir(false); err != nil {
-			return inputError(err)
+		run := &training.Run{Resolved: p.Resolved, Dir: p.Dir, Overwrite: r.Overwrite}
+		if err := run.CheckDir(); err != nil {
+			return inputerr.Wrap(err)
 		}
 	}
 	return nil
@@ -125,13 +130,13 @@ func done(p Planned) bool {
 }
 
 // readResult reads a planned run's results: nil when it has none of its exact config.
-func readResult(p Planned) (*Result, error) {
-	path := filepath.Join(p.Dir, ResultsJSON)
+func readResult(p Planned) (*measure.Result, error) {
+	path := filepath.Join(p.Dir, measure.ResultsJSON)
 	b, err := os.ReadFile(path)
 	if err != nil || !sameConfigIn(p) {
 		return nil, nil
 	}
-	var res Result
+	var res measure.Result
 	if err := json.Unmarshal(b, &res); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -147,7 +152,7 @@ func readResult(p Planned) (*Result, error) {
 }
 
 func sameConfigIn(p Planned) bool {
-	b, err := os.ReadFile(filepath.Join(p.Dir, ConfigFile))
+	b, err := os.ReadFile(filepath.Join(p.Dir, measure.ConfigFile))
 	return err == nil && string(b) == string(p.Config.Marshal())
 }
 
@@ -155,16 +160,16 @@ func sameConfigIn(p Planned) bool {
 // scalings apply only when evaluating, so rope and rope with a scaling, without fine-tuning,
 // train the same weights from the same seed. It returns that run's checkpoint, when finished.
 func sharedTraining(plan []Planned, k int) string {
-	key := trainingKey(plan[k].Config)
+	key := training.Key(plan[k].Config)
 	if key == "" {
 		return ""
 	}
 	for _, p := range plan[:k] {
-		if trainingKey(p.Config) != key {
+		if training.Key(p.Config) != key {
 			continue
 		}
-		path := filepath.Join(p.Dir, CheckpointFile)
-		if tr, err := LoadCheckpoint(path); err == nil && tr.Finished && trainingKey(tr.Config) == key {
+		path := filepath.Join(p.Dir, measure.CheckpointFile)
+		if tr, err := training.LoadCheckpoint(path); err == nil && tr.Finished && training.Key(tr.Config) == key {
 			return path
 		}
 	}
@@ -204,7 +209,7 @@ func (r *Runner) WriteReport() (*Report, error) {
 			missing = append(missing, p.Config.Name)
 			continue
 		}
-		rep.Runs = append(rep.Runs, RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Resolved: p.Resolved, Result: res, Dir: p.Dir})
+		rep.Runs = append(rep.Runs, measure.RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Resolved: p.Resolved, Result: res, Dir: p.Dir})
 	}
 	if len(missing) > 0 {
 		r.say("%d of %d runs have results; missing: %s. Run the report again when every shard has finished.\n",

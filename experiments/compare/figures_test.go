@@ -1,7 +1,6 @@
-package experiments
+package compare
 
 import (
-	"extrapolate/experiments/measure"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"testing"
 
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/measure"
 	"extrapolate/experiments/plot"
 )
 
@@ -18,13 +19,13 @@ import (
 // result, for what depends on the configs only.
 func plannedReport(t *testing.T, name string) *Report {
 	t.Helper()
-	c, err := LoadPlan(filepath.Join("..", "configs", name+".yaml"), nil)
+	c, err := LoadPlan(filepath.Join("..", "..", "configs", name+".yaml"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep := &Report{Comparison: c.Comparison}
 	for _, p := range c.Runs(t.TempDir()) {
-		rep.Runs = append(rep.Runs, RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Resolved: p.Resolved, Result: &Result{Status: "ok"}})
+		rep.Runs = append(rep.Runs, measure.RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Resolved: p.Resolved, Result: &measure.Result{Status: "ok"}})
 	}
 	rep.Aggregate()
 	return rep
@@ -121,12 +122,12 @@ func syntheticFigures(t *testing.T, dir string, labels []string) *Report {
 	planned := plannedReport(t, "compare")
 	runs := slices.Clone(planned.Runs)
 	for _, name := range []string{"nope_logn_train", "rope_logn_train"} {
-		rc, err := LoadResolved(filepath.Join("..", "configs", name+".yaml"), nil)
+		rc, err := config.LoadResolved(filepath.Join("..", "..", "configs", name+".yaml"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, seed := range planned.Comparison.Seeds {
-			runs = append(runs, RunResult{Label: name, Seed: seed, Config: rc.Config(), Resolved: rc})
+			runs = append(runs, measure.RunResult{Label: name, Seed: seed, Config: rc.Config(), Resolved: rc})
 		}
 	}
 	rep := &Report{Comparison: planned.Comparison}
@@ -149,14 +150,14 @@ func syntheticFigures(t *testing.T, dir string, labels []string) *Report {
 
 // syntheticRun makes up a run's perplexity at 64 to 1024 tokens, trained at 64, rising past
 // 64 by the k-th of a few slopes, and its loss by position, and writes the latter to dir.
-func syntheticRun(t *testing.T, dir, label string, k int, rng *rand.Rand) *Result {
+func syntheticRun(t *testing.T, dir, label string, k int, rng *rand.Rand) *measure.Result {
 	const trainLen = 64
 	slope := 0.06 * float64(k%7)
-	res := &Result{Status: "ok", TrainLen: trainLen}
+	res := &measure.Result{Status: "ok", TrainLen: trainLen}
 	var pls []measure.PositionLoss
 	for _, n := range []int{64, 128, 256, 512, 1024} {
 		if label == "learned" && n > trainLen {
-			res.Lengths = append(res.Lengths, LengthResult{Length: n, Reason: "not applicable by design"})
+			res.Lengths = append(res.Lengths, measure.LengthResult{Length: n, Reason: "not applicable by design"})
 			pls = append(pls, measure.PositionLoss{Length: n, Reason: "not applicable by design"})
 			continue
 		}
@@ -173,7 +174,7 @@ func syntheticRun(t *testing.T, dir, label string, k int, rng *rand.Rand) *Resul
 		pls = append(pls, pl)
 		loss := sum / float64(n)
 		ppl := math.Exp(loss)
-		res.Lengths = append(res.Lengths, LengthResult{Length: n, Applicable: true, Loss: &loss, Perplexity: &ppl})
+		res.Lengths = append(res.Lengths, measure.LengthResult{Length: n, Applicable: true, Loss: &loss, Perplexity: &ppl})
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

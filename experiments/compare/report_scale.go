@@ -1,10 +1,8 @@
-package experiments
+package compare
 
 import (
 	"bytes"
 	"encoding/csv"
-	"extrapolate/experiments/claims"
-	"extrapolate/experiments/measure"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -12,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"extrapolate/experiments/claims"
+	"extrapolate/experiments/measure"
 )
 
 // Files of a comparison with a grid, beside its points' folders.
@@ -235,7 +236,7 @@ func (rep *Report) gridMarkdown() []byte {
 	for _, s := range rep.Points[0].Report.Series {
 		p("| %s |", s.Label)
 		for _, pt := range rep.Points {
-			i := slices.IndexFunc(pt.Report.Series, func(x *Series) bool { return x.Label == s.Label })
+			i := slices.IndexFunc(pt.Report.Series, func(x *measure.Series) bool { return x.Label == s.Label })
 			for _, m := range mults {
 				if i < 0 {
 					p(" – |")

@@ -1,42 +1,12 @@
-package experiments
+package training
 
 import (
-	"bytes"
-	"encoding/csv"
-	"extrapolate/experiments/measure"
 	"fmt"
-	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
-
-// writeResults writes a run's training log, each measure's files and what the results file
-// keeps of it, and the results file last: its presence marks the run as finished.
-func (r *Run) writeResults(res *Result, t *trainer, recs []measure.Recorder) error {
-	if err := measure.WriteFile(filepath.Join(r.Dir, LogFile), logCSV(t.st.Log)); err != nil {
-		return err
-	}
-	for _, rec := range recs {
-		if err := rec.Record(r.Dir, res); err != nil {
-			return err
-		}
-	}
-	return measure.WriteJSON(filepath.Join(r.Dir, ResultsJSON), res)
-}
-
-func logCSV(rows []LogRow) []byte {
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	w.Write([]string{"step", "phase", "loss", "lr", "grad_norm", "tokens_per_s", "seconds"})
-	for _, r := range rows {
-		w.Write([]string{strconv.Itoa(r.Step), r.Phase, measure.CSVFloat(r.Loss), measure.CSVFloat(r.LR), measure.CSVFloat(r.GradNorm), measure.CSVFloat(r.TokensPerSec), measure.CSVFloat(r.Seconds)})
-	}
-	w.Flush()
-	return b.Bytes()
-}
 
 // describeDiff names the config fields that differ between two resolved configs.
 func describeDiff(a, b []byte) string {

@@ -1,9 +1,8 @@
-package experiments
+package training
 
 import (
 	"context"
 	"encoding/json"
-	"extrapolate/experiments/measure"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,36 +10,16 @@ import (
 	"testing"
 
 	"extrapolate/checkpoint"
-	"extrapolate/data"
-	"extrapolate/internal/cmdtest"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/internal/testrun"
+	"extrapolate/experiments/measure"
 	"extrapolate/position"
 )
 
-// corpusFile writes a small text corpus and returns its path.
-func corpusFile(t *testing.T) string { return cmdtest.TextCorpus(t) }
-
-// tinyConfig is a run small enough for a unit test.
-func tinyConfig(t *testing.T, scheme string) Config {
-	t.Helper()
-	c := Default()
-	c.Name = "tiny-" + scheme
-	c.Data = data.Config{Corpus: "text", Path: corpusFile(t)}
-	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 1, 2
-	c.Position = position.Config{Scheme: scheme}
-	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps, c.Train.LogEvery = 16, 4, 30, 5
-	warm := 5
-	c.Train.Warmup = &warm
-	c.Eval = Eval{Lengths: []int{16, 32, 64}, Tokens: 512, BatchTokens: 256}
-	if err := c.Complete(); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // TestRunWritesResults trains and evaluates a tiny model end to end.
 func TestRunWritesResults(t *testing.T) {
-	c := tinyConfig(t, "learned")
-	r := &Run{Resolved: resolved(t, c), Dir: filepath.Join(t.TempDir(), "out")}
+	c := testrun.Config(t, "learned")
+	r := &Run{Resolved: testrun.Resolved(t, c), Dir: filepath.Join(t.TempDir(), "out")}
 	res, err := r.Execute(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -54,13 +33,13 @@ func TestRunWritesResults(t *testing.T) {
 	if l, _ := res.At(32); l.Applicable || !strings.Contains(l.Reason, "not applicable") {
 		t.Fatalf("learned past max_len: %+v, want not applicable with a reason", l)
 	}
-	for _, f := range []string{ConfigFile, LogFile, measure.ResultsCSV, ResultsJSON, measure.PlotPNG, measure.PlotSVG, CheckpointFile} {
+	for _, f := range []string{measure.ConfigFile, measure.LogFile, measure.ResultsCSV, measure.ResultsJSON, measure.PlotPNG, measure.PlotSVG, measure.CheckpointFile} {
 		if _, err := os.Stat(filepath.Join(r.Dir, f)); err != nil {
 			t.Error(err)
 		}
 	}
 	// The checkpoint loads back to the same weights.
-	tr, err := LoadCheckpoint(filepath.Join(r.Dir, CheckpointFile))
+	tr, err := LoadCheckpoint(filepath.Join(r.Dir, measure.CheckpointFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,13 +51,13 @@ func TestRunWritesResults(t *testing.T) {
 // TestScalingsOnOneCheckpoint evaluates one checkpoint under plain RoPE and a scaling: "none"
 // must reproduce the run's own numbers, and the scaling must leave the training length alone.
 func TestScalingsOnOneCheckpoint(t *testing.T) {
-	c := tinyConfig(t, "rope")
-	r := &Run{Resolved: resolved(t, c), Dir: filepath.Join(t.TempDir(), "out")}
+	c := testrun.Config(t, "rope")
+	r := &Run{Resolved: testrun.Resolved(t, c), Dir: filepath.Join(t.TempDir(), "out")}
 	res, err := r.Execute(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := LoadCheckpoint(filepath.Join(r.Dir, CheckpointFile))
+	tr, err := LoadCheckpoint(filepath.Join(r.Dir, measure.CheckpointFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,13 +89,13 @@ func TestScalingsOnOneCheckpoint(t *testing.T) {
 
 // TestFinetune runs the fine-tuning phase: the log must show its steps at the longer length.
 func TestFinetune(t *testing.T) {
-	c := tinyConfig(t, "rope")
+	c := testrun.Config(t, "rope")
 	c.Position.Scaling = &position.Scaling{Type: "linear", Factor: position.Factor{Value: 2}}
-	c.Train.Finetune = &Finetune{SeqLen: 32, Steps: 10}
+	c.Train.Finetune = &config.Finetune{SeqLen: 32, Steps: 10}
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
-	r := &Run{Resolved: resolved(t, c), Dir: filepath.Join(t.TempDir(), "out")}
+	r := &Run{Resolved: testrun.Resolved(t, c), Dir: filepath.Join(t.TempDir(), "out")}
 	res, err := r.Execute(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +106,7 @@ func TestFinetune(t *testing.T) {
 	if res.Unscaled == nil {
 		t.Fatal("a scaled run has no unscaled reference")
 	}
-	log, _ := os.ReadFile(filepath.Join(r.Dir, LogFile))
+	log, _ := os.ReadFile(filepath.Join(r.Dir, measure.LogFile))
 	if !strings.Contains(string(log), "finetune") {
 		t.Fatalf("the log has no finetune rows:\n%s", log)
 	}
@@ -137,11 +116,11 @@ func TestFinetune(t *testing.T) {
 // validation loss must already be well below the unigram entropy, the loss of a model that
 // ignores context.
 func TestDefaultConfigLearns(t *testing.T) {
-	c, err := Load(filepath.Join("..", "configs", "rope.yaml"), []string{"train.steps=300", "eval.lengths=[64]", "eval.tokens=8192"})
+	c, err := config.Load(filepath.Join("..", "..", "configs", "rope.yaml"), []string{"train.steps=300", "eval.lengths=[64]", "eval.tokens=8192"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&Run{Resolved: resolved(t, c), Dir: filepath.Join(t.TempDir(), "rope")}).Execute(context.Background())
+	res, err := (&Run{Resolved: testrun.Resolved(t, c), Dir: filepath.Join(t.TempDir(), "rope")}).Execute(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,13 +135,13 @@ func TestDefaultConfigLearns(t *testing.T) {
 // in, and one whose recorded scheme differs from what its config builds now (a default changed
 // since, as T5's scale did) is refused.
 func TestCheckpointRecordsScheme(t *testing.T) {
-	c := tinyConfig(t, "t5")
+	c := testrun.Config(t, "t5")
 	c.Train.Steps = 6
-	r := &Run{Resolved: resolved(t, c), Dir: t.TempDir()}
+	r := &Run{Resolved: testrun.Resolved(t, c), Dir: t.TempDir()}
 	if _, err := r.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(r.Dir, CheckpointFile)
+	path := filepath.Join(r.Dir, measure.CheckpointFile)
 	var meta Meta
 	ts, err := checkpoint.Read(path, &meta)
 	if err != nil {
@@ -204,14 +183,4 @@ func TestCheckpointRecordsScheme(t *testing.T) {
 	if _, err := LoadCheckpoint(path); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// resolved is c resolved, for a run to carry.
-func resolved(t testing.TB, c Config) *Resolved {
-	t.Helper()
-	r, err := c.Resolve()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
 }

@@ -1,4 +1,4 @@
-package experiments
+package compare
 
 import "fmt"
 

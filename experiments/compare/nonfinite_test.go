@@ -1,17 +1,19 @@
-package experiments
+package compare
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"extrapolate/experiments/claims"
-	"extrapolate/experiments/measure"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"extrapolate/experiments/claims"
+	"extrapolate/experiments/internal/testrun"
+	"extrapolate/experiments/measure"
+	"extrapolate/experiments/training"
 	"extrapolate/position"
 )
 
@@ -44,8 +46,8 @@ func (b nanBias) Bias(n int) (*position.Bias, error) {
 // TestNonFiniteLengthRecorded checks that a NaN loss at one length is recorded as missing with
 // the reason, in every file and in the summary, and does not cost the run its other lengths.
 func TestNonFiniteLengthRecorded(t *testing.T) {
-	c := tinyConfig(t, "test_nan_bias")
-	r := &Run{Resolved: resolved(t, c), Dir: filepath.Join(t.TempDir(), "out")}
+	c := testrun.Config(t, "test_nan_bias")
+	r := &training.Run{Resolved: testrun.Resolved(t, c), Dir: filepath.Join(t.TempDir(), "out")}
 	res, err := r.Execute(context.Background())
 	if err != nil {
 		t.Fatalf("a NaN loss at evaluation stopped the run: %v", err)
@@ -62,11 +64,11 @@ func TestNonFiniteLengthRecorded(t *testing.T) {
 	if len(res.Warnings) != 2 || !strings.Contains(res.Warnings[0], "length 32") {
 		t.Fatalf("warnings %q, want one per non-finite length", res.Warnings)
 	}
-	b, err := os.ReadFile(filepath.Join(r.Dir, ResultsJSON))
+	b, err := os.ReadFile(filepath.Join(r.Dir, measure.ResultsJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back Result
+	var back measure.Result
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +84,7 @@ func TestNonFiniteLengthRecorded(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	sum := Summary(res)
+	sum := measure.Summary(res)
 	if !strings.Contains(sum, "(non-finite loss (NaN))") || !strings.Contains(sum, "warning: non-finite loss (NaN) at length 64") {
 		t.Fatalf("summary:\n%s", sum)
 	}
@@ -97,7 +99,7 @@ func TestNonFiniteLengthRecorded(t *testing.T) {
 func TestComparisonCarriesOnPastNonFinite(t *testing.T) {
 	dir := t.TempDir()
 	cfg := `name: base
-data: {corpus: text, path: ` + corpusFile(t) + `}
+data: {corpus: text, path: ` + testrun.Corpus(t) + `}
 model: {d_model: 16, layers: 1, heads: 2}
 position: {scheme: test_nan_bias}
 train: {seq_len: 16, batch_size: 4, steps: 10}
@@ -169,7 +171,7 @@ func TestClaimsUndecidedOnNonFinite(t *testing.T) {
 			t.Errorf("alibi_flat evidence %q does not name the seed and reason", c.Evidence)
 		}
 	}
-	series := map[string]*Series{}
+	series := map[string]*measure.Series{}
 	for _, s := range rep.Series {
 		series[s.Label] = s
 	}

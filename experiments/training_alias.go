@@ -1,0 +1,44 @@
+package experiments
+
+import (
+	"context"
+	"io"
+
+	"extrapolate/experiments/training"
+	"extrapolate/internal/writable"
+	"extrapolate/position"
+)
+
+// A run, its checkpoints and one checkpoint under every scaling live in package training, below
+// this one, which imports nothing of it; these are its names here, so that cmd/ and examples/
+// import experiments alone.
+
+// Run is one training run and its evaluation (training.Run).
+type Run = training.Run
+
+// Trained is a model loaded from a checkpoint, with the config that trained it.
+type Trained = training.Trained
+
+// LoadCheckpoint reads a checkpoint and rebuilds its model (training.LoadCheckpoint).
+func LoadCheckpoint(path string) (*Trained, error) { return training.LoadCheckpoint(path) }
+
+// ScalingReport is a checkpoint evaluated under several scalings.
+type ScalingReport = training.ScalingReport
+
+// EvaluateScalings scores one trained model under each scaling (training.EvaluateScalings).
+func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scaling, e Eval, w io.Writer) (*ScalingReport, error) {
+	return training.EvaluateScalings(ctx, t, scalings, e, w)
+}
+
+// Files of a scaling comparison.
+const (
+	ScalingsCSV  = training.ScalingsCSV
+	ScalingsJSON = training.ScalingsJSON
+	ScalingsPNG  = training.ScalingsPNG
+	ScalingsSVG  = training.ScalingsSVG
+)
+
+// CheckWritable checks that dir, or the nearest folder above it that exists, takes a new file,
+// so that a command can refuse an output folder before it spends time on work it could not save
+// (writable.Check).
+func CheckWritable(dir string) error { return writable.Check(dir) }
