@@ -2,7 +2,6 @@ package measure
 
 import (
 	"context"
-	"extrapolate/experiments/config"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"gorgonia.org/tensor"
 
 	"extrapolate/data"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/internal/testrun"
 	"extrapolate/model"
 	"extrapolate/position"
 )
@@ -20,8 +21,8 @@ import (
 // trained model to be checked.
 func tinyModel(t *testing.T, scheme string) (config.Config, *model.Model, *data.Corpus) {
 	t.Helper()
-	c := tinyConfig(t, scheme)
-	m, err := newModel(resolved(t, c))
+	c := testrun.Config(t, scheme)
+	m, err := newModel(testrun.Resolved(t, c))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func (p *passSeen) End(l PassLength)                             { *p = append(*
 // same pass: its token-weighted mean is the length's loss.
 func TestStrideEqualLengthIsNonOverlapping(t *testing.T) {
 	c, m, corpus := tinyModel(t, "rope")
-	_, s := resolved(t, c).Schemes()
+	_, s := testrun.Resolved(t, c).Schemes()
 	ctx := context.Background()
 	plain, byPos, err := evaluateAll(ctx, m, s, corpus, c.Eval)
 	if err != nil {
@@ -103,7 +104,7 @@ func TestStrideEqualLengthIsNonOverlapping(t *testing.T) {
 // the end of the set) past it.
 func TestSlidingWindowsFromDefinition(t *testing.T) {
 	c, m, corpus := tinyModel(t, "alibi")
-	_, s := resolved(t, c).Schemes()
+	_, s := testrun.Resolved(t, c).Schemes()
 	const n, stride, tokens = 32, 12, 200
 	// One window a batch: the shape of the definition's graph below, so that a BLAS whose
 	// order of summation depends on the shape (OpenBLAS, with -tags openblas) gives the same bits.
@@ -152,7 +153,7 @@ func TestSlidingWindowsFromDefinition(t *testing.T) {
 // TestTokenLossesMatchGraph checks the per-token losses against the graph's own mean.
 func TestTokenLossesMatchGraph(t *testing.T) {
 	c, m, corpus := tinyModel(t, "rope")
-	_, s := resolved(t, c).Schemes()
+	_, s := testrun.Resolved(t, c).Schemes()
 	g, err := m.Graph(s, 4, 16, model.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -2,13 +2,14 @@ package measure
 
 import (
 	"context"
-	"extrapolate/experiments/config"
 	"math"
 	"math/bits"
 	"strings"
 	"testing"
 
 	"extrapolate/data"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/internal/testrun"
 	"extrapolate/model/nn"
 	"extrapolate/position"
 )
@@ -69,10 +70,10 @@ func TestAttentionBinsByHand(t *testing.T) {
 // that the measure leaves every perplexity as it was, to the bit.
 func TestAttentionFromDefinition(t *testing.T) {
 	for _, scheme := range []string{"nope", "alibi"} {
-		c := tinyConfig(t, scheme)
+		c := testrun.Config(t, scheme)
 		c.Model.Layers = 2
 		c.Eval.Measures = []string{"attention"}
-		rc := resolved(t, c)
+		rc := testrun.Resolved(t, c)
 		_, s := rc.Schemes()
 		m, err := newModel(rc)
 		if err != nil {
