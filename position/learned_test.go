@@ -1,6 +1,7 @@
 package position
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -244,67 +245,90 @@ func TestLearnedGradients(t *testing.T) {
 				}
 				w = append(w, v)
 			}
-			// forward returns the output for a layer, and backward the gradient it computes.
-			type pass struct {
-				forward  func() []float64
-				backward func(dy []float64, dw [][]float64)
-			}
-			var passes []pass
-			if e, ok := s.(LearnedEmbedder); ok {
-				n := min(n, 6)
-				passes = append(passes, pass{
-					func() []float64 { t, _ := e.LearnedEmbedding(w, n); return append([]float64(nil), t.Values...) },
-					func(dy []float64, dw [][]float64) { e.LearnedEmbeddingGrad(w, n, dy, dw) },
-				})
-			}
-			if b, ok := s.(LearnedBiaser); ok {
-				for layer := 0; layer < 2; layer++ {
-					passes = append(passes, pass{
-						func() []float64 { x, _ := b.LearnedBias(w, layer, n); return x.Values },
-						func(dy []float64, dw [][]float64) { b.LearnedBiasGrad(w, layer, n, dy, dw) },
-					})
-				}
-			}
+			passes := weightPasses(s, w, n)
 			if len(passes) == 0 {
 				t.Fatal("a scheme with weights that uses none of them")
 			}
 			for pi, p := range passes {
-				y := p.forward()
-				dy := make([]float64, len(y))
-				for i := range dy {
-					dy[i] = rng.NormFloat64()
-				}
-				dw := make([][]float64, len(w))
-				for i := range w {
-					dw[i] = make([]float64, len(w[i]))
-				}
-				p.backward(dy, dw)
-				moved := false
-				for i := range w {
-					for j := range w[i] {
-						const h = 1e-6
-						x := w[i][j]
-						w[i][j] = x + h
-						up := p.forward()
-						w[i][j] = x - h
-						down := p.forward()
-						w[i][j] = x
-						var num float64
-						for k := range dy {
-							num += dy[k] * (up[k] - down[k]) / (2 * h)
-						}
-						if math.Abs(num-dw[i][j]) > 1e-5*math.Max(1, math.Abs(num)) {
-							t.Fatalf("pass %d, weight %s[%d]: gradient %.9g, finite differences %.9g", pi, l.Weights()[i].Name, j, dw[i][j], num)
-						}
-						moved = moved || num != 0
-					}
-				}
-				if !moved {
-					t.Fatalf("pass %d: no weight moves the output", pi)
+				if err := p.check(w, rng); err != nil {
+					t.Fatalf("pass %d: %v", pi, err)
 				}
 			}
 		})
 	}
+}
+
+// weightPass is one use a scheme makes of its weights: forward returns its output (an embedding
+// table or a layer's bias), and backward adds the weights' gradient for an output gradient dy.
+type weightPass struct {
+	names    []string
+	forward  func() []float64
+	backward func(dy []float64, dw [][]float64)
+}
+
+// weightPasses lists the passes of s over the weights w at n positions: its learned embedding
+// and each of two layers' learned bias, as far as s has them.
+func weightPasses(s Scheme, w [][]float64, n int) []weightPass {
+	var names []string
+	for _, x := range s.(Learner).Weights() {
+		names = append(names, x.Name)
+	}
+	var passes []weightPass
+	if e, ok := s.(LearnedEmbedder); ok {
+		n := min(n, 6)
+		passes = append(passes, weightPass{names,
+			func() []float64 { t, _ := e.LearnedEmbedding(w, n); return append([]float64(nil), t.Values...) },
+			func(dy []float64, dw [][]float64) { e.LearnedEmbeddingGrad(w, n, dy, dw) },
+		})
+	}
+	if b, ok := s.(LearnedBiaser); ok {
+		for layer := 0; layer < 2; layer++ {
+			passes = append(passes, weightPass{names,
+				func() []float64 { x, _ := b.LearnedBias(w, layer, n); return x.Values },
+				func(dy []float64, dw [][]float64) { b.LearnedBiasGrad(w, layer, n, dy, dw) },
+			})
+		}
+	}
+	return passes
+}
+
+// check compares the pass's gradient for a random output gradient with central finite
+// differences of its forward, weight by weight, and requires some weight to move the output.
+func (p weightPass) check(w [][]float64, rng *rand.Rand) error {
+	y := p.forward()
+	dy := make([]float64, len(y))
+	for i := range dy {
+		dy[i] = rng.NormFloat64()
+	}
+	dw := make([][]float64, len(w))
+	for i := range w {
+		dw[i] = make([]float64, len(w[i]))
+	}
+	p.backward(dy, dw)
+	moved := false
+	for i := range w {
+		for j := range w[i] {
+			const h = 1e-6
+			x := w[i][j]
+			w[i][j] = x + h
+			up := p.forward()
+			w[i][j] = x - h
+			down := p.forward()
+			w[i][j] = x
+			var num float64
+			for k := range dy {
+				num += dy[k] * (up[k] - down[k]) / (2 * h)
+			}
+			if math.Abs(num-dw[i][j]) > 1e-5*math.Max(1, math.Abs(num)) {
+				return fmt.Errorf("weight %s[%d]: gradient %.9g, finite differences %.9g", p.names[i], j, dw[i][j], num)
+			}
+			moved = moved || num != 0
+		}
+	}
+	if !moved {
+		return fmt.Errorf("no weight moves the output")
+	}
+	return nil
 }
 
 // TestTrainingSettings checks each learned scheme's declared settings against its source: FIRE's

@@ -277,8 +277,11 @@ func TestClaimsNotApplicable(t *testing.T) {
 // TestComparisonShardsSkipAndShare runs a tiny comparison in two shards: the first leaves the
 // report for later, the second writes it; a re-run skips every run; the scaled RoPE run takes
 // the plain one's training.
-func TestComparisonShardsSkipAndShare(t *testing.T) {
-	dir := t.TempDir()
+// writeTinyComparison writes a three-entry, two-seed comparison of tiny rope runs (one with YaRN,
+// which shares rope's training, and one ALiBi) and its base config into dir, and returns the
+// comparison's path.
+func writeTinyComparison(t *testing.T, dir string) string {
+	t.Helper()
 	corpus := testrun.Corpus(t)
 	cfg := `name: base
 data: {corpus: text, path: ` + corpus + `}
@@ -298,6 +301,12 @@ claims: [rope_relative]
 `
 	path := filepath.Join(dir, "tiny.yaml")
 	os.WriteFile(path, []byte(comp), 0o644)
+	return path
+}
+
+func TestComparisonShardsSkipAndShare(t *testing.T) {
+	dir := t.TempDir()
+	path := writeTinyComparison(t, dir)
 	c, err := LoadPlan(path, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -341,13 +350,19 @@ claims: [rope_relative]
 	if a, _ := s[0].At(16); a.PPLMean != func() float64 { b, _ := s[1].At(16); return b.PPLMean }() {
 		t.Fatal("rope and yarn differ at the training length although they share weights")
 	}
-	// A changed config is neither skipped nor silently retrained: it is refused, and retrained
-	// with Overwrite.
+	checkChangedConfigRefused(t, path, out)
+}
+
+// checkChangedConfigRefused runs the comparison at path with a changed config over its finished
+// runs in out: it must be neither skipped nor silently retrained, but refused, and retrained with
+// Overwrite.
+func checkChangedConfigRefused(t *testing.T, path, out string) {
+	t.Helper()
+	var log bytes.Buffer
 	c2, err := LoadPlan(path, []string{"train.steps=21"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	log.Reset()
 	r2 := &Runner{Plan: c2, Dir: out, Shard: Shard{I: 0, N: 6}, Progress: &log}
 	if _, err := r2.Execute(context.Background()); err == nil || !inputerr.Is(err) || !strings.Contains(err.Error(), "-overwrite") {
 		t.Fatalf("a changed config over finished runs: %v, want an input error naming -overwrite", err)

@@ -167,11 +167,28 @@ func verdictCell(r claims.Result) string {
 	return cell
 }
 
+// gridMarkdown is a grid's REPORT.md: its points, the verdicts by point, the deciding ratios'
+// figures, perplexity by point and the rules.
 func (rep *Report) gridMarkdown() []byte {
 	var b bytes.Buffer
-	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	c := rep.Comparison
-	p("# Claims by scale: %s\n\n", c.Name)
+	rep.gridIntro(&b)
+	rep.gridVerdicts(&b)
+	fmt.Fprintf(&b, "\n## Deciding ratios against size and budget\n\nEach figure: the claim's deciding ratio at each point against the model's weights (left) and the tokens it trained on (right), the bars spanning the seeds, the dashed line the rule's limit.\n")
+	for _, cl := range rep.gridClaims() {
+		if rep.hasRatios(cl.ID) {
+			fmt.Fprintf(&b, "\n![%s](%s)\n", cl.ID, scaleFigure(cl.ID, "png"))
+		}
+	}
+	rep.gridPerplexity(&b)
+	fmt.Fprintf(&b, "\n## Rules\n\n")
+	for _, cl := range rep.gridClaims() {
+		fmt.Fprintf(&b, "- **%s**: %s. %s\n", cl.ID, cl.Statement, cl.Rule)
+	}
+	return b.Bytes()
+}
+
+// gridIntro writes the title, what produced the grid and on which CPUs, and the points' table.
+func (rep *Report) gridIntro(b *bytes.Buffer) {
 	var compute float64
 	cpus := map[string]bool{}
 	for _, pt := range rep.Points {
@@ -186,74 +203,78 @@ func (rep *Report) gridMarkdown() []byte {
 	if len(cpuList) == 0 {
 		cpuList = []string{"not recorded"}
 	}
-	p("Produced by `%s` on %s. The same runs, trained at %d tokens and scored at %d to %d, at each of %d points; every claim is judged at every point by the rule and threshold of the single comparison (below). Training and evaluation took %.0f s of computation in all, on %s.\n\n",
+	fmt.Fprintf(b, "# Claims by scale: %s\n\n", rep.Comparison.Name)
+	fmt.Fprintf(b, "Produced by `%s` on %s. The same runs, trained at %d tokens and scored at %d to %d, at each of %d points; every claim is judged at every point by the rule and threshold of the single comparison (below). Training and evaluation took %.0f s of computation in all, on %s.\n\n",
 		rep.Command, rep.Generated.Format("2006-01-02"), rep.TrainLen, rep.Lengths[0], rep.Lengths[len(rep.Lengths)-1], len(rep.Points), compute, strings.Join(cpuList, "; "))
-	p("## Points\n\n| point | settings | weights | training tokens | report |\n|---|---|---:|---:|---|\n")
+	fmt.Fprintf(b, "## Points\n\n| point | settings | weights | training tokens | report |\n|---|---|---:|---:|---|\n")
 	for _, pt := range rep.Points {
-		p("| %s | %s | %d | %d | [%s](%s/%s) |\n", pt.Name, orDash(pt.Set), pt.Params, pt.TrainTokens, pt.Name, pt.Name, ReportFile)
+		fmt.Fprintf(b, "| %s | %s | %d | %d | [%s](%s/%s) |\n", pt.Name, orDash(pt.Set), pt.Params, pt.TrainTokens, pt.Name, pt.Name, ReportFile)
 	}
-	p("\n## Verdicts by scale\n\nEach cell: ✓ reproduced, ✗ not reproduced (or undecided, where a number it needs is not finite), then the deciding ratio (of the means over seeds) and its range over seeds; the rule's limit is in the second column.\n\n| claim | limit |")
+}
+
+// gridVerdicts writes the table of each claim's verdict and deciding ratio by point.
+func (rep *Report) gridVerdicts(b *bytes.Buffer) {
+	fmt.Fprintf(b, "\n## Verdicts by scale\n\nEach cell: ✓ reproduced, ✗ not reproduced (or undecided, where a number it needs is not finite), then the deciding ratio (of the means over seeds) and its range over seeds; the rule's limit is in the second column.\n\n| claim | limit |")
 	for _, pt := range rep.Points {
-		p(" %s |", pt.Name)
+		fmt.Fprintf(b, " %s |", pt.Name)
 	}
-	p("\n|---|---|%s\n", strings.Repeat("---|", len(rep.Points)))
+	fmt.Fprintf(b, "\n|---|---|%s\n", strings.Repeat("---|", len(rep.Points)))
 	for _, cl := range rep.gridClaims() {
-		limit := ""
-		for _, pt := range rep.Points {
-			if r, ok := pt.claimAt(cl.ID); ok && r.Deciding != nil {
-				op := "≤"
-				if r.Deciding.AtLeast {
-					op = "≥"
-				}
-				limit = fmt.Sprintf("%s %g", op, r.Deciding.Limit)
-			}
-		}
-		p("| %s | %s |", cl.ID, limit)
+		fmt.Fprintf(b, "| %s | %s |", cl.ID, rep.gridLimit(cl.ID))
 		for _, pt := range rep.Points {
 			r, ok := pt.claimAt(cl.ID)
 			if !ok {
-				p(" – |")
+				fmt.Fprintf(b, " – |")
 				continue
 			}
-			p(" %s |", verdictCell(r))
+			fmt.Fprintf(b, " %s |", verdictCell(r))
 		}
-		p("\n")
+		fmt.Fprintf(b, "\n")
 	}
-	p("\n## Deciding ratios against size and budget\n\nEach figure: the claim's deciding ratio at each point against the model's weights (left) and the tokens it trained on (right), the bars spanning the seeds, the dashed line the rule's limit.\n")
-	for _, cl := range rep.gridClaims() {
-		if rep.hasRatios(cl.ID) {
-			p("\n![%s](%s)\n", cl.ID, scaleFigure(cl.ID, "png"))
+}
+
+// gridLimit is a claim's rule limit as the verdict table shows it ("≤ 0.85"), from the last
+// point that has a deciding ratio, or "" if none has.
+func (rep *Report) gridLimit(id string) string {
+	limit := ""
+	for _, pt := range rep.Points {
+		if r, ok := pt.claimAt(id); ok && r.Deciding != nil {
+			op := "≤"
+			if r.Deciding.AtLeast {
+				op = "≥"
+			}
+			limit = fmt.Sprintf("%s %g", op, r.Deciding.Limit)
 		}
 	}
-	p("\n## Perplexity at 1x and 16x by point (mean over seeds)\n\n| run |")
+	return limit
+}
+
+// gridPerplexity writes each series' mean perplexity at 1x and 16x at every point.
+func (rep *Report) gridPerplexity(b *bytes.Buffer) {
+	fmt.Fprintf(b, "\n## Perplexity at 1x and 16x by point (mean over seeds)\n\n| run |")
 	mults := []int{1, 16}
 	for _, pt := range rep.Points {
 		for _, m := range mults {
-			p(" %s %dx |", pt.Name, m)
+			fmt.Fprintf(b, " %s %dx |", pt.Name, m)
 		}
 	}
-	p("\n|---|%s\n", strings.Repeat("---:|", len(rep.Points)*len(mults)))
+	fmt.Fprintf(b, "\n|---|%s\n", strings.Repeat("---:|", len(rep.Points)*len(mults)))
 	for _, s := range rep.Points[0].Report.Series {
-		p("| %s |", s.Label)
+		fmt.Fprintf(b, "| %s |", s.Label)
 		for _, pt := range rep.Points {
 			i := slices.IndexFunc(pt.Report.Series, func(x *measure.Series) bool { return x.Label == s.Label })
 			for _, m := range mults {
 				if i < 0 {
-					p(" – |")
+					fmt.Fprintf(b, " – |")
 				} else if st, ok := pt.Report.At(pt.Report.Series[i], m); ok {
-					p(" %.2f |", st.PPLMean)
+					fmt.Fprintf(b, " %.2f |", st.PPLMean)
 				} else {
-					p(" n/a |")
+					fmt.Fprintf(b, " n/a |")
 				}
 			}
 		}
-		p("\n")
+		fmt.Fprintf(b, "\n")
 	}
-	p("\n## Rules\n\n")
-	for _, cl := range rep.gridClaims() {
-		p("- **%s**: %s. %s\n", cl.ID, cl.Statement, cl.Rule)
-	}
-	return b.Bytes()
 }
 
 // hasRatios reports whether some point has a deciding ratio for the claim.

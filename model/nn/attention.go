@@ -419,34 +419,7 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 			gemmTri(asm.UpperA, true, false, t, hd, t, 1, pt, t, do, hd, 0, s.dv, hd) // dv = pᵀ·do
 			ds := s.s
 			gemmTri(asm.LowerC, false, true, t, t, hd, 1, do, hd, vt, hd, 0, ds, t) // dp = do·vᵀ
-			// Through the softmax: ds = p·(dp - Σ p·dp), times the score scale. A learned bias's
-			// gradient is ds before the scale: it replaces p, which this step no longer needs.
-			for i := 0; i < t; i++ {
-				pr, dr := pt[i*t:i*t+i+1], ds[i*t:(i+1)*t]
-				var dot float64
-				for j, p := range pr {
-					dot += float64(p) * float64(dr[j])
-				}
-				rowScale := scale
-				if qscale != nil {
-					rowScale = qscale[h*t+i] * scale
-				}
-				var sg float64
-				for j, p := range pr {
-					g := F(float64(p) * (float64(dr[j]) - dot))
-					if c.LearnBias {
-						pr[j] = g
-					}
-					if k.raw != nil {
-						sg += float64(g) * float64(k.raw[(task*t+i)*t+j])
-					}
-					dr[j] = g * rowScale
-				}
-				if k.raw != nil {
-					k.scaleGrad[task*t+i] = sg
-				}
-				clear(dr[i+1:])
-			}
+			k.softmaxBackward(task, h, pt, ds, qscale, scale)
 			gemmTri(asm.LowerA, false, false, t, hd, t, 1, ds, t, kt, hd, 0, s.dq, hd) // dq = ds·k
 			gemmTri(asm.UpperA, true, false, t, hd, t, 1, ds, t, qt, hd, 0, s.dk, hd)  // dk = dsᵀ·q
 			k.rotate(s.dq, k.cos, k.sin, true)
@@ -460,19 +433,59 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 		k.biasGrad(Values[F](din[bi]))
 	}
 	if c.LearnQueryScale {
-		// Summed over the sequences in order, as the bias's gradient is.
-		ds := Values[F](din[si])
-		for h := 0; h < c.Heads; h++ {
-			for i := 0; i < t; i++ {
-				var sum float64
-				for b := 0; b < c.Batch; b++ {
-					sum += k.scaleGrad[(b*c.Heads+h)*t+i]
-				}
-				ds[h*t+i] = F(sum)
-			}
-		}
+		k.queryScaleGrad(Values[F](din[si]))
 	}
 	return nil
+}
+
+// softmaxBackward takes one (sequence, head) task's dp = do·vᵀ in ds through the softmax, row by
+// row: ds = p·(dp - Σ p·dp), times the score scale (and the row's query scale, if any). A
+// learned bias's gradient is ds before the scale: it replaces p, which the step no longer needs.
+// With a learned query scale it keeps each row's Σ ds·raw score for queryScaleGrad.
+func (k *attention[F]) softmaxBackward(task, h int, pt, ds, qscale []F, scale F) {
+	t := k.cfg.SeqLen
+	for i := 0; i < t; i++ {
+		pr, dr := pt[i*t:i*t+i+1], ds[i*t:(i+1)*t]
+		var dot float64
+		for j, p := range pr {
+			dot += float64(p) * float64(dr[j])
+		}
+		rowScale := scale
+		if qscale != nil {
+			rowScale = qscale[h*t+i] * scale
+		}
+		var sg float64
+		for j, p := range pr {
+			g := F(float64(p) * (float64(dr[j]) - dot))
+			if k.cfg.LearnBias {
+				pr[j] = g
+			}
+			if k.raw != nil {
+				sg += float64(g) * float64(k.raw[(task*t+i)*t+j])
+			}
+			dr[j] = g * rowScale
+		}
+		if k.raw != nil {
+			k.scaleGrad[task*t+i] = sg
+		}
+		clear(dr[i+1:])
+	}
+}
+
+// queryScaleGrad writes the learned query scale's gradient, each (head, position)'s sums summed
+// over the sequences in order, as the bias's gradient is.
+func (k *attention[F]) queryScaleGrad(ds []F) {
+	c := k.cfg
+	t := c.SeqLen
+	for h := 0; h < c.Heads; h++ {
+		for i := 0; i < t; i++ {
+			var sum float64
+			for b := 0; b < c.Batch; b++ {
+				sum += k.scaleGrad[(b*c.Heads+h)*t+i]
+			}
+			ds[h*t+i] = F(sum)
+		}
+	}
 }
 
 // biasGrad sums the bias's gradient, which the backward pass left in k.p for each (sequence,
