@@ -44,14 +44,14 @@ func fillRandom(g *Graph, vocab int) {
 // BenchmarkTrainStep is one forward and backward pass and one AdamW update.
 func BenchmarkTrainStep(b *testing.B) {
 	for _, bc := range benchConfigs {
-		for _, plain := range []bool{false, true} {
+		for _, stockOps := range []bool{false, true} {
 			name := bc.name + "/fused"
-			if plain {
+			if stockOps {
 				name = bc.name + "/stock-ops"
 			}
 			b.Run(name, func(b *testing.B) {
 				m, s := benchModel(b, bc.c, "learned", bc.seqLen)
-				g, err := m.Graph(s, bc.batch, bc.seqLen, Options{Train: true, Plain: plain})
+				g, err := m.Graph(s, bc.batch, bc.seqLen, Options{Train: true, StockOps: stockOps})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -33,9 +33,9 @@ type Graph struct {
 type Options struct {
 	// Train adds the backward pass.
 	Train bool
-	// Plain builds the graph from gorgonia's stock ops instead of the fused ones: the reference
+	// StockOps builds the graph from gorgonia's stock ops instead of the fused ones: the reference
 	// in tests, and the baseline of the speed comparison.
-	Plain bool
+	StockOps bool
 	// AttentionStats collects each layer's attention entropy and mass on keys farther back than
 	// the training length, by head and query position (Graph.Stats); fused ops only.
 	AttentionStats bool
@@ -65,7 +65,7 @@ func (m *Model) Graph(scheme position.Scheme, batch, n int, o Options) (*Graph, 
 		return nil, err
 	}
 	if o.AttentionStats {
-		if o.Plain {
+		if o.StockOps {
 			return nil, fmt.Errorf("model: attention statistics come from the fused attention op, not the stock ops")
 		}
 		if m.Config.TrainLen <= 0 {
@@ -78,7 +78,7 @@ func (m *Model) Graph(scheme position.Scheme, batch, n int, o Options) (*Graph, 
 		}
 	}
 	b := &builder{ops: fused}
-	if o.Plain {
+	if o.StockOps {
 		b.ops = gr.stock(m, batch*n)
 	}
 	gr.logits = b.forward(m, w, ids, pos)
@@ -223,7 +223,7 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n i
 			return p, err
 		case form == position.Fixed && shared != nil && !position.IsPerLayer(s):
 			a.bias = shared
-		case form == position.FromWeights && !opt.Train && !opt.Plain && BiasByRow(in.Scheme, m.Config.Heads, n):
+		case form == position.FromWeights && !opt.Train && !opt.StockOps && BiasByRow(in.Scheme, m.Config.Heads, n):
 			// A long evaluation computes this bias a query at a time, inside attention.
 			a.config.Bias, a.config.BiasRow = nn.ByRow, position.BiasRows(in.Scheme, m.SchemeWeights(in.Owner), in.Layer)
 		case form != position.Absent:

@@ -152,8 +152,8 @@ func TestFusedMatchesStockOps(t *testing.T) {
 			ids, targets := randomTokens(rng, 3*tinyLen, c.Vocab), randomTokens(rng, 3*tinyLen, c.Vocab)
 			var losses [2]float64
 			var grads [2][][]float64
-			for i, plain := range []bool{false, true} {
-				g, err := m.Graph(s, 3, tinyLen, Options{Train: true, Plain: plain})
+			for i, stockOps := range []bool{false, true} {
+				g, err := m.Graph(s, 3, tinyLen, Options{Train: true, StockOps: stockOps})
 				if err != nil {
 					t.Fatal(err)
 				}

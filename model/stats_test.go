@@ -66,7 +66,7 @@ func TestAttentionStatsOfAGraph(t *testing.T) {
 		t.Error("statistics without a training length accepted")
 	}
 	m.Config.TrainLen = tinyLen
-	if _, err := m.Graph(s, 1, 4, Options{AttentionStats: true, Plain: true}); err == nil {
+	if _, err := m.Graph(s, 1, 4, Options{AttentionStats: true, StockOps: true}); err == nil {
 		t.Error("statistics from the stock ops accepted")
 	}
 }

@@ -4,10 +4,10 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"extrapolate/model/nn/plain"
+	"extrapolate/model/nn/stock"
 )
 
-// stock returns the model's layers in gorgonia's stock ops (Options.Plain): the reference the
+// stock returns the model's layers in gorgonia's stock ops (Options.StockOps): the reference the
 // fused ops are tested against, and the "before" of the speed comparison. Its cross-entropy
 // takes the targets one-hot, which Run fills from Targets.
 func (gr *Graph) stock(m *Model, rows int) ops {
@@ -15,13 +15,13 @@ func (gr *Graph) stock(m *Model, rows int) ops {
 	onehot := G.NewMatrix(gr.g, m.Dtype, G.WithShape(rows, m.Config.Vocab), G.WithName("onehot"), G.WithValue(gr.onehot))
 	return ops{
 		embed: func(ids, wte, pe *G.Node, n int, _ bool) (*G.Node, error) {
-			return plain.Embed(ids, wte, pe, n)
+			return stock.Embed(ids, wte, pe, n)
 		},
-		layerNorm:    func(x, g, b *G.Node) (*G.Node, error) { return plain.LayerNorm(x, g, b, lnEps) },
-		linear:       plain.Linear,
-		attention:    plain.Attention,
-		gelu:         plain.GELU,
+		layerNorm:    func(x, g, b *G.Node) (*G.Node, error) { return stock.LayerNorm(x, g, b, lnEps) },
+		linear:       stock.Linear,
+		attention:    stock.Attention,
+		gelu:         stock.GELU,
 		add:          G.Add,
-		crossEntropy: func(logits, _ *G.Node) (*G.Node, error) { return plain.CrossEntropy(logits, onehot) },
+		crossEntropy: func(logits, _ *G.Node) (*G.Node, error) { return stock.CrossEntropy(logits, onehot) },
 	}
 }

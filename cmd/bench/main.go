@@ -281,7 +281,7 @@ func measure(name string, c shapes, steps, warmup int, stock bool, evalMult int,
 	if err != nil {
 		return nil, err
 	}
-	g, err := m.Graph(s, batch, n, model.Options{Train: evalMult == 0, Plain: stock})
+	g, err := m.Graph(s, batch, n, model.Options{Train: evalMult == 0, StockOps: stock})
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
 // Package nn provides the fused gorgonia ops the transformer is built from: each op has a
 // hand-written forward and backward pass, owns its output and gradient buffers, and so runs
 // without allocating after the first step. Every op is checked against finite differences and
-// against the same computation written with gorgonia's stock ops (see plain.go).
+// against the same computation written with gorgonia's stock ops (package stock).
 package nn
 
 import (

@@ -11,7 +11,7 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"extrapolate/model/nn/plain"
+	"extrapolate/model/nn/stock"
 )
 
 func TestLinearMatchesStockOps(t *testing.T) {
@@ -19,14 +19,14 @@ func TestLinearMatchesStockOps(t *testing.T) {
 	in := []gradcheck.Input{gradcheck.Var("x", gradcheck.Rand(rng, 1, 6, 4)), gradcheck.Var("w", gradcheck.Rand(rng, 1, 4, 3)), gradcheck.Var("b", gradcheck.Rand(rng, 1, 3))}
 	gradcheck.Same(t, in,
 		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return nn.Linear(x[0], x[1], x[2]) },
-		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return plain.Linear(x[0], x[1], x[2]) })
+		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return stock.Linear(x[0], x[1], x[2]) })
 }
 
 func TestGELUMatchesStockOps(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	gradcheck.Same(t, []gradcheck.Input{gradcheck.Var("x", gradcheck.Rand(rng, 2, 5, 4))},
 		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return nn.GELU(x[0]) },
-		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return plain.GELU(x[0]) })
+		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return stock.GELU(x[0]) })
 }
 
 func TestLayerNormMatchesStockOps(t *testing.T) {
@@ -34,7 +34,7 @@ func TestLayerNormMatchesStockOps(t *testing.T) {
 	in := []gradcheck.Input{gradcheck.Var("x", gradcheck.Rand(rng, 2, 4, 6)), gradcheck.Var("g", gradcheck.Rand(rng, 1, 6)), gradcheck.Var("b", gradcheck.Rand(rng, 1, 6))}
 	gradcheck.Same(t, in,
 		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return nn.LayerNorm(x[0], x[1], x[2], 1e-5) },
-		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return plain.LayerNorm(x[0], x[1], x[2], 1e-5) })
+		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return stock.LayerNorm(x[0], x[1], x[2], 1e-5) })
 }
 
 func TestEmbedMatchesStockOps(t *testing.T) {
@@ -42,7 +42,7 @@ func TestEmbedMatchesStockOps(t *testing.T) {
 	in := []gradcheck.Input{gradcheck.Const("ids", gradcheck.Ints(4, 0, 4, 2, 1, 1)), gradcheck.Var("wte", gradcheck.Rand(rng, 1, 5, 3)), gradcheck.Var("wpe", gradcheck.Rand(rng, 1, 3, 3))}
 	gradcheck.Same(t, in,
 		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return nn.Embed(x[0], x[1], x[2], 3, true) },
-		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return plain.Embed(x[0], x[1], x[2], 3) })
+		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return stock.Embed(x[0], x[1], x[2], 3) })
 }
 
 func TestCrossEntropyMatchesStockOps(t *testing.T) {
@@ -55,7 +55,7 @@ func TestCrossEntropyMatchesStockOps(t *testing.T) {
 	}
 	gradcheck.Same(t, in,
 		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return nn.CrossEntropy(x[0], x[1]) },
-		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return plain.CrossEntropy(x[0], x[2]) })
+		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) { return stock.CrossEntropy(x[0], x[2]) })
 }
 
 func TestAttentionMatchesStockOps(t *testing.T) {
@@ -71,14 +71,14 @@ func TestAttentionMatchesStockOps(t *testing.T) {
 				},
 				func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
 					b, sc := c.extra(x)
-					return plain.Attention(x[0], x[1], x[2], b, sc, cfg)
+					return stock.Attention(x[0], x[1], x[2], b, sc, cfg)
 				})
 		})
 	}
 }
 
 // oneHot returns the (n, vocab) one-hot matrix of targets in dtype dt: the input that
-// plain.CrossEntropy takes in place of the targets.
+// stock.CrossEntropy takes in place of the targets.
 func oneHot(targets []int, vocab int, dt tensor.Dtype) *tensor.Dense {
 	v := make([]float64, len(targets)*vocab)
 	for r, t := range targets {

@@ -1,10 +1,10 @@
-// Package plain writes the model's layers with gorgonia's stock ops only. It is the reference
+// Package stock writes the model's layers with gorgonia's stock ops only. It is the reference
 // the fused ops of package nn are tested against, and the "before" of the speed comparison.
 //
 // Two stock ops have wrong gradients in gorgonia v0.9.18 and are avoided here: InverseSqrt
 // (Inverse(Sqrt(x)) is used instead) and ByIndices on 1-D inputs or along axis 1 (only axis 0 of
 // a matrix is used).
-package plain
+package stock
 
 import (
 	"fmt"
