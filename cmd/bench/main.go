@@ -82,6 +82,9 @@ type Result struct {
 	PeakRSSMB    float64 `json:"peak_rss_MB"`
 	// EvalSeconds65536 is, in eval mode, the time to score 65,536 tokens.
 	EvalSeconds65536 float64 `json:"eval_seconds_per_65536_tokens,omitempty"`
+	// OpsMS is, with -ops, the ms a timed step spends in each fused op's forward and backward
+	// pass, the optimizer's update, filling the batch, and the rest.
+	OpsMS map[string]float64 `json:"ops_ms_per_step,omitempty"`
 }
 
 func main() { os.Exit(run()) }
@@ -99,6 +102,7 @@ func run() int {
 		script  = flag.String("script", filepath.Join("bench", "torch_ref.py"), "with -torch, the reference script")
 		scheme  = flag.String("scheme", "", "position scheme (default: learned for training, as torch_ref.py has; rope with -eval)")
 		copies  = flag.String("concurrent", "", "run this many copies at once, each count in turn (1,2,3), and print their aggregate tokens/s; with -torch, PyTorch's too")
+		ops     = flag.Bool("ops", false, "time each fused op's forward and backward pass, the optimizer's update and the rest of a step, and print them to stderr (ours alone)")
 	)
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -117,6 +121,10 @@ func run() int {
 	s, err := benchScheme(c, *eval, *scheme)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 2
+	}
+	if *ops && (*torch || *copies != "" || *stock) {
+		fmt.Fprintln(os.Stderr, "bench: -ops: not with -torch, -concurrent or -stock-ops: it times our fused ops in this process")
 		return 2
 	}
 	if *torch {
@@ -152,10 +160,13 @@ func run() int {
 	if *torch {
 		return compareTorch(*cfgName, *rounds, *steps, *warmup, *stock, *python, *script)
 	}
-	res, err := measure(*cfgName, c, *steps, *warmup, *stock, *eval, s)
+	res, err := measure(*cfgName, c, *steps, *warmup, *stock, *eval, s, *ops)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1
+	}
+	if res.OpsMS != nil {
+		writeOps(os.Stderr, res.OpsMS)
 	}
 	b, _ := json.Marshal(res)
 	fmt.Println(string(b))
@@ -266,8 +277,8 @@ func torchCorpus() ([]byte, error) {
 
 // measure builds the model of config name with scheme s and times steps training steps (or,
 // with evalMult, forward passes at evalMult times the training length), the first warmup of
-// them untimed.
-func measure(name string, c shapes, steps, warmup int, stock bool, evalMult int, s position.Scheme) (*Result, error) {
+// them untimed; with ops, it times the parts of each timed step too (opTimes).
+func measure(name string, c shapes, steps, warmup int, stock bool, evalMult int, s position.Scheme, ops bool) (*Result, error) {
 	corpus, err := torchCorpus()
 	if err != nil {
 		return nil, err
@@ -289,6 +300,9 @@ func measure(name string, c shapes, steps, warmup int, stock bool, evalMult int,
 	opt := model.NewAdamW(m, model.Schedule{LR: 1e-3, MinLR: 1e-3, Steps: 1}, 0, 0)
 	opt.Beta2 = 0.999
 	b := &bench{m: m, g: g, opt: opt, sampler: data.NewSampler(corpus, seed+1), grads: make([]*tensor.Dense, len(m.Params)), n: n, train: evalMult == 0}
+	if ops {
+		b.ops = opTimes{}
+	}
 	res.BuildMS = float64(time.Since(start).Microseconds()) / 1e3
 	res.Params = m.NumParams()
 	times, err := b.run(res, steps, warmup)
@@ -327,6 +341,7 @@ type bench struct {
 	grads   []*tensor.Dense
 	n       int
 	train   bool
+	ops     opTimes // nil unless the parts of a step are timed
 }
 
 // run runs steps steps and returns the times of those after the first warmup, in ms. It records
@@ -334,18 +349,25 @@ type bench struct {
 func (b *bench) run(res *Result, steps, warmup int) ([]float64, error) {
 	var times []float64
 	var before, after runtime.MemStats
+	var timed time.Duration
+	defer b.ops.stop()
 	for step := 0; step < steps; step++ {
 		if step == warmup {
 			runtime.GC()
 			runtime.ReadMemStats(&before)
+			if b.ops != nil {
+				b.ops.start()
+			}
 		}
 		t0 := time.Now()
-		loss, err := b.step()
+		loss, err := b.step(step >= warmup)
 		if err != nil {
 			return nil, err
 		}
 		if step >= warmup {
-			times = append(times, float64(time.Since(t0).Microseconds())/1e3)
+			d := time.Since(t0)
+			timed += d
+			times = append(times, float64(d.Microseconds())/1e3)
 		}
 		if step == 0 {
 			res.LossFirst = loss
@@ -353,18 +375,23 @@ func (b *bench) run(res *Result, steps, warmup int) ([]float64, error) {
 		res.LossLast = loss
 	}
 	runtime.ReadMemStats(&after)
-	timed := float64(len(times))
 	res.Steps = len(times)
-	res.AllocsStep = float64(after.Mallocs-before.Mallocs) / timed
-	res.BytesStep = float64(after.TotalAlloc-before.TotalAlloc) / timed
+	res.AllocsStep = float64(after.Mallocs-before.Mallocs) / float64(len(times))
+	res.BytesStep = float64(after.TotalAlloc-before.TotalAlloc) / float64(len(times))
+	if b.ops != nil {
+		res.OpsMS = b.ops.perStep(len(times), timed)
+	}
 	return times, nil
 }
 
-// step fills a batch, runs the graph and, when training, updates the weights.
-func (b *bench) step() (float64, error) {
+// step fills a batch, runs the graph and, when training, updates the weights. A timed step adds
+// the batch's and the update's time to b.ops, when the parts of a step are timed.
+func (b *bench) step(timed bool) (float64, error) {
+	t0 := time.Now()
 	if err := b.sampler.Fill(b.g.IDs, b.g.Targets, b.n); err != nil {
 		return 0, err
 	}
+	b.ops.add(timed, opsBatch, t0)
 	loss, err := b.g.Run()
 	if err != nil {
 		return 0, err
@@ -373,9 +400,11 @@ func (b *bench) step() (float64, error) {
 		for i := range b.grads {
 			b.grads[i] = b.g.Grad(i)
 		}
+		t0 = time.Now()
 		if _, err := b.opt.Update(b.m.Params, b.grads); err != nil {
 			return 0, err
 		}
+		b.ops.add(timed, opsAdamW, t0)
 	}
 	return loss, nil
 }

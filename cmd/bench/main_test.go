@@ -38,6 +38,9 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-config", "tiny", "-concurrent", "0"}, "-concurrent"},
 		{[]string{"-config", "tiny", "-concurrent", "1,x"}, "-concurrent"},
 		{[]string{"-config", "tiny", "-concurrent", "17"}, "-concurrent"},
+		{[]string{"-config", "tiny", "-ops", "-torch"}, "-ops: not with -torch"},
+		{[]string{"-config", "tiny", "-ops", "-concurrent", "1,2"}, "-ops: not with -torch, -concurrent"},
+		{[]string{"-config", "tiny", "-ops", "-stock-ops"}, "-ops: not with -torch, -concurrent or -stock-ops"},
 	} {
 		code, stdout, stderr := cmdtest.Run(t, binary, "", c.args...)
 		msg := strings.TrimSpace(stderr)
@@ -101,5 +104,38 @@ func TestConcurrent(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "aggregate tokens/s") {
 		t.Errorf("no table on stderr:\n%s", stderr)
+	}
+}
+
+// TestOps times the parts of the tiny config's training steps: every fused op's forward and
+// backward pass is there, each a positive time, and the parts add up to the mean step, so to no
+// less than the fastest step.
+func TestOps(t *testing.T) {
+	code, stdout, stderr := cmdtest.Run(t, binary, "", "-config", "tiny", "-steps", "6", "-warmup", "1", "-ops")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res Result
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, part := range []string{"Linear", "∂Linear", "Attention", "∂Attention", "LayerNorm", "∂LayerNorm", "GELU", "∂GELU", "Embed", "∂Embed", "CrossEntropy", opsAdamW, opsBatch} {
+		if ms, ok := res.OpsMS[part]; !ok || ms <= 0 {
+			t.Errorf("%s: %v ms a step (recorded: %v), want a positive time", part, ms, ok)
+		}
+	}
+	for _, ms := range res.OpsMS {
+		sum += ms
+	}
+	if sum < res.StepMSMin {
+		t.Errorf("the parts add up to %.3f ms, less than the fastest step's %.3f", sum, res.StepMSMin)
+	}
+	if !strings.Contains(stderr, "∂Linear") || !strings.Contains(stderr, "step (mean)") {
+		t.Errorf("no table of the parts on stderr: %q", stderr)
+	}
+	code, stdout, _ = cmdtest.Run(t, binary, "", "-config", "tiny", "-steps", "3", "-warmup", "1")
+	if code != 0 || strings.Contains(stdout, "ops_ms_per_step") {
+		t.Errorf("without -ops: exit %d, %s", code, stdout)
 	}
 }

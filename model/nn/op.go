@@ -137,9 +137,11 @@ func (o *op) Do(inputs ...G.Value) (G.Value, error) {
 		}
 		o.out = newDense(floatDtype(in), s)
 	}
+	start := opStart()
 	if err := o.k.forward(o.out, in); err != nil {
 		return nil, errors.Wrap(err, o.k.String())
 	}
+	opDone(o.k.String(), start)
 	return o.out, nil
 }
 
@@ -233,9 +235,11 @@ func (b *backwardOp) Do(inputs ...G.Value) (G.Value, error) {
 	if b.mark == nil {
 		b.mark = newDense(dt, tensor.Shape{1})
 	}
+	start := opStart()
 	if err := b.fwd.k.backward(b.din, dout, out, in); err != nil {
 		return nil, errors.Wrap(err, b.String())
 	}
+	opDone(b.String(), start)
 	return b.mark, nil
 }
 
