@@ -62,14 +62,7 @@ func (linear[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tens
 	// does not change it.
 	db := Values[F](din[2])
 	clear(db)
-	parallel(m, n, func(_, lo, hi int) {
-		sum := db[lo:hi]
-		for r := 0; r < n; r++ {
-			for j, v := range dy[r*m+lo : r*m+hi] {
-				sum[j] += v
-			}
-		}
-	})
+	parallel(m, n, func(_, lo, hi int) { addRows(db[lo:hi], dy[lo:], n, m) })
 	return nil
 }
 
