@@ -316,7 +316,6 @@ func (k *attention[F]) forwardKept(o, q, kk, v, bias, qscale []F, d int) {
 	c := k.cfg
 	t, hd := c.SeqLen, d/c.Heads
 	scale := 1 / math.Sqrt(float64(hd))
-	st := c.Stats
 	parallel(c.Batch*c.Heads, 4*t*t*hd, func(w, lo, hi int) {
 		s := &k.scratch[w]
 		for task := lo; task < hi; task++ {
@@ -331,17 +330,7 @@ func (k *attention[F]) forwardKept(o, q, kk, v, bias, qscale []F, d int) {
 			k.gather(vt, v, b, h, d)
 			// Scores, then a softmax over each row's keys up to the diagonal.
 			gemmTri(asm.LowerC, false, true, t, t, hd, F(scale), qt, hd, kt, hd, 0, pt, t)
-			for i := 0; i < t; i++ {
-				row := pt[i*t : (i+1)*t]
-				if k.raw != nil {
-					copy(k.raw[(task*t+i)*t:(task*t+i)*t+i+1], row[:i+1])
-				}
-				k.adjust(row[:i+1], bias, qscale, h, i, 0, s.biasRow)
-				softmaxPrefix(row, i+1)
-				if st != nil {
-					st.ent[task*t+i], st.far[task*t+i] = rowStats(row[:i+1], st.Far)
-				}
-			}
+			k.softmaxRows(pt, t, task, h, 0, t, bias, qscale, s.biasRow, k.raw != nil)
 			gemmTri(asm.LowerA, false, false, t, hd, t, 1, pt, t, vt, hd, 0, s.o, hd)
 			scatter(o, s.o, b, h, t, d, hd)
 		}
@@ -378,6 +367,33 @@ func (k *attention[F]) adjust(row, bias, qscale []F, h, i, j0 int, buf []float64
 	}
 }
 
+// softmaxRows turns the scores of queries i0..i1−1 of a (sequence, head) task, rows ld apart in
+// p from query i0's, into probabilities over keys 0..i: each query's scale and bias, a softmax
+// over its keys two rows at a time, and the attention measure's statistics. With keepRaw it
+// first keeps each row's scores, for a learned query scale's gradient.
+func (k *attention[F]) softmaxRows(p []F, ld, task, h, i0, i1 int, bias, qscale []F, buf []float64, keepRaw bool) {
+	t, st := k.cfg.SeqLen, k.cfg.Stats
+	for i := i0; i < i1; {
+		n := min(2, i1-i) // rows i, and i+1 if there is one
+		for r := i; r < i+n; r++ {
+			row := p[(r-i0)*ld : (r-i0)*ld+r+1]
+			if keepRaw {
+				copy(k.raw[(task*t+r)*t:], row)
+			}
+			k.adjust(row, bias, qscale, h, r, 0, buf)
+		}
+		if row := p[(i-i0)*ld : (i-i0+1)*ld]; n == 2 {
+			softmaxPair(row, p[(i+1-i0)*ld:(i+2-i0)*ld], i+1)
+		} else {
+			softmaxPrefix(row, i+1)
+		}
+		for r := i; st != nil && r < i+n; r++ {
+			st.ent[task*t+r], st.far[task*t+r] = rowStats(p[(r-i0)*ld:(r-i0)*ld+r+1], st.Far)
+		}
+		i += n
+	}
+}
+
 // softmaxPrefix replaces row[:n] by its softmax and zeroes the rest (the future keys).
 func softmaxPrefix[F float](row []F, n int) {
 	mx := row[0]
@@ -391,6 +407,40 @@ func softmaxPrefix[F float](row []F, n int) {
 		row[j] *= inv
 	}
 	clear(row[n:])
+}
+
+// softmaxPair is softmaxPrefix of a over its first n values and of b over its first n+1, a
+// causal row and the next: the same values to the bit (TestSoftmaxPairIsPrefix), with the two
+// rows' sums of exponentials, each a chain of additions, run side by side.
+func softmaxPair[F float](a, b []F, n int) {
+	ma, mb := a[0], b[0]
+	for j, x := range a[1:n] {
+		if x > ma {
+			ma = x
+		}
+		if y := b[j+1]; y > mb {
+			mb = y
+		}
+	}
+	if b[n] > mb {
+		mb = b[n]
+	}
+	expShiftRow(a[:n], ma)
+	expShiftRow(b[:n+1], mb)
+	var sa, sb float64
+	for j, x := range a[:n] {
+		sa += float64(x)
+		sb += float64(b[j])
+	}
+	sb += float64(b[n])
+	ia, ib := F(1/sa), F(1/sb)
+	for j := range a[:n] {
+		a[j] *= ia
+		b[j] *= ib
+	}
+	b[n] *= ib
+	clear(a[n:])
+	clear(b[n+1:])
 }
 
 func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
@@ -439,37 +489,58 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 }
 
 // softmaxBackward takes one (sequence, head) task's dp = do·vᵀ in ds through the softmax, row by
-// row: ds = p·(dp - Σ p·dp), times the score scale (and the row's query scale, if any). A
-// learned bias's gradient is ds before the scale: it replaces p, which the step no longer needs.
-// With a learned query scale it keeps each row's Σ ds·raw score for queryScaleGrad.
+// row: ds = p·(dp - Σ p·dp), times the score scale (and the row's query scale, if any). The sums
+// Σ p·dp, each a chain of additions, are taken two rows at a time, side by side.
 func (k *attention[F]) softmaxBackward(task, h int, pt, ds, qscale []F, scale F) {
 	t := k.cfg.SeqLen
-	for i := 0; i < t; i++ {
-		pr, dr := pt[i*t:i*t+i+1], ds[i*t:(i+1)*t]
-		var dot float64
-		for j, p := range pr {
-			dot += float64(p) * float64(dr[j])
-		}
-		rowScale := scale
-		if qscale != nil {
-			rowScale = qscale[h*t+i] * scale
-		}
-		var sg float64
-		for j, p := range pr {
-			g := F(float64(p) * (float64(dr[j]) - dot))
-			if k.cfg.LearnBias {
-				pr[j] = g
+	for i := 0; i < t; i += 2 {
+		if i+1 == t {
+			pr, dr := pt[i*t:i*t+i+1], ds[i*t:(i+1)*t]
+			var dot float64
+			for j, p := range pr {
+				dot += float64(p) * float64(dr[j])
 			}
-			if k.raw != nil {
-				sg += float64(g) * float64(k.raw[(task*t+i)*t+j])
-			}
-			dr[j] = g * rowScale
+			k.softmaxBackwardRow(task, h, i, pr, dr, dot, qscale, scale)
+			break
+		}
+		pa, da := pt[i*t:i*t+i+1], ds[i*t:(i+1)*t]
+		pb, db := pt[(i+1)*t:(i+1)*t+i+2], ds[(i+1)*t:(i+2)*t]
+		da, pb, db = da[:len(pa)], pb[:len(pa)+1], db[:len(pa)+1]
+		var dotA, dotB float64
+		for j, p := range pa {
+			dotA += float64(p) * float64(da[j])
+			dotB += float64(pb[j]) * float64(db[j])
+		}
+		dotB += float64(pb[i+1]) * float64(db[i+1])
+		k.softmaxBackwardRow(task, h, i, pa, ds[i*t:(i+1)*t], dotA, qscale, scale)
+		k.softmaxBackwardRow(task, h, i+1, pb, ds[(i+1)*t:(i+2)*t], dotB, qscale, scale)
+	}
+}
+
+// softmaxBackwardRow is softmaxBackward's row i, given its sum dot = Σ p·dp over its probabilities
+// pr. A learned bias's gradient is ds before the scale: it replaces p, which the step no longer
+// needs. With a learned query scale it keeps the row's Σ ds·raw score for queryScaleGrad.
+func (k *attention[F]) softmaxBackwardRow(task, h, i int, pr, dr []F, dot float64, qscale []F, scale F) {
+	t := k.cfg.SeqLen
+	rowScale := scale
+	if qscale != nil {
+		rowScale = qscale[h*t+i] * scale
+	}
+	var sg float64
+	for j, p := range pr {
+		g := F(float64(p) * (float64(dr[j]) - dot))
+		if k.cfg.LearnBias {
+			pr[j] = g
 		}
 		if k.raw != nil {
-			k.scaleGrad[task*t+i] = sg
+			sg += float64(g) * float64(k.raw[(task*t+i)*t+j])
 		}
-		clear(dr[i+1:])
+		dr[j] = g * rowScale
 	}
+	if k.raw != nil {
+		k.scaleGrad[task*t+i] = sg
+	}
+	clear(dr[i+1:])
 }
 
 // queryScaleGrad writes the learned query scale's gradient, each (head, position)'s sums summed

@@ -54,17 +54,9 @@ func (k *attention[F]) forwardTiled(o, q, kk, v, bias, qscale []F, d int) {
 func (k *attention[F]) queriesOneTile(s *attnScratch[F], task, h, i0, i1 int, bias, qscale []F) {
 	hd := len(s.q) / k.cfg.SeqLen
 	nk := i1
-	st := k.cfg.Stats
 	p := s.s[:(i1-i0)*nk]
 	gemm(false, true, i1-i0, nk, hd, F(1/math.Sqrt(float64(hd))), s.q[i0*hd:], hd, s.k, hd, 0, p, nk)
-	for i := i0; i < i1; i++ {
-		row := p[(i-i0)*nk : (i-i0+1)*nk]
-		k.adjust(row[:i+1], bias, qscale, h, i, 0, s.biasRow)
-		softmaxPrefix(row, i+1)
-		if st != nil {
-			st.ent[task*k.cfg.SeqLen+i], st.far[task*k.cfg.SeqLen+i] = rowStats(row[:i+1], st.Far)
-		}
-	}
+	k.softmaxRows(p, nk, task, h, i0, i1, bias, qscale, s.biasRow, false)
 	gemm(false, false, i1-i0, hd, nk, 1, p, nk, s.v, hd, 0, s.o[i0*hd:], hd)
 }
 

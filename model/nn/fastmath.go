@@ -97,6 +97,17 @@ func expSum[F float](dst, src []F, shift F) float64 {
 	return sum
 }
 
+// expShiftRow sets x[i] = exp(x[i] - shift) in place, as expSum does.
+func expShiftRow[F float](x []F, shift F) {
+	if d, ok := any(x).([]float32); ok {
+		expShift(d, float32(shift))
+		return
+	}
+	for i, v := range x {
+		x[i] = exp(v - shift)
+	}
+}
+
 // expShift sets x[i] = expf(x[i] - shift): eight at a time with AVX2, to the bit the values of
 // expf, which the softmaxes spend most of their time in.
 func expShift(x []float32, shift float32) {
