@@ -108,8 +108,8 @@ func TestConcurrent(t *testing.T) {
 }
 
 // TestOps times the parts of the tiny config's training steps: every fused op's forward and
-// backward pass is there, each a positive time, and the parts add up to the mean step, so to no
-// less than the fastest step.
+// backward pass is there, each a positive time, and no part is counted twice (what is left of
+// the step for gorgonia is not negative).
 func TestOps(t *testing.T) {
 	code, stdout, stderr := cmdtest.Run(t, binary, "", "-config", "tiny", "-steps", "6", "-warmup", "1", "-ops")
 	if code != 0 {
@@ -119,17 +119,13 @@ func TestOps(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
 	}
-	var sum float64
 	for _, part := range []string{"Linear", "∂Linear", "Attention", "∂Attention", "LayerNorm", "∂LayerNorm", "GELU", "∂GELU", "Embed", "∂Embed", "CrossEntropy", opsAdamW, opsBatch} {
 		if ms, ok := res.OpsMS[part]; !ok || ms <= 0 {
 			t.Errorf("%s: %v ms a step (recorded: %v), want a positive time", part, ms, ok)
 		}
 	}
-	for _, ms := range res.OpsMS {
-		sum += ms
-	}
-	if sum < res.StepMSMin {
-		t.Errorf("the parts add up to %.3f ms, less than the fastest step's %.3f", sum, res.StepMSMin)
+	if rest, ok := res.OpsMS[opsRest]; !ok || rest < 0 {
+		t.Errorf("%s: %v ms a step (recorded: %v): the parts add up to more than the step", opsRest, rest, ok)
 	}
 	if !strings.Contains(stderr, "∂Linear") || !strings.Contains(stderr, "step (mean)") {
 		t.Errorf("no table of the parts on stderr: %q", stderr)

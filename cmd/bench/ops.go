@@ -49,10 +49,10 @@ func (t opTimes) perStep(steps int, total time.Duration) map[string]float64 {
 	out := make(map[string]float64, len(t)+1)
 	rest := total
 	for op, d := range t {
-		out[op] = float64(d.Microseconds()) / 1e3 / float64(steps)
+		out[op] = d.Seconds() * 1e3 / float64(steps)
 		rest -= d
 	}
-	out[opsRest] = float64(rest.Microseconds()) / 1e3 / float64(steps)
+	out[opsRest] = rest.Seconds() * 1e3 / float64(steps)
 	return out
 }
 

@@ -274,9 +274,6 @@ func TestClaimsNotApplicable(t *testing.T) {
 	}
 }
 
-// TestComparisonShardsSkipAndShare runs a tiny comparison in two shards: the first leaves the
-// report for later, the second writes it; a re-run skips every run; the scaled RoPE run takes
-// the plain one's training.
 // writeTinyComparison writes a three-entry, two-seed comparison of tiny rope runs (one with YaRN,
 // which shares rope's training, and one ALiBi) and its base config into dir, and returns the
 // comparison's path.
@@ -290,7 +287,9 @@ position: {scheme: rope}
 train: {seq_len: 16, batch_size: 4, steps: 20}
 eval: {lengths: [16, 32, 64], tokens: 512, batch_tokens: 256}
 `
-	os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(cfg), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	comp := `comparison: tiny
 seeds: [1, 2]
 runs:
@@ -300,10 +299,15 @@ runs:
 claims: [rope_relative]
 `
 	path := filepath.Join(dir, "tiny.yaml")
-	os.WriteFile(path, []byte(comp), 0o644)
+	if err := os.WriteFile(path, []byte(comp), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return path
 }
 
+// TestComparisonShardsSkipAndShare runs a tiny comparison in two shards: the first leaves the
+// report for later, the second writes it; a re-run skips every run; the scaled RoPE run takes
+// the plain one's training.
 func TestComparisonShardsSkipAndShare(t *testing.T) {
 	dir := t.TempDir()
 	path := writeTinyComparison(t, dir)

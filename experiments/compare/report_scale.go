@@ -173,14 +173,14 @@ func (rep *Report) gridMarkdown() []byte {
 	var b bytes.Buffer
 	rep.gridIntro(&b)
 	rep.gridVerdicts(&b)
-	fmt.Fprintf(&b, "\n## Deciding ratios against size and budget\n\nEach figure: the claim's deciding ratio at each point against the model's weights (left) and the tokens it trained on (right), the bars spanning the seeds, the dashed line the rule's limit.\n")
+	b.WriteString("\n## Deciding ratios against size and budget\n\nEach figure: the claim's deciding ratio at each point against the model's weights (left) and the tokens it trained on (right), the bars spanning the seeds, the dashed line the rule's limit.\n")
 	for _, cl := range rep.gridClaims() {
 		if rep.hasRatios(cl.ID) {
 			fmt.Fprintf(&b, "\n![%s](%s)\n", cl.ID, scaleFigure(cl.ID, "png"))
 		}
 	}
 	rep.gridPerplexity(&b)
-	fmt.Fprintf(&b, "\n## Rules\n\n")
+	b.WriteString("\n## Rules\n\n")
 	for _, cl := range rep.gridClaims() {
 		fmt.Fprintf(&b, "- **%s**: %s. %s\n", cl.ID, cl.Statement, cl.Rule)
 	}
@@ -206,7 +206,7 @@ func (rep *Report) gridIntro(b *bytes.Buffer) {
 	fmt.Fprintf(b, "# Claims by scale: %s\n\n", rep.Comparison.Name)
 	fmt.Fprintf(b, "Produced by `%s` on %s. The same runs, trained at %d tokens and scored at %d to %d, at each of %d points; every claim is judged at every point by the rule and threshold of the single comparison (below). Training and evaluation took %.0f s of computation in all, on %s.\n\n",
 		rep.Command, rep.Generated.Format("2006-01-02"), rep.TrainLen, rep.Lengths[0], rep.Lengths[len(rep.Lengths)-1], len(rep.Points), compute, strings.Join(cpuList, "; "))
-	fmt.Fprintf(b, "## Points\n\n| point | settings | weights | training tokens | report |\n|---|---|---:|---:|---|\n")
+	b.WriteString("## Points\n\n| point | settings | weights | training tokens | report |\n|---|---|---:|---:|---|\n")
 	for _, pt := range rep.Points {
 		fmt.Fprintf(b, "| %s | %s | %d | %d | [%s](%s/%s) |\n", pt.Name, orDash(pt.Set), pt.Params, pt.TrainTokens, pt.Name, pt.Name, ReportFile)
 	}
@@ -214,7 +214,7 @@ func (rep *Report) gridIntro(b *bytes.Buffer) {
 
 // gridVerdicts writes the table of each claim's verdict and deciding ratio by point.
 func (rep *Report) gridVerdicts(b *bytes.Buffer) {
-	fmt.Fprintf(b, "\n## Verdicts by scale\n\nEach cell: ✓ reproduced, ✗ not reproduced (or undecided, where a number it needs is not finite), then the deciding ratio (of the means over seeds) and its range over seeds; the rule's limit is in the second column.\n\n| claim | limit |")
+	b.WriteString("\n## Verdicts by scale\n\nEach cell: ✓ reproduced, ✗ not reproduced (or undecided, where a number it needs is not finite), then the deciding ratio (of the means over seeds) and its range over seeds; the rule's limit is in the second column.\n\n| claim | limit |")
 	for _, pt := range rep.Points {
 		fmt.Fprintf(b, " %s |", pt.Name)
 	}
@@ -224,12 +224,12 @@ func (rep *Report) gridVerdicts(b *bytes.Buffer) {
 		for _, pt := range rep.Points {
 			r, ok := pt.claimAt(cl.ID)
 			if !ok {
-				fmt.Fprintf(b, " – |")
+				b.WriteString(" – |")
 				continue
 			}
 			fmt.Fprintf(b, " %s |", verdictCell(r))
 		}
-		fmt.Fprintf(b, "\n")
+		b.WriteString("\n")
 	}
 }
 
@@ -251,7 +251,7 @@ func (rep *Report) gridLimit(id string) string {
 
 // gridPerplexity writes each series' mean perplexity at 1x and 16x at every point.
 func (rep *Report) gridPerplexity(b *bytes.Buffer) {
-	fmt.Fprintf(b, "\n## Perplexity at 1x and 16x by point (mean over seeds)\n\n| run |")
+	b.WriteString("\n## Perplexity at 1x and 16x by point (mean over seeds)\n\n| run |")
 	mults := []int{1, 16}
 	for _, pt := range rep.Points {
 		for _, m := range mults {
@@ -265,15 +265,15 @@ func (rep *Report) gridPerplexity(b *bytes.Buffer) {
 			i := slices.IndexFunc(pt.Report.Series, func(x *measure.Series) bool { return x.Label == s.Label })
 			for _, m := range mults {
 				if i < 0 {
-					fmt.Fprintf(b, " – |")
+					b.WriteString(" – |")
 				} else if st, ok := pt.Report.At(pt.Report.Series[i], m); ok {
 					fmt.Fprintf(b, " %.2f |", st.PPLMean)
 				} else {
-					fmt.Fprintf(b, " n/a |")
+					b.WriteString(" n/a |")
 				}
 			}
 		}
-		fmt.Fprintf(b, "\n")
+		b.WriteString("\n")
 	}
 }
 

@@ -1,5 +1,6 @@
 // Package gemm is a single-precision matrix product in Go and Go assembly, without cgo: B is
-// packed into panels of nr columns, A is read in place by rows of mr, and a micro-kernel
+// packed into panels of nr columns, A is read in place by rows of mr (or packed, where that is
+// faster: see packTransposed), and a micro-kernel
 // computes each mr×nr tile of C in registers: 12×32 with AVX-512, 6×16 with AVX2 and FMA. It is
 // several times faster than gonum's pure-Go SGEMM on the small, skinny matrices of a small
 // transformer. On CPUs with neither, and on other architectures, it hands the work to gonum.
@@ -26,8 +27,8 @@ type microKernel struct {
 	// meets at least minReuse column panels. Read in place, each depth step of a transposed A
 	// is a cache line of its own, of which the 6×16 kernel uses 24 bytes and the 12×32 one 48.
 	// Measured call by call on a 2-core AMD EPYC (Zen 4), config C's weight gradients (xᵀ·dy:
-	// 256×768, 256×1024 and 1024×256, depth 2048) ran 3–14% faster packed with the 6×16
-	// kernel, and 2–4% slower with the 12×32 one.
+	// 256×768, 256×1024 and 1024×256, depth 2048) ran 2–14% faster packed with the 6×16
+	// kernel (BenchmarkPackTransposed), and 2–4% slower with the 12×32 one.
 	packTransposed bool
 }
 
@@ -217,8 +218,9 @@ func (t *task) block(p0, kb int, beta float32, tbias []float32) {
 	alpha, pb, c, ldc, pa, edge := t.alpha, t.pb, t.c, t.ldc, t.pa, t.edge
 	m0, m1, n0, n1 := t.m0, t.m1, t.n0, t.n1
 	mr, nr := kr.mr, kr.nr
-	// A full panel of A is read in place, with its strides; a partial one is packed, mr values
-	// per depth step, and read with strides (1, mr).
+	// A full panel of A is read in place, with its strides; a partial one, and a transposed one
+	// where the kernel asks (packTransposed), is packed, mr values per depth step, and read with
+	// strides (1, mr).
 	rs, cs := lda, 1
 	if ta {
 		rs, cs = 1, lda
@@ -278,7 +280,7 @@ func (t *task) block(p0, kb int, beta float32, tbias []float32) {
 // step, padding missing rows with zeros: a partial panel of A, or a whole one of a transposed A.
 func packA(pa []float32, mr int, ta bool, a []float32, lda, i0, rows, p0, kb int) {
 	pa = pa[:kb*mr]
-	if ta && rows == 6 && mr == 6 {
+	if ta && rows == mr && mr == avx2.mr {
 		// Each depth step's six values as one array: a call to copy for each costs more.
 		src := a[p0*lda+i0:]
 		for p := range kb {

@@ -4,7 +4,7 @@
 //
 // The AVX2 kernel: c[i*ldc+j] = alpha·Σ_p a[i*rs+p*cs]·b[p*16+j] + bias[j] + beta·c[i*ldc+j]
 // for i < 6, j < 16, with b a packed panel; when beta is 0, c is not read, and bias may be nil. A row-major A has cs 1, a
-// transposed one rs 1, and a packed partial panel rs 1 and cs 6.
+// transposed one rs 1, and a packed panel (a partial one, or a transposed one) rs 1 and cs 6.
 TEXT ·kernel6x16s(SB), NOSPLIT, $0-72
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), AX

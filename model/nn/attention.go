@@ -493,16 +493,8 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 // Σ p·dp, each a chain of additions, are taken two rows at a time, side by side.
 func (k *attention[F]) softmaxBackward(task, h int, pt, ds, qscale []F, scale F) {
 	t := k.cfg.SeqLen
-	for i := 0; i < t; i += 2 {
-		if i+1 == t {
-			pr, dr := pt[i*t:i*t+i+1], ds[i*t:(i+1)*t]
-			var dot float64
-			for j, p := range pr {
-				dot += float64(p) * float64(dr[j])
-			}
-			k.softmaxBackwardRow(task, h, i, pr, dr, dot, qscale, scale)
-			break
-		}
+	i := 0
+	for ; i+2 <= t; i += 2 {
 		pa, da := pt[i*t:i*t+i+1], ds[i*t:(i+1)*t]
 		pb, db := pt[(i+1)*t:(i+1)*t+i+2], ds[(i+1)*t:(i+2)*t]
 		da, pb, db = da[:len(pa)], pb[:len(pa)+1], db[:len(pa)+1]
@@ -514,6 +506,14 @@ func (k *attention[F]) softmaxBackward(task, h int, pt, ds, qscale []F, scale F)
 		dotB += float64(pb[i+1]) * float64(db[i+1])
 		k.softmaxBackwardRow(task, h, i, pa, ds[i*t:(i+1)*t], dotA, qscale, scale)
 		k.softmaxBackwardRow(task, h, i+1, pb, ds[(i+1)*t:(i+2)*t], dotB, qscale, scale)
+	}
+	if i < t {
+		pr, dr := pt[i*t:i*t+i+1], ds[i*t:(i+1)*t]
+		var dot float64
+		for j, p := range pr {
+			dot += float64(p) * float64(dr[j])
+		}
+		k.softmaxBackwardRow(task, h, i, pr, dr, dot, qscale, scale)
 	}
 }
 

@@ -82,14 +82,8 @@ func expf(x float32) float32 {
 // float64: a softmax's exponentials. dst may be src.
 func expSum[F float](dst, src []F, shift F) float64 {
 	dst = dst[:len(src)]
-	if d, ok := any(dst).([]float32); ok {
-		copy(d, any(src).([]float32))
-		expShift(d, float32(shift))
-	} else {
-		for i, x := range src {
-			dst[i] = exp(x - shift)
-		}
-	}
+	copy(dst, src)
+	expShiftRow(dst, shift)
 	var sum float64
 	for _, e := range dst {
 		sum += float64(e)

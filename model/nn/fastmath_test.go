@@ -2,7 +2,6 @@ package nn
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
 )
 
@@ -69,35 +68,3 @@ func TestExpShiftIsExpf(t *testing.T) {
 		}
 	}
 }
-
-// TestSoftmaxPairIsPrefix requires softmaxPair to give softmaxPrefix's bits for both of its
-// rows, in float32 and float64, for lengths on either side of the vector exponential's eight,
-// with scores of every size and the future keys zeroed.
-func TestSoftmaxPairIsPrefix(t *testing.T) {
-	testSoftmaxPair[float32](t)
-	testSoftmaxPair[float64](t)
-}
-
-func testSoftmaxPair[F float](t *testing.T) {
-	rng := rand.New(rand.NewPCG(13, 14))
-	for n := 1; n <= 40; n++ {
-		const width = 48
-		a, b := make([]F, width), make([]F, width)
-		for i := range a {
-			a[i] = F(rng.NormFloat64() * float64(1+rng.IntN(30)))
-			b[i] = F(rng.NormFloat64() * float64(1+rng.IntN(30)))
-		}
-		wa, wb := append([]F(nil), a...), append([]F(nil), b...)
-		softmaxPrefix(wa, n)
-		softmaxPrefix(wb, n+1)
-		softmaxPair(a, b, n)
-		for i := range a {
-			if bits(a[i]) != bits(wa[i]) || bits(b[i]) != bits(wb[i]) {
-				t.Fatalf("%T, n %d, key %d: pair %g, %g; prefix %g, %g", a[0], n, i, a[i], b[i], wa[i], wb[i])
-			}
-		}
-	}
-}
-
-// bits is x's bits, through float64, which holds every float32 exactly.
-func bits[F float](x F) uint64 { return math.Float64bits(float64(x)) }

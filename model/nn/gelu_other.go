@@ -8,5 +8,3 @@ func geluForward8(x, y, t *float32, n int)       { panic("nn: no vector GELU on 
 func geluBackward8(x, t, dy, dx *float32, n int) { panic("nn: no vector GELU on this architecture") }
 
 func expShift8(x *float32, n int, shift float32) { panic("nn: no vector exp on this architecture") }
-
-func addRows64(dst, src *float32, rows, ld int) { panic("nn: no vector sums on this architecture") }

@@ -22,7 +22,7 @@ func LayerNorm(x, g, b *G.Node, eps float64) (*G.Node, error) {
 type layerNorm[F float] struct {
 	eps        float64
 	mean, rstd []float64 // per row, kept for the backward pass
-	partial    []float64 // per worker sums of the gain and bias gradients
+	partial    []float64 // per chunk of rows, sums of the gain and bias gradients
 }
 
 func (*layerNorm[F]) String() string { return "LayerNorm" }

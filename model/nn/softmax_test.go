@@ -44,7 +44,7 @@ func softmaxBackwardRef(k *attention[float32], task, h int, pt, ds, qscale []flo
 func TestSoftmaxBackwardIsRowByRow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	for _, n := range []int{1, 2, 3, 8, 17, 64} {
-		for _, learned := range []bool{false, true} {
+		for _, c := range []struct{ learnBias, raw bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
 			const tasks, heads = 3, 2
 			vals := func(k int) []float32 {
 				v := make([]float32, k)
@@ -55,13 +55,13 @@ func TestSoftmaxBackwardIsRowByRow(t *testing.T) {
 			}
 			var qscale []float32
 			mk := func() *attention[float32] {
-				k := &attention[float32]{cfg: AttentionConfig{SeqLen: n, Heads: heads, LearnBias: learned}}
-				if learned {
+				k := &attention[float32]{cfg: AttentionConfig{SeqLen: n, Heads: heads, LearnBias: c.learnBias}}
+				if c.raw {
 					k.raw, k.scaleGrad = vals(tasks*n*n), make([]float64, tasks*n)
 				}
 				return k
 			}
-			if learned {
+			if c.raw {
 				qscale = vals(heads * n)
 			}
 			got, want := mk(), mk()
@@ -73,7 +73,7 @@ func TestSoftmaxBackwardIsRowByRow(t *testing.T) {
 				softmaxBackwardRef(want, task, task%heads, pw, dw, qscale, 0.3)
 				for i := range ds {
 					if math.Float32bits(ds[i]) != math.Float32bits(dw[i]) || math.Float32bits(pt[i]) != math.Float32bits(pw[i]) {
-						t.Fatalf("n %d, learned %v, task %d, [%d]: ds %g p %g, the reference's %g, %g", n, learned, task, i, ds[i], pt[i], dw[i], pw[i])
+						t.Fatalf("n %d, %+v, task %d, [%d]: ds %g p %g, the reference's %g, %g", n, c, task, i, ds[i], pt[i], dw[i], pw[i])
 					}
 				}
 			}
@@ -85,3 +85,35 @@ func TestSoftmaxBackwardIsRowByRow(t *testing.T) {
 		}
 	}
 }
+
+// TestSoftmaxPairIsPrefix requires softmaxPair to give softmaxPrefix's bits for both of its
+// rows, in float32 and float64, for lengths on either side of the vector exponential's eight,
+// with scores of every size and the future keys zeroed.
+func TestSoftmaxPairIsPrefix(t *testing.T) {
+	testSoftmaxPair[float32](t)
+	testSoftmaxPair[float64](t)
+}
+
+func testSoftmaxPair[F float](t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for n := 1; n <= 40; n++ {
+		const width = 48
+		a, b := make([]F, width), make([]F, width)
+		for i := range a {
+			a[i] = F(rng.NormFloat64() * float64(1+rng.IntN(30)))
+			b[i] = F(rng.NormFloat64() * float64(1+rng.IntN(30)))
+		}
+		wa, wb := append([]F(nil), a...), append([]F(nil), b...)
+		softmaxPrefix(wa, n)
+		softmaxPrefix(wb, n+1)
+		softmaxPair(a, b, n)
+		for i := range a {
+			if bits(a[i]) != bits(wa[i]) || bits(b[i]) != bits(wb[i]) {
+				t.Fatalf("%T, n %d, key %d: pair %g, %g; prefix %g, %g", a[0], n, i, a[i], b[i], wa[i], wb[i])
+			}
+		}
+	}
+}
+
+// bits is x's bits, through float64, which holds every float32 exactly.
+func bits[F float](x F) uint64 { return math.Float64bits(float64(x)) }
