@@ -19,6 +19,30 @@ TEXT ·kernel6x16s(SB), NOSPLIT, $0-72
 	MOVQ ldc+48(FP), R8
 	SHLQ $2, R8
 
+	// Fetch the tile of c (6 rows of 64 bytes, two lines each if unaligned) while the loop
+	// runs: a product deeper than one block adds to c, and its rows, ldc apart, are in no
+	// cache by then. Measured one product against the other by turns on a 2-core AMD EPYC
+	// (Zen 3), one core: config C's products of depth 768 and 1024 (2048×256 by 768 or 1024,
+	// 2048×256 by 1024) 8–15% faster, those of one block the same.
+	MOVQ       DX, R9
+	PREFETCHT0 (R9)
+	PREFETCHT0 60(R9)
+	ADDQ       R8, R9
+	PREFETCHT0 (R9)
+	PREFETCHT0 60(R9)
+	ADDQ       R8, R9
+	PREFETCHT0 (R9)
+	PREFETCHT0 60(R9)
+	ADDQ       R8, R9
+	PREFETCHT0 (R9)
+	PREFETCHT0 60(R9)
+	ADDQ       R8, R9
+	PREFETCHT0 (R9)
+	PREFETCHT0 60(R9)
+	ADDQ       R8, R9
+	PREFETCHT0 (R9)
+	PREFETCHT0 60(R9)
+
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2

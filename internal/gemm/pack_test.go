@@ -1,6 +1,7 @@
 package gemm
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -12,8 +13,19 @@ import (
 // whether its panels are packed (the 6×16 kernel's packTransposed) or read in place: plain, with
 // a bias, and triangular, across several depth blocks, edge panels and splits between workers.
 // On one worker every shape here gives a task 8 column panels or more, so its panels are packed;
-// the last shape does on 3 workers too.
+// the last shape does on 3 workers too. Packed panels are grouped as the default groupPanels
+// groups them, one at a time, and 5 at a time (groups that end past m).
 func TestPackedTransposedIsInPlace(t *testing.T) {
+	for _, g := range []int{groupPanels, 1, 5} {
+		t.Run(fmt.Sprint("group", g), func(t *testing.T) {
+			defer func(g int) { groupPanels = g }(groupPanels)
+			groupPanels = g
+			testPackedTransposedIsInPlace(t)
+		})
+	}
+}
+
+func testPackedTransposedIsInPlace(t *testing.T) {
 	if !Available() {
 		t.Skip("no AVX2/FMA: Sgemm is gonum's")
 	}
