@@ -22,8 +22,8 @@ TEXT ·kernel6x16s(SB), NOSPLIT, $0-72
 	// Fetch the tile of c (6 rows of 64 bytes, two lines each if unaligned) while the loop
 	// runs: a product deeper than one block adds to c, and its rows, ldc apart, are in no
 	// cache by then. Measured one product against the other by turns on a 2-core AMD EPYC
-	// (Zen 3), one core: config C's products of depth 768 and 1024 (2048×256 by 768 or 1024,
-	// 2048×256 by 1024) 8–15% faster, those of one block the same.
+	// (Zen 3), one core: config C's 2048×256 products of depth 768 and 1024 (fc2's forward,
+	// the input gradients of qkv and fc1) 8–15% faster, those of one block the same.
 	MOVQ       DX, R9
 	PREFETCHT0 (R9)
 	PREFETCHT0 60(R9)
