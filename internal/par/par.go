@@ -20,10 +20,17 @@ import (
 	"time"
 )
 
-// spin is how long an idle worker polls for the next call before it sleeps. A step's calls
-// come a few microseconds apart; between steps, and when the process is done, the workers
-// sleep and use no CPU.
-const spin = 200 * time.Microsecond
+// spin is how long an idle worker polls for the next call before it sleeps, and how long a
+// caller polls for its workers before it sleeps between polls. Most of a step's calls come a
+// few microseconds apart, but config C's step has about 13 gaps of 0.2–5 ms (gorgonia sums
+// the gradients of values used twice on one core), and a worker asleep after one was woken too
+// late for the next call, whose caller then did all of it: with 200 µs a step of config C was
+// 5–10% slower than with 1 ms, steps of the two settings alternating in blocks of four, on a
+// 2-core AMD EPYC (Zen 3). 2 ms was about as fast alone, but two copies at once got 0.96–1.00
+// of one copy's aggregate tokens/s (config B) against 1.00–1.12 with 1 ms: a longer spin takes
+// more of the core another process needs. Between steps, and when the process is done, the
+// workers sleep and use no CPU.
+const spin = time.Millisecond
 
 // quiet is how long the workers sleep at once instead of spinning after a call found a
 // spinning worker too late to take its part: the sign that the process does not get its cores.
