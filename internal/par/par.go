@@ -27,8 +27,8 @@ import (
 // late for the next call, whose caller then did all of it: with 200 µs a step of config C was
 // 5–10% slower than with 1 ms, steps of the two settings alternating in blocks of four, on a
 // 2-core AMD EPYC (Zen 3). 2 ms was about as fast alone, but two copies at once got 0.96–1.00
-// of one copy's aggregate tokens/s (config B) against 1.00–1.12 with 1 ms: a longer spin takes
-// more of the core another process needs. Between steps, and when the process is done, the
+// of one copy's aggregate tokens/s (config B) against 1.12 with 1 ms: a longer spin takes more
+// of the core another process needs. Between steps, and when the process is done, the
 // workers sleep and use no CPU.
 const spin = time.Millisecond
 
