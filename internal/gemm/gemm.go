@@ -322,21 +322,19 @@ func packAT(pa []float32, mr int, a []float32, lda, m, i0, panels, p0, kb int) {
 
 // packA copies rows [i0, i0+rows) and depth [p0, p0+kb) of op(a) into pa, mr values per depth
 // step, padding missing rows with zeros: a partial panel of A (a transposed A's whole panels
-// are packed by packAT).
+// are packed by packAT, and so is a partial one, as a group of one panel ending at its rows).
 func packA(pa []float32, mr int, ta bool, a []float32, lda, i0, rows, p0, kb int) {
-	pa = pa[:kb*mr]
-	clear(pa)
-	if !ta {
-		for r := 0; r < rows; r++ {
-			row := a[(i0+r)*lda+p0 : (i0+r)*lda+p0+kb]
-			for p, v := range row {
-				pa[p*mr+r] = v
-			}
-		}
+	if ta {
+		packAT(pa, mr, a, lda, i0+rows, i0, 1, p0, kb)
 		return
 	}
-	for p := 0; p < kb; p++ {
-		copy(pa[p*mr:p*mr+rows], a[(p0+p)*lda+i0:(p0+p)*lda+i0+rows])
+	pa = pa[:kb*mr]
+	clear(pa)
+	for r := 0; r < rows; r++ {
+		row := a[(i0+r)*lda+p0 : (i0+r)*lda+p0+kb]
+		for p, v := range row {
+			pa[p*mr+r] = v
+		}
 	}
 }
 
