@@ -32,10 +32,21 @@ import (
 // workers sleep and use no CPU.
 const spin = time.Millisecond
 
-// quiet is how long the workers sleep at once instead of spinning after a call found a
-// spinning worker too late to take its part: the sign that the process does not get its cores.
-// Then a call wakes the workers, and the caller runs what they do not claim in time.
-const quiet = 20 * time.Millisecond
+// After a call finds a spinning worker too late to take its part, the sign that the process
+// does not get its cores, the process runs on one core for a while: the workers sleep,
+// Available is 1 and every call runs on its caller, as with GOMAXPROCS=1. The while is
+// quietMin, doubled up to quietMax each time the sign comes again within recentQuiet of the
+// last quiet's end, as it does while another process keeps the cores busy. Before, the workers
+// only stopped spinning for 20 ms and each call woke them, a futex call and a context switch
+// on a core another process was using: two copies of config B at once on 2 cores got
+// 0.88–1.04 of one copy's aggregate tokens/s, against 1.98 with GOMAXPROCS=1 each (a 2-core
+// AMD EPYC, Zen 5). Alone, the sign comes a few times a second (other tenants of the host, the
+// garbage collector), and each costs only quietMin on one core.
+const (
+	quietMin    = 2 * time.Millisecond
+	quietMax    = 256 * time.Millisecond
+	recentQuiet = 100 * time.Millisecond
+)
 
 // lateAfter is how long the caller's own part must have taken for a part still unclaimed to
 // mean that the spinning workers are not running: far more than a running one takes to see a
@@ -53,7 +64,7 @@ var workers = max(1, runtime.GOMAXPROCS(0))
 // the parts one after another on the caller. A caller that splits its work by Available
 // rather than Workers avoids splitting work that would not run in parallel anyway.
 func Available() int {
-	if workers == 1 || the.busy.Load() {
+	if workers == 1 || the.busy.Load() || the.quiet() {
 		return 1
 	}
 	return workers
@@ -66,10 +77,10 @@ func Available() int {
 // The parts are claimed, not assigned: a part that no worker has claimed when the caller
 // finishes its own runs on the caller. On a machine shared with other work a worker may not get
 // a core for milliseconds, and waiting for it would leave the caller's core idle too; such a
-// call also stops the workers spinning for a while (see quiet), so that they do not take the
-// cores from the work.
+// call also puts the process on one core for a while (see quietMin), so that its workers do not
+// take the cores from the work.
 func Do(fn func(w int)) {
-	if workers == 1 || !the.busy.CompareAndSwap(false, true) {
+	if workers == 1 || the.quiet() || !the.busy.CompareAndSwap(false, true) {
 		for w := 0; w < workers; w++ {
 			fn(w)
 		}
@@ -97,11 +108,26 @@ func Do(fn func(w int)) {
 		// A spinning worker that has not claimed a part in all the time the caller took for
 		// its own is not getting a core: stop spinning for a while. (A part the caller took
 		// after a short one of its own says nothing: the worker may just not have looked yet.)
-		the.quietUntil.Store(time.Now().Add(quiet).UnixNano())
+		the.goQuiet()
 	}
 	the.wait()
 	the.job = nil
 	the.busy.Store(false)
+}
+
+// quiet reports whether the process runs on one core for now (see quietMin).
+func (p *pool) quiet() bool { return time.Now().UnixNano() < p.quietUntil.Load() }
+
+// goQuiet runs the process on one core for quietMin, or for twice the last quiet's length if
+// that ended within recentQuiet. Only the call holding busy calls it.
+func (p *pool) goQuiet() {
+	now := time.Now().UnixNano()
+	d := quietMin
+	if now-p.quietUntil.Load() < int64(recentQuiet) {
+		d = min(2*p.quietFor, quietMax)
+	}
+	p.quietFor = d
+	p.quietUntil.Store(now + int64(d))
 }
 
 // runParts runs the current call's unclaimed parts and returns how many it ran.
@@ -164,7 +190,8 @@ type pool struct {
 	left       atomic.Int32  // parts 1.. of the current call not yet finished
 	job        func(w int)   // the current call's function, set before gen moves
 	sleeping   atomic.Int32  // workers waiting on wake
-	quietUntil atomic.Int64  // until this time (Unix ns) the workers do not spin
+	quietUntil atomic.Int64  // until this time (Unix ns) the process runs on one core
+	quietFor   time.Duration // the last quiet's length
 	mu         sync.Mutex
 	wake       *sync.Cond
 	start      sync.Once

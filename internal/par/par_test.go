@@ -99,3 +99,68 @@ func BenchmarkDo(b *testing.B) {
 		Do(func(int) {})
 	}
 }
+
+// TestQuietRunsOnCaller puts the pool in the state a late worker leaves it in, and requires
+// each call to run its parts on the caller, in order, and Available to be 1; then, the quiet
+// over, Available to be Workers again. Part 0 sleeps, so that a part run by a worker would
+// come first.
+func TestQuietRunsOnCaller(t *testing.T) {
+	if Workers() < 2 {
+		t.Skip("one worker: every call runs on the caller anyway")
+	}
+	defer the.quietUntil.Store(0)
+	the.quietUntil.Store(time.Now().Add(time.Hour).UnixNano())
+	if n := Available(); n != 1 {
+		t.Fatalf("Available() = %d while quiet, want 1", n)
+	}
+	for round := 0; round < 5; round++ {
+		var mu sync.Mutex
+		var order []int
+		Do(func(w int) {
+			if w == 0 {
+				time.Sleep(2 * time.Millisecond)
+			}
+			mu.Lock()
+			order = append(order, w)
+			mu.Unlock()
+		})
+		for i, w := range order {
+			if w != i {
+				t.Fatalf("round %d: parts ran in the order %v while quiet, want 0, 1, … on the caller", round, order)
+			}
+		}
+		if len(order) != Workers() {
+			t.Fatalf("round %d: %d parts ran, want %d", round, len(order), Workers())
+		}
+	}
+	the.quietUntil.Store(0)
+	if n := Available(); n != Workers() {
+		t.Fatalf("Available() = %d after the quiet, want %d", n, Workers())
+	}
+}
+
+// TestQuietDoubles requires a quiet that follows another within recentQuiet to last twice as
+// long, up to quietMax, and one after a longer gap to last quietMin again.
+func TestQuietDoubles(t *testing.T) {
+	defer func() { the.quietUntil.Store(0); the.quietFor = 0 }()
+	the.quietUntil.Store(0)
+	want := quietMin
+	for i := 0; i < 10; i++ {
+		the.goQuiet()
+		if the.quietFor != want {
+			t.Fatalf("quiet %d lasts %v, want %v", i, the.quietFor, want)
+		}
+		if left := time.Until(time.Unix(0, the.quietUntil.Load())); left <= 0 || left > want {
+			t.Fatalf("quiet %d ends in %v, want within %v", i, left, want)
+		}
+		want = min(2*want, quietMax)
+	}
+	if the.quietFor != quietMax {
+		t.Fatalf("after 10 quiets in a row one lasts %v, want quietMax %v", the.quietFor, quietMax)
+	}
+	the.quietUntil.Store(time.Now().Add(-2 * recentQuiet).UnixNano())
+	the.goQuiet()
+	if the.quietFor != quietMin {
+		t.Fatalf("a quiet %v after the last lasts %v, want quietMin %v", 2*recentQuiet, the.quietFor, quietMin)
+	}
+}
