@@ -39,9 +39,10 @@ const spin = time.Millisecond
 // last quiet's end, as it does while another process keeps the cores busy. Before, the workers
 // only stopped spinning for 20 ms and each call woke them, a futex call and a context switch
 // on a core another process was using: two copies of config B at once on 2 cores got
-// 0.88–1.04 of one copy's aggregate tokens/s, against 1.98 with GOMAXPROCS=1 each (a 2-core
-// AMD EPYC, Zen 5). Alone, the sign comes a few times a second (other tenants of the host, the
-// garbage collector), and each costs only quietMin on one core.
+// 0.78–0.80 of one copy's aggregate tokens/s, and get 1.01–1.02 now, the two builds
+// alternating; with GOMAXPROCS=1 each, 1.98 (a 2-core AMD EPYC, Zen 5; docs/speed.md).
+// Alone, the sign comes a few times a second (the host's other tenants; as often with the
+// garbage collector off), and each costs only quietMin on one core.
 const (
 	quietMin    = 2 * time.Millisecond
 	quietMax    = 256 * time.Millisecond
