@@ -42,7 +42,7 @@ const spin = time.Millisecond
 // 0.78–0.80 of one copy's aggregate tokens/s, and get 1.01–1.02 now, the two builds
 // alternating; with GOMAXPROCS=1 each, 1.98 (a 2-core AMD EPYC, Zen 5; docs/speed.md).
 // Alone, the sign comes a few times a second (the host's other tenants; as often with the
-// garbage collector off), and each costs only quietMin on one core.
+// garbage collector off), and most of them cost only quietMin on one core.
 const (
 	quietMin    = 2 * time.Millisecond
 	quietMax    = 256 * time.Millisecond
@@ -107,7 +107,7 @@ func Do(fn func(w int)) {
 	own := time.Since(t0)
 	if the.runParts() > 0 && spinning && own > lateAfter {
 		// A spinning worker that has not claimed a part in all the time the caller took for
-		// its own is not getting a core: stop spinning for a while. (A part the caller took
+		// its own is not getting a core: run on one core for a while. (A part the caller took
 		// after a short one of its own says nothing: the worker may just not have looked yet.)
 		the.goQuiet()
 	}
