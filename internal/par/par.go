@@ -219,7 +219,7 @@ func (p *pool) work() {
 // quiet, then asleep.
 func (p *pool) next(seen uint64) uint64 {
 	t0 := time.Now()
-	poll := t0.UnixNano() >= p.quietUntil.Load()
+	poll := !p.quiet()
 	for i := 1; poll; i++ {
 		if g := p.gen.Load(); g != seen {
 			return g
