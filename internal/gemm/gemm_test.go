@@ -137,7 +137,7 @@ func testSplitsAgree(t *testing.T) {
 				a, b, bv := randSlice(rng, m*k), randSlice(rng, k*n), randSlice(rng, n)
 				c0 := randSlice(rng, m*n)
 				product := func(wm, wn int) []float32 {
-					split = func(int, int, int) (int, int) { return wm, wn }
+					split = func(int, int, int, bool) (int, int) { return wm, wn }
 					c := append([]float32(nil), c0...)
 					if bias {
 						SgemmBias(ta, false, m, n, k, a, lda, b, n, bv, c, n)
@@ -163,31 +163,50 @@ func testSplitsAgree(t *testing.T) {
 }
 
 // TestGrid checks that the chosen split uses at most the workers and panels there are, and
-// that no other split would leave its busiest worker less to do.
+// that no other split would leave its busiest worker less to do, counting the panels of B it
+// packs and, where A is packed, those of A.
 func TestGrid(t *testing.T) {
-	cost := func(wm, wn, mp, np int) int {
-		cols := (np + wn - 1) / wn
-		return (mp+wm-1)/wm*cols + cols
+	cost := func(wm, wn, mp, np int, packA bool) int {
+		rows, cols := (mp+wm-1)/wm, (np+wn-1)/wn
+		c := rows*cols + cols
+		if packA && cols >= minReuse {
+			c += rows
+		}
+		return c
 	}
-	for workers := 1; workers <= 16; workers++ {
-		for mp := 1; mp <= 40; mp++ {
-			for np := 1; np <= 40; np++ {
-				wm, wn := grid(workers, mp, np)
-				if wm < 1 || wn < 1 || wm*wn > workers || wm > mp || wn > np {
-					t.Fatalf("grid(%d, %d, %d) = %d×%d", workers, mp, np, wm, wn)
-				}
-				for i := 1; i <= mp; i++ {
-					for j := 1; i*j <= workers && j <= np; j++ {
-						if cost(i, j, mp, np) < cost(wm, wn, mp, np) {
-							t.Fatalf("grid(%d, %d, %d) = %d×%d, but %d×%d leaves less to the busiest worker", workers, mp, np, wm, wn, i, j)
+	for _, packA := range []bool{false, true} {
+		for workers := 1; workers <= 16; workers++ {
+			for mp := 1; mp <= 40; mp++ {
+				for np := 1; np <= 40; np++ {
+					wm, wn := grid(workers, mp, np, packA)
+					if wm < 1 || wn < 1 || wm*wn > workers || wm > mp || wn > np {
+						t.Fatalf("grid(%d, %d, %d, %v) = %d×%d", workers, mp, np, packA, wm, wn)
+					}
+					for i := 1; i <= mp; i++ {
+						for j := 1; i*j <= workers && j <= np; j++ {
+							if cost(i, j, mp, np, packA) < cost(wm, wn, mp, np, packA) {
+								t.Fatalf("grid(%d, %d, %d, %v) = %d×%d, but %d×%d leaves less to the busiest worker", workers, mp, np, packA, wm, wn, i, j)
+							}
 						}
 					}
 				}
 			}
 		}
 	}
-	if wm, wn := grid(2, 11, 12); wm != 1 || wn != 2 {
-		t.Errorf("a weight gradient of config B (11×12 panels) on 2 workers: %d×%d, want its columns split, 1×2", wm, wn)
+	for _, c := range []struct {
+		what         string
+		mp, np       int
+		packA        bool
+		wantM, wantN int
+	}{
+		{"a weight gradient of config B (11×12 panels)", 11, 12, false, 1, 2},
+		{"config B's 512×128 weight gradient, 86×8 panels (A read in place once split)", 86, 8, true, 1, 2},
+		{"config C's 1024×256 weight gradient, 171×16 panels with A packed", 171, 16, true, 2, 1},
+		{"config C's 256×1024 weight gradient, 43×64 panels with A packed", 43, 64, true, 1, 2},
+	} {
+		if wm, wn := grid(2, c.mp, c.np, c.packA); wm != c.wantM || wn != c.wantN {
+			t.Errorf("%s on 2 workers: %d×%d, want %d×%d", c.what, wm, wn, c.wantM, c.wantN)
+		}
 	}
 }
 

@@ -29,7 +29,7 @@ func testPackedTransposedIsInPlace(t *testing.T) {
 	if !Available() {
 		t.Skip("no AVX2/FMA: Sgemm is gonum's")
 	}
-	defer func(k microKernel, f func(int, int, int) (int, int)) { kern, split = k, f }(kern, split)
+	defer func(k microKernel, f func(int, int, int, bool) (int, int)) { kern, split = k, f }(kern, split)
 	inPlace, packed := avx2, avx2
 	inPlace.packTransposed, packed.packTransposed = false, true
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -38,7 +38,7 @@ func testPackedTransposedIsInPlace(t *testing.T) {
 		lda, ldb, ldc := m+3, n+1, n+2
 		a, b, bias := randSlice(rng, k*lda), randSlice(rng, k*ldb), randSlice(rng, n)
 		for _, workers := range []int{1, 3} {
-			split = func(_, mp, np int) (int, int) { return grid(workers, mp, np) }
+			split = func(_, mp, np int, packA bool) (int, int) { return grid(workers, mp, np, packA) }
 			products := map[string]func(c []float32){
 				"Sgemm":     func(c []float32) { Sgemm(true, false, m, n, k, 0.5, a, lda, b, ldb, 1.5, c, ldc) },
 				"SgemmBias": func(c []float32) { SgemmBias(true, false, m, n, k, a, lda, b, ldb, bias, c, ldc) },
@@ -98,5 +98,51 @@ func BenchmarkPackTransposed(b *testing.B) {
 				b.ReportMetric(gflop/times[j][len(times[j])/2], name+"-GFLOP/s")
 			}
 		})
+	}
+}
+
+// TestPackB checks packed panels of B against their definition, element by element: panel q
+// holds op(b)[p0+p][j0+q·nr+j] at q·nr·kb + p·nr + j, and zeros for columns past j1, whatever
+// the buffer held before. Shapes cover both kernels' nr, full and partial panels, a transposed
+// B, and a block that starts past depth 0 and column 0.
+func TestPackB(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, nr := range []int{16, 32} {
+		for _, tb := range []bool{false, true} {
+			for _, s := range []struct{ k, n, p0, kb, j0, j1 int }{
+				{300, 70, 0, 256, 0, 70}, {300, 70, 256, 44, 5, 69}, {40, 96, 3, 37, 32, 96}, {9, 33, 0, 9, 1, 2},
+			} {
+				ldb := s.n + 3
+				if tb {
+					ldb = s.k + 1
+				}
+				b := randSlice(rng, max(s.k, s.n)*ldb)
+				op := func(p, j int) float32 {
+					if tb {
+						return b[j*ldb+p]
+					}
+					return b[p*ldb+j]
+				}
+				panels := (s.j1 - s.j0 + nr - 1) / nr
+				pb := make([]float32, panels*nr*s.kb)
+				for i := range pb {
+					pb[i] = float32(math.NaN())
+				}
+				packB(pb, nr, tb, b, ldb, s.p0, s.kb, s.j0, s.j1)
+				for q := range panels {
+					for p := range s.kb {
+						for j := range nr {
+							var want float32
+							if col := s.j0 + q*nr + j; col < s.j1 {
+								want = op(s.p0+p, col)
+							}
+							if got := pb[q*nr*s.kb+p*nr+j]; math.Float32bits(got) != math.Float32bits(want) {
+								t.Fatalf("nr %d tb %v %+v: panel %d, depth %d, column %d: %g, want %g", nr, tb, s, q, p, j, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
 	}
 }

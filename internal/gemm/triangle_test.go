@@ -13,12 +13,12 @@ import (
 func TestSgemmTri(t *testing.T) { kernels(t, testSgemmTri) }
 
 func testSgemmTri(t *testing.T) {
-	defer func(f func(int, int, int) (int, int)) { split = f }(split)
+	defer func(f func(int, int, int, bool) (int, int)) { split = f }(split)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, sz := range [][2]int{{1, 5}, {6, 16}, {7, 3}, {37, 33}, {128, 32}, {300, 17}, {600, 40}} {
 		for _, tri := range []Triangle{LowerC, LowerA, UpperA} {
 			for _, workers := range []int{1, 3} {
-				split = func(_, mp, np int) (int, int) { return grid(workers, mp, np) }
+				split = func(_, mp, np int, packA bool) (int, int) { return grid(workers, mp, np, packA) }
 				for _, ta := range []bool{false, true} {
 					for _, tb := range []bool{false, true} {
 						for _, beta := range []float32{0, 1.5} {
