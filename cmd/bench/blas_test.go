@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"extrapolate/internal/cmdtest"
+	"extrapolate/internal/gemm"
 )
 
 // Lines of /proc/PID/maps of Debian 12's python3-torch 1.13, with the reference BLAS (libblas3
@@ -104,7 +105,7 @@ func TestTorchRefusesReferenceBLAS(t *testing.T) {
 	dir := t.TempDir()
 	fake := func(lib string) string {
 		out := map[string]any{"tokens_per_s": 1000.0, "step_ms_median": 2.0, "peak_rss_MB": 100.0,
-			"loss_first": 4.5, "loss_last": 4.4, "blas_libs": []string{lib}, "blas_build": "BLAS_INFO=generic"}
+			"loss_first": 4.5, "loss_last": 4.4, "blas_libs": []string{lib}, "blas_build": "BLAS_INFO=generic", "blas_core": "Haswell"}
 		b, _ := json.Marshal(out)
 		path := filepath.Join(dir, filepath.Base(filepath.Dir(lib))+".sh")
 		if err := os.WriteFile(path, []byte("echo '"+string(b)+"'\n"), 0o644); err != nil {
@@ -127,6 +128,13 @@ func TestTorchRefusesReferenceBLAS(t *testing.T) {
 	}
 	if sum["torch_blas"] != "openblas" || sum["go_blas"] == nil || sum["ratio_tokens_per_s"] == nil {
 		t.Errorf("OpenBLAS: summary %s; want torch_blas openblas, go_blas and the ratio", stdout)
+	}
+	// Both sides' kernels: OpenBLAS's as the script reports it, ours as package gemm runs here.
+	if sum["torch_blas_core"] != "Haswell" || str(sum["go_kernel"]) != gemm.Kernel() {
+		t.Errorf("OpenBLAS: summary %s; want torch_blas_core Haswell and go_kernel %q", stdout, gemm.Kernel())
+	}
+	if k := gemm.Kernel(); k != "" && !strings.Contains(stderr, "kernels: ours "+k+", OpenBLAS Haswell") {
+		t.Errorf("OpenBLAS: stderr %q names no kernels", stderr)
 	}
 }
 

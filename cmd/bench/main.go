@@ -27,6 +27,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"extrapolate/data"
+	"extrapolate/internal/gemm"
 	"extrapolate/model"
 	"extrapolate/model/nn"
 	"extrapolate/position"
@@ -58,6 +59,7 @@ type Result struct {
 	Impl     string   `json:"impl"`
 	BLAS     string   `json:"blas"`
 	BLASLibs []string `json:"blas_libs,omitempty"` // mapped BLAS libraries: OpenBLAS's with -tags openblas
+	Kernel   string   `json:"kernel,omitempty"`    // package gemm's micro-kernel, with BLAS go-asm
 	Go       string   `json:"go"`
 	Config   string   `json:"config"`
 	Mode     string   `json:"mode"` // train or eval
@@ -324,6 +326,9 @@ func newResult(name string, c shapes, warmup int, stock bool, evalMult int, s po
 			res.BLAS = "gonum" // gorgonia's own products
 		}
 	}
+	if res.BLAS == "go-asm" {
+		res.Kernel = gemm.Kernel()
+	}
 	if evalMult > 0 {
 		n, batch := c.seqLen*evalMult, max(1, c.batch/evalMult)
 		res.Mode, res.EvalFactor, res.SeqLen, res.Batch = "eval", evalMult, n, batch
@@ -498,13 +503,19 @@ func compareTorch(cfg string, rounds, steps, warmup int, stock bool, python, scr
 	if torchKind == "unknown" {
 		fmt.Fprintf(os.Stderr, "bench: %s reported no BLAS library or build: the ratio may be against a slow BLAS\n", script)
 	}
+	if k, core := str(ours[0]["kernel"]), str(theirs[0]["blas_core"]); k != "" && core != "" {
+		fmt.Fprintf(os.Stderr, "kernels: ours %s, OpenBLAS %s\n", k, core)
+	}
 	summary := map[string]any{
 		"config": cfg, "rounds": rounds, "steps": steps, "warmup": warmup,
 		// What was measured, as the Go side reported it: torch_ref.py trains with learned
 		// positions, and so did the Go side (checkTorch).
 		"mode": ours[0]["mode"], "scheme": ours[0]["scheme"], "stock_ops": ours[0]["stock_ops"], "go_impl": ours[0]["impl"],
-		"go_blas": nn.BLAS, "go_blas_libs": ours[0]["blas_libs"],
+		"go_blas": nn.BLAS, "go_blas_libs": ours[0]["blas_libs"], "go_kernel": ours[0]["kernel"],
 		"torch_blas": torchKind, "torch_blas_libs": theirs[0]["blas_libs"], "torch_blas_build": theirs[0]["blas_build"],
+		// The kernels OpenBLAS chose for this CPU (SkylakeX's AVX-512, Haswell's AVX2, ...):
+		// ours with GODEBUG=cpu.avx512f=off against OpenBLAS's AVX-512 is not AVX2 against AVX2.
+		"torch_blas_core": theirs[0]["blas_core"],
 		"go_tokens_per_s": med(ours, "tokens_per_s"), "torch_tokens_per_s": med(theirs, "tokens_per_s"),
 		"go_step_ms": med(ours, "step_ms_median"), "torch_step_ms": med(theirs, "step_ms_median"),
 		"go_peak_rss_MB": med(ours, "peak_rss_MB"), "torch_peak_rss_MB": med(theirs, "peak_rss_MB"),
