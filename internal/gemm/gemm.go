@@ -1,7 +1,7 @@
 // Package gemm is a single-precision matrix product in Go and Go assembly, without cgo: B is
-// packed into panels of nr columns, A is read in place by rows of mr (or packed, where that is
-// faster: see packTransposed), and a micro-kernel
-// computes each mr×nr tile of C in registers: 12×32 with AVX-512, 6×16 with AVX2 and FMA. It is
+// packed into panels of nr columns, A is read in place by rows of mr (or copied or packed,
+// where that is faster: see copyRows and packTransposed), and a micro-kernel computes each
+// mr×nr tile of C in registers: 12×32 with AVX-512, 6×16 with AVX2 and FMA. It is
 // several times faster than gonum's pure-Go SGEMM on the small, skinny matrices of a small
 // transformer. On CPUs with neither, and on other architectures, it hands the work to gonum.
 package gemm
@@ -30,12 +30,27 @@ type microKernel struct {
 	// 256×768, 256×1024 and 1024×256, depth 2048) ran 2–14% faster packed with the 6×16
 	// kernel (BenchmarkPackTransposed), and 2–4% slower with the 12×32 one.
 	packTransposed bool
+	// copyRows says a full panel of a row-major A (a product's activations or output
+	// gradients) is copied, its mr rows' depth block one after another rowStride apart, before
+	// the kernel reads it over two column panels or more, instead of being read in place, rows
+	// lda apart. Measured call by call on a 2-core AMD EPYC (Zen 4), the 6×16 kernel's products
+	// of configs A, B and C ran faster copied (BenchmarkCopyRows, one core: A 4–22%, B 0–17%,
+	// C 0–10%; on two, C 0–3%), none slower beyond noise, and config C's linear layers' backward
+	// 3–4% faster on one core (cmd/bench -ops); the 12×32 kernel's, 0–12% faster for most and
+	// 1–5% slower for some, so it reads A in place as before.
+	copyRows bool
 }
 
 var (
-	avx512 = microKernel{12, 32, kernel12x32s, false}
-	avx2   = microKernel{6, 16, kernel6x16s, true}
+	avx512 = microKernel{12, 32, kernel12x32s, false, false}
+	avx2   = microKernel{6, 16, kernel6x16s, true, true}
 )
+
+// rowStride is the distance between the rows of a copied panel of A (copyRows): a block's
+// depth and a cache line more, so that the same depth of its rows falls in different cache
+// sets. In place, rows 4 KB apart (config C's 2048×1024 activations) put the same depth of all
+// six rows in one set of the first-level cache, beside the lines of the panel of B.
+const rowStride = kc + 16
 
 // minReuse is the least number of column panels over which a packed panel of A is reused.
 const minReuse = 8
@@ -148,6 +163,9 @@ func sgemm(tri Triangle, ta, tb bool, m, n, k int, alpha float32, a []float32, l
 	if kr.packTransposed {
 		asize *= groupPanels
 	}
+	if kr.copyRows {
+		asize = max(asize, rowStride*kr.mr)
+	}
 	bufs := getBuffers(wm*wn, min(k, kc)*(np+wn-1)/wn*kr.nr, np*kr.nr, asize)
 	defer putBuffers(bufs)
 	var pbias []float32 // the bias padded to whole panels, added in the first depth block only
@@ -244,10 +262,11 @@ func (t *task) block(p0, kb int, beta float32, tbias []float32) {
 	alpha, pb, c, ldc, edge := t.alpha, t.pb, t.c, t.ldc, t.edge
 	m0, m1, n0, n1 := t.m0, t.m1, t.n0, t.n1
 	mr, nr := kr.mr, kr.nr
-	// A full panel of A is read in place, with its strides; a partial one, and a transposed one
-	// where the kernel asks (packTransposed), is packed, mr values per depth step, and read with
-	// strides (1, mr). A transposed A is packed groupPanels panels at a time, reading each depth
-	// step's values for all of them as one run of memory.
+	// A full panel of A is read in place, with its strides, or, where the kernel asks
+	// (copyRows), copied a row at a time and read with strides (rowStride, 1); a partial one, and
+	// a transposed one where the kernel asks (packTransposed), is packed, mr values per depth
+	// step, and read with strides (1, mr). A transposed A is packed groupPanels panels at a time,
+	// reading each depth step's values for all of them as one run of memory.
 	rs, cs := lda, 1
 	if ta {
 		rs, cs = 1, lda
@@ -284,6 +303,11 @@ func (t *task) block(p0, kb int, beta float32, tbias []float32) {
 		case rows < mr:
 			packA(t.pa, mr, ta, a, lda, i0, rows, p0, kb)
 			ap, ars, acs = &t.pa[lo*mr], 1, mr
+		case kr.copyRows && !ta && n1-n0 >= 2:
+			for r := range mr {
+				copy(t.pa[r*rowStride:r*rowStride+kb], a[(i0+r)*lda+p0:])
+			}
+			ap, ars, acs = &t.pa[lo], rowStride, 1
 		}
 		for jp := n0; jp < n1; jp++ {
 			j0 := jp * nr
@@ -329,10 +353,10 @@ func packAT(pa []float32, mr int, a []float32, lda, m, i0, panels, p0, kb int) {
 	for p := range kb {
 		src := a[(p0+p)*lda+i0 : (p0+p)*lda+i0+rows]
 		q := 0
-		if mr == 6 {
-			for ; q < full; q++ {
-				*(*[6]float32)(pa[q*kc*mr+p*6:]) = *(*[6]float32)(src[q*6:])
-			}
+		if mr == 6 && full > 0 {
+			_ = pa[(full-1)*kc*mr+p*6+5]
+			copy6(&pa[p*6], kc*mr, &src[0], 6, full)
+			q = full
 		}
 		for ; q < panels; q++ {
 			dst := pa[q*kc*mr+p*mr : q*kc*mr+p*mr+mr]
@@ -386,11 +410,18 @@ func packB(pb []float32, nr int, tb bool, b []float32, ldb, p0, kb, j0, j1 int) 
 // packBRows is packB for a B that is not transposed. It reads B a row at a time, each row's
 // columns [j0, j1) one run of memory handed out to the panels, rather than a panel at a time,
 // which reads nr values from each of kb rows ldb apart: a page of its own for each row once
-// ldb is 1024 (config C's dy of 2048×1024), out of reach of the hardware's prefetch. A full
-// panel's row is copied as one array, not through memmove. Measured call by call with the AVX2
+// ldb is 1024 (config C's dy of 2048×1024), out of reach of the hardware's prefetch. Full
+// panels' rows are copied by copy16, in assembly. Measured call by call with the AVX2
 // kernel on a 2-core Intel Xeon (Sapphire Rapids), config C's weight gradients of qkv and fc1
 // (dy 2048×768 and 2048×1024) ran 10–14% faster on two cores and 7–11% on one; products whose
 // B is smaller changed by 0–2%. Config C's training loss is the same to the bit.
+//
+// Until 2026-12-03 a full panel's row was a Go array assignment, which the compiler makes a
+// call to memmove, 64 bytes a call; with packAT's 24-byte ones, the calls were 22% of the time
+// of config C's weight gradients on one core of a 2-core AMD EPYC (Zen 4), packing 28% in all.
+// With copy16 and copy6, packing is 11%, and the weight gradients (256×768, 256×1024 and
+// 1024×256, depth 2048) ran 73–84 → 88–95 GFLOP/s on one core and 140–160 → 184–198 on two
+// (BenchmarkSgemm, the two builds alternating).
 func packBRows(pb []float32, nr int, b []float32, ldb, p0, kb, j0, j1 int) {
 	panels, full := (j1-j0+nr-1)/nr, (j1-j0)/nr
 	if full < panels {
@@ -399,15 +430,12 @@ func packBRows(pb []float32, nr int, b []float32, ldb, p0, kb, j0, j1 int) {
 	for p := range kb {
 		row := b[(p0+p)*ldb+j0 : (p0+p)*ldb+j1]
 		q := 0
-		switch nr {
-		case 16:
-			for ; q < full; q++ {
-				*(*[16]float32)(pb[q*16*kb+p*16:]) = *(*[16]float32)(row[q*16:])
+		if full > 0 && (nr == 16 || nr == 32) {
+			_ = pb[(full-1)*nr*kb+p*nr+nr-1]
+			for h := 0; h < nr; h += 16 {
+				copy16(&pb[p*nr+h], nr*kb, &row[h], nr, full)
 			}
-		case 32:
-			for ; q < full; q++ {
-				*(*[32]float32)(pb[q*32*kb+p*32:]) = *(*[32]float32)(row[q*32:])
-			}
+			q = full
 		}
 		for ; q < panels; q++ {
 			copy(pb[q*nr*kb+p*nr:q*nr*kb+p*nr+nr], row[q*nr:])
