@@ -35,9 +35,10 @@ type microKernel struct {
 	// the kernel reads it over two column panels or more, instead of being read in place, rows
 	// lda apart. Measured call by call on a 2-core AMD EPYC (Zen 4), the 6×16 kernel's products
 	// of configs A, B and C ran faster copied (BenchmarkCopyRows, one core: A 4–22%, B 0–17%,
-	// C 0–10%; on two, C 0–3%), none slower beyond noise, and config C's linear layers' backward
-	// 3–4% faster on one core (cmd/bench -ops); the 12×32 kernel's, 0–12% faster for most and
-	// 1–5% slower for some, so it reads A in place as before.
+	// C 0–10%; on two, C 0–3%), none slower beyond noise; attention's scores q·kᵀ (LowerC,
+	// 128 and 256 tokens) 9–12% faster, its p·v the same; config C's linear layers' backward
+	// 3–4% faster on one core (cmd/bench -ops). The 12×32 kernel's were 0–12% faster for most
+	// and 1–5% slower for some, so it reads A in place as before.
 	copyRows bool
 }
 
