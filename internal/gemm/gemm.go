@@ -1,7 +1,7 @@
 // Package gemm is a single-precision matrix product in Go and Go assembly, without cgo: B is
-// packed into panels of nr columns, A is read in place by rows of mr (or copied or packed,
-// where that is faster: see copyRows and packTransposed), and a micro-kernel computes each
-// mr×nr tile of C in registers: 12×32 with AVX-512, 6×16 with AVX2 and FMA. It is
+// packed into panels of nr columns, A is read in place by rows of mr (or packed, where that is
+// faster: see packTransposed), and a micro-kernel
+// computes each mr×nr tile of C in registers: 12×32 with AVX-512, 6×16 with AVX2 and FMA. It is
 // several times faster than gonum's pure-Go SGEMM on the small, skinny matrices of a small
 // transformer. On CPUs with neither, and on other architectures, it hands the work to gonum.
 package gemm
@@ -30,28 +30,12 @@ type microKernel struct {
 	// 256×768, 256×1024 and 1024×256, depth 2048) ran 2–14% faster packed with the 6×16
 	// kernel (BenchmarkPackTransposed), and 2–4% slower with the 12×32 one.
 	packTransposed bool
-	// copyRows says a full panel of a row-major A (a product's activations or output
-	// gradients) is copied, its mr rows' depth block one after another rowStride apart, before
-	// the kernel reads it over two column panels or more, instead of being read in place, rows
-	// lda apart. Measured call by call on a 2-core AMD EPYC (Zen 4), the 6×16 kernel's products
-	// of configs A, B and C ran faster copied (BenchmarkCopyRows, one core: A 4–22%, B 0–17%,
-	// C 0–10%; on two, C 0–3%), none slower beyond noise; attention's scores q·kᵀ (LowerC,
-	// 128 and 256 tokens) 9–12% faster, its p·v the same; config C's linear layers' backward
-	// 3–4% faster on one core (cmd/bench -ops). The 12×32 kernel's were 0–12% faster for most
-	// and 1–5% slower for some, so it reads A in place as before.
-	copyRows bool
 }
 
 var (
-	avx512 = microKernel{12, 32, kernel12x32s, false, false}
-	avx2   = microKernel{6, 16, kernel6x16s, true, true}
+	avx512 = microKernel{12, 32, kernel12x32s, false}
+	avx2   = microKernel{6, 16, kernel6x16s, true}
 )
-
-// rowStride is the distance between the rows of a copied panel of A (copyRows): a block's
-// depth and a cache line more, so that the same depth of its rows falls in different cache
-// sets. In place, rows 4 KB apart (config C's 2048×1024 activations) put the same depth of all
-// six rows in one set of the first-level cache, beside the lines of the panel of B.
-const rowStride = kc + 16
 
 // minReuse is the least number of column panels over which a packed panel of A is reused.
 const minReuse = 8
@@ -164,9 +148,6 @@ func sgemm(tri Triangle, ta, tb bool, m, n, k int, alpha float32, a []float32, l
 	if kr.packTransposed {
 		asize *= groupPanels
 	}
-	if kr.copyRows {
-		asize = max(asize, rowStride*kr.mr)
-	}
 	bufs := getBuffers(wm*wn, min(k, kc)*(np+wn-1)/wn*kr.nr, np*kr.nr, asize)
 	defer putBuffers(bufs)
 	var pbias []float32 // the bias padded to whole panels, added in the first depth block only
@@ -263,11 +244,10 @@ func (t *task) block(p0, kb int, beta float32, tbias []float32) {
 	alpha, pb, c, ldc, edge := t.alpha, t.pb, t.c, t.ldc, t.edge
 	m0, m1, n0, n1 := t.m0, t.m1, t.n0, t.n1
 	mr, nr := kr.mr, kr.nr
-	// A full panel of A is read in place, with its strides, or, where the kernel asks
-	// (copyRows), copied a row at a time and read with strides (rowStride, 1); a partial one, and
-	// a transposed one where the kernel asks (packTransposed), is packed, mr values per depth
-	// step, and read with strides (1, mr). A transposed A is packed groupPanels panels at a time,
-	// reading each depth step's values for all of them as one run of memory.
+	// A full panel of A is read in place, with its strides; a partial one, and a transposed one
+	// where the kernel asks (packTransposed), is packed, mr values per depth step, and read with
+	// strides (1, mr). A transposed A is packed groupPanels panels at a time, reading each depth
+	// step's values for all of them as one run of memory.
 	rs, cs := lda, 1
 	if ta {
 		rs, cs = 1, lda
@@ -304,11 +284,6 @@ func (t *task) block(p0, kb int, beta float32, tbias []float32) {
 		case rows < mr:
 			packA(t.pa, mr, ta, a, lda, i0, rows, p0, kb)
 			ap, ars, acs = &t.pa[lo*mr], 1, mr
-		case kr.copyRows && !ta && n1-n0 >= 2:
-			for r := range mr {
-				copy(t.pa[r*rowStride:r*rowStride+kb], a[(i0+r)*lda+p0:])
-			}
-			ap, ars, acs = &t.pa[lo], rowStride, 1
 		}
 		for jp := n0; jp < n1; jp++ {
 			j0 := jp * nr
