@@ -32,17 +32,25 @@ import (
 // workers sleep and use no CPU.
 const spin = time.Millisecond
 
-// After a call finds a spinning worker too late to take its part, the sign that the process
-// does not get its cores, the process runs on one core for a while: the workers sleep,
+// When the process does not get its cores, it runs on one core for a while: the workers sleep,
 // Available is 1 and every call runs on its caller, as with GOMAXPROCS=1. The while is
 // quietMin, doubled up to quietMax each time the sign comes again within recentQuiet of the
 // last quiet's end, as it does while another process keeps the cores busy. Before, the workers
 // only stopped spinning for 20 ms and each call woke them, a futex call and a context switch
 // on a core another process was using: two copies of config B at once on 2 cores got
-// 0.78–0.80 of one copy's aggregate tokens/s, and get 1.01–1.02 now, the two builds
+// 0.78–0.80 of one copy's aggregate tokens/s, and 1.01–1.02 with the quiet, the two builds
 // alternating; with GOMAXPROCS=1 each, 1.98 (a 2-core AMD EPYC, Zen 5; docs/speed.md).
-// Alone, the sign comes a few times a second (the host's other tenants; as often with the
-// garbage collector off), and most of them cost only quietMin on one core.
+//
+// The sign, where Linux reports a thread's run delay (sampleRunDelay), is a worker that found a call
+// already done and whose thread waited for a core (runnable, another task on it) at least
+// contendedDelay and a quarter of the time since its last such look: another process, or
+// more of ours than there are cores. Elsewhere it is a call whose caller finished its own part
+// (lateAfter or longer) before a spinning worker claimed one. That late claim alone is no sign
+// on a virtual machine whose host takes its cores away for a fraction of a millisecond many
+// times a second: on a 2-core AMD EPYC (Zen 4) under KVM it came 40–80 times a second with
+// nothing else running, the quiets chained up to quietMax, and config A ran on one core for
+// half of each run, 16–18 ms a step against 12–15 with the run delay's sign, which still keeps
+// two copies at once on one core each (19–20 ms a step each, 32–40 with no quiet at all).
 const (
 	quietMin    = 2 * time.Millisecond
 	quietMax    = 256 * time.Millisecond
@@ -51,8 +59,14 @@ const (
 
 // lateAfter is how long the caller's own part must have taken for a part still unclaimed to
 // mean that the spinning workers are not running: far more than a running one takes to see a
-// call (well under a microsecond).
+// call (well under a microsecond). It is the sign only where run delays cannot be read.
 const lateAfter = 50 * time.Microsecond
+
+// contendedDelay is the least run delay since a worker's last look that counts as a sign, so
+// that a short wait behind one of the kernel's threads is not one. On the Zen 4 above, with
+// the process alone, 5 looks a second had waited a quarter of the time since the last; with a
+// second copy running, about 80.
+const contendedDelay = 250 * time.Microsecond
 
 // Workers is how many parts a call runs at once: GOMAXPROCS when the program started.
 // It is read once, so scratch space sized by it stays valid.
@@ -105,7 +119,7 @@ func Do(fn func(w int)) {
 	t0 := time.Now()
 	fn(0)
 	own := time.Since(t0)
-	if the.runParts() > 0 && spinning && own > lateAfter {
+	if the.runParts() > 0 && spinning && own > lateAfter && !haveRunDelay {
 		// A spinning worker that has not claimed a part in all the time the caller took for
 		// its own is not getting a core: run on one core for a while. (A part the caller took
 		// after a short one of its own says nothing: the worker may just not have looked yet.)
@@ -120,8 +134,10 @@ func Do(fn func(w int)) {
 func (p *pool) quiet() bool { return time.Now().UnixNano() < p.quietUntil.Load() }
 
 // goQuiet runs the process on one core for quietMin, or for twice the last quiet's length if
-// that ended within recentQuiet. Only the call holding busy calls it.
+// that ended within recentQuiet.
 func (p *pool) goQuiet() {
+	p.quietMu.Lock()
+	defer p.quietMu.Unlock()
 	now := time.Now().UnixNano()
 	d := quietMin
 	if now-p.quietUntil.Load() < int64(recentQuiet) {
@@ -192,7 +208,8 @@ type pool struct {
 	job        func(w int)   // the current call's function, set before gen moves
 	sleeping   atomic.Int32  // workers waiting on wake
 	quietUntil atomic.Int64  // until this time (Unix ns) the process runs on one core
-	quietFor   time.Duration // the last quiet's length
+	quietFor   time.Duration // the last quiet's length, under quietMu
+	quietMu    sync.Mutex
 	mu         sync.Mutex
 	wake       *sync.Cond
 	start      sync.Once
@@ -209,11 +226,28 @@ func (p *pool) launch() {
 
 func (p *pool) work() {
 	var seen uint64
+	var last delaySample
 	for {
 		seen = p.next(seen)
-		p.runParts()
+		if p.runParts() == 0 && haveRunDelay {
+			p.missed(&last)
+		}
 	}
 }
+
+// missed is a worker's look, after it found a call already done, at how long its thread has
+// waited for a core since its last look: if long, the process goes quiet.
+func (p *pool) missed(last *delaySample) {
+	if now, ok := sample(); ok {
+		if now.contendedSince(*last) {
+			p.goQuiet()
+		}
+		*last = now
+	}
+}
+
+// sample is sampleRunDelay, or in tests a chosen sequence.
+var sample = sampleRunDelay
 
 // next waits for a generation after seen and returns it: polling for spin, unless the pool is
 // quiet, then asleep.
