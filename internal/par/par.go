@@ -134,11 +134,15 @@ func Do(fn func(w int)) {
 func (p *pool) quiet() bool { return time.Now().UnixNano() < p.quietUntil.Load() }
 
 // goQuiet runs the process on one core for quietMin, or for twice the last quiet's length if
-// that ended within recentQuiet.
+// that ended within recentQuiet. A sign that comes while the process is quiet (from a worker
+// that looked just as another went quiet) changes nothing: it is the same sign.
 func (p *pool) goQuiet() {
 	p.quietMu.Lock()
 	defer p.quietMu.Unlock()
 	now := time.Now().UnixNano()
+	if now < p.quietUntil.Load() {
+		return
+	}
 	d := quietMin
 	if now-p.quietUntil.Load() < int64(recentQuiet) {
 		d = min(2*p.quietFor, quietMax)
@@ -210,6 +214,7 @@ type pool struct {
 	quietUntil atomic.Int64  // until this time (Unix ns) the process runs on one core
 	quietFor   time.Duration // the last quiet's length, under quietMu
 	quietMu    sync.Mutex
+	sample     func() (delaySample, bool) // sampleRunDelay if nil; in tests, chosen looks
 	mu         sync.Mutex
 	wake       *sync.Cond
 	start      sync.Once
@@ -238,6 +243,10 @@ func (p *pool) work() {
 // missed is a worker's look, after it found a call already done, at how long its thread has
 // waited for a core since its last look: if long, the process goes quiet.
 func (p *pool) missed(last *delaySample) {
+	sample := sampleRunDelay
+	if p.sample != nil {
+		sample = p.sample
+	}
 	if now, ok := sample(); ok {
 		if now.contendedSince(*last) {
 			p.goQuiet()
@@ -245,9 +254,6 @@ func (p *pool) missed(last *delaySample) {
 		*last = now
 	}
 }
-
-// sample is sampleRunDelay, or in tests a chosen sequence.
-var sample = sampleRunDelay
 
 // next waits for a generation after seen and returns it: polling for spin, unless the pool is
 // quiet, then asleep.

@@ -140,27 +140,50 @@ func TestQuietRunsOnCaller(t *testing.T) {
 }
 
 // TestQuietDoubles requires a quiet that follows another within recentQuiet to last twice as
-// long, up to quietMax, and one after a longer gap to last quietMin again.
+// long, up to quietMax, and one after a longer gap to last quietMin again. It uses a pool of its
+// own: the workers of the package's pool may go quiet at any time.
 func TestQuietDoubles(t *testing.T) {
-	defer func() { the.quietUntil.Store(0); the.quietFor = 0 }()
-	the.quietUntil.Store(0)
+	p := &pool{}
 	want := quietMin
 	for i := 0; i < 10; i++ {
-		the.goQuiet()
-		if the.quietFor != want {
-			t.Fatalf("quiet %d lasts %v, want %v", i, the.quietFor, want)
+		if i > 0 {
+			// The last quiet ended a millisecond ago.
+			p.quietUntil.Store(time.Now().Add(-time.Millisecond).UnixNano())
 		}
-		if left := time.Until(time.Unix(0, the.quietUntil.Load())); left <= 0 || left > want {
+		p.goQuiet()
+		if p.quietFor != want {
+			t.Fatalf("quiet %d lasts %v, want %v", i, p.quietFor, want)
+		}
+		if left := time.Until(time.Unix(0, p.quietUntil.Load())); left <= 0 || left > want {
 			t.Fatalf("quiet %d ends in %v, want within %v", i, left, want)
 		}
 		want = min(2*want, quietMax)
 	}
-	if the.quietFor != quietMax {
-		t.Fatalf("after 10 quiets in a row one lasts %v, want quietMax %v", the.quietFor, quietMax)
+	if p.quietFor != quietMax {
+		t.Fatalf("after 10 quiets in a row one lasts %v, want quietMax %v", p.quietFor, quietMax)
 	}
-	the.quietUntil.Store(time.Now().Add(-2 * recentQuiet).UnixNano())
-	the.goQuiet()
-	if the.quietFor != quietMin {
-		t.Fatalf("a quiet %v after the last lasts %v, want quietMin %v", 2*recentQuiet, the.quietFor, quietMin)
+	p.quietUntil.Store(time.Now().Add(-2 * recentQuiet).UnixNano())
+	p.goQuiet()
+	if p.quietFor != quietMin {
+		t.Fatalf("a quiet %v after the last lasts %v, want quietMin %v", 2*recentQuiet, p.quietFor, quietMin)
+	}
+}
+
+// TestSignWhileQuiet requires a sign that comes during a quiet to leave it as it is: neither
+// doubled (several workers looking at once) nor cut short.
+func TestSignWhileQuiet(t *testing.T) {
+	p := &pool{}
+	p.goQuiet()
+	until, length := p.quietUntil.Load(), p.quietFor
+	p.goQuiet()
+	if p.quietUntil.Load() != until || p.quietFor != length {
+		t.Fatalf("a sign while quiet moved the quiet's end by %v and its length from %v to %v", time.Duration(p.quietUntil.Load()-until), length, p.quietFor)
+	}
+	// A quiet set far ahead (as TestQuietRunsOnCaller sets one) is not cut short either.
+	far := time.Now().Add(time.Hour).UnixNano()
+	p.quietUntil.Store(far)
+	p.goQuiet()
+	if p.quietUntil.Load() != far {
+		t.Fatalf("a sign cut an hour's quiet to %v", time.Until(time.Unix(0, p.quietUntil.Load())))
 	}
 }

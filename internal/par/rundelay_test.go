@@ -66,11 +66,10 @@ func TestMissedGoesQuiet(t *testing.T) {
 		{tid: 4, at: 23 * ms, delay: 31 * ms}, // waited 1 ms of 2: a sign
 	}
 	quietAfter := []bool{false, false, false, true}
-	defer func(s func() (delaySample, bool)) { sample = s }(sample)
 	p := &pool{}
 	var last delaySample
 	for i, l := range looks {
-		sample = func() (delaySample, bool) { return l, true }
+		p.sample = func() (delaySample, bool) { return l, true }
 		p.missed(&last)
 		if p.quiet() != quietAfter[i] {
 			t.Fatalf("after look %d (%+v): quiet %v, want %v", i, l, p.quiet(), quietAfter[i])
