@@ -1,7 +1,7 @@
 // Package gemm is a single-precision matrix product in Go and Go assembly, without cgo: B is
 // packed into panels of nr columns, A is read in place by rows of mr (or packed, where that is
-// faster: see packTransposed), and a micro-kernel
-// computes each mr×nr tile of C in registers: 12×32 with AVX-512, 6×16 with AVX2 and FMA. It is
+// faster: see packTransposed), and a micro-kernel computes each mr×nr tile of C in registers:
+// 12×32 with AVX-512, 6×16 with AVX2 and FMA. It is
 // several times faster than gonum's pure-Go SGEMM on the small, skinny matrices of a small
 // transformer. On CPUs with neither, and on other architectures, it hands the work to gonum.
 package gemm

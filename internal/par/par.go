@@ -41,10 +41,10 @@ const spin = time.Millisecond
 // 0.78–0.80 of one copy's aggregate tokens/s, and 1.01–1.02 with the quiet, the two builds
 // alternating; with GOMAXPROCS=1 each, 1.98 (a 2-core AMD EPYC, Zen 5; docs/speed.md).
 //
-// The sign, where Linux reports a thread's run delay (sampleRunDelay), is a worker that found a call
-// already done and whose thread waited for a core (runnable, another task on it) at least
-// contendedDelay and a quarter of the time since its last such look: another process, or
-// more of ours than there are cores. Elsewhere it is a call whose caller finished its own part
+// The sign, where Linux reports a thread's run delay (sampleRunDelay), is a worker that found a
+// call already done and whose thread waited for a core (runnable, another task on it) at least
+// contendedDelay and a quarter of the time since its last such look: another process, or more
+// of ours than there are cores. Elsewhere it is a call whose caller finished its own part
 // (lateAfter or longer) before a spinning worker claimed one. That late claim alone is no sign
 // on a virtual machine whose host takes its cores away for a fraction of a millisecond many
 // times a second: on a 2-core AMD EPYC (Zen 4) under KVM it came 40–80 times a second with
@@ -139,12 +139,12 @@ func (p *pool) quiet() bool { return time.Now().UnixNano() < p.quietUntil.Load()
 func (p *pool) goQuiet() {
 	p.quietMu.Lock()
 	defer p.quietMu.Unlock()
-	now := time.Now().UnixNano()
-	if now < p.quietUntil.Load() {
+	now, until := time.Now().UnixNano(), p.quietUntil.Load()
+	if now < until {
 		return
 	}
 	d := quietMin
-	if now-p.quietUntil.Load() < int64(recentQuiet) {
+	if now-until < int64(recentQuiet) {
 		d = min(2*p.quietFor, quietMax)
 	}
 	p.quietFor = d
