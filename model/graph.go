@@ -115,7 +115,7 @@ func (b *builder) forward(m *Model, w nodes, ids *G.Node, pos positions) *G.Node
 }
 
 // Run computes the mean loss over the batch in IDs and Targets and, for a training graph, the
-// gradients.
+// gradients. A negative target (task.NoTarget) carries no loss: the mean is over the others.
 func (gr *Graph) Run() (float64, error) {
 	if gr.onehot != nil {
 		oneHot(gr.onehot, gr.Targets)
@@ -159,18 +159,32 @@ func scalarOf(v G.Value) (float64, error) {
 	return 0, fmt.Errorf("model: loss is %T, not a scalar", v)
 }
 
+// oneHot fills the stock graph's one-hot targets. A row without a target (a negative one) is
+// left zero, and the others weigh rows/scored, so that the stock cross-entropy's mean over all
+// rows is the mean over the scored ones, as the fused op's is; with every row scored the weight
+// is exactly 1.
 func oneHot(t *tensor.Dense, targets []int) {
 	v := t.Shape()[1]
+	scored := 0
+	for _, x := range targets {
+		if x >= 0 {
+			scored++
+		}
+	}
+	w := float64(len(targets)) / float64(max(scored, 1))
 	switch d := t.Data().(type) {
 	case []float32:
-		clear(d)
-		for r, x := range targets {
-			d[r*v+x] = 1
-		}
+		fillOneHot(d, targets, v, float32(w))
 	case []float64:
-		clear(d)
-		for r, x := range targets {
-			d[r*v+x] = 1
+		fillOneHot(d, targets, v, w)
+	}
+}
+
+func fillOneHot[F float32 | float64](d []F, targets []int, v int, w F) {
+	clear(d)
+	for r, x := range targets {
+		if x >= 0 {
+			d[r*v+x] = w
 		}
 	}
 }

@@ -134,49 +134,58 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 }
 
 // TestFusedMatchesStockOps runs the model built from fused ops and from gorgonia's stock ops on
-// the same batch: the losses and every gradient must agree.
+// the same batch: the losses and every gradient must agree, with every target scored and with
+// a third of them left out (a task's loss mask).
 func TestFusedMatchesStockOps(t *testing.T) {
 	for name, v := range variants(t) {
-		t.Run(name, func(t *testing.T) {
-			s, c := v.scheme, v.config
-			m, err := New(c, s, tensor.Float64, 9)
-			if err != nil {
-				t.Fatal(err)
+		t.Run(name, func(t *testing.T) { fusedMatchesStockOps(t, v, false) })
+		t.Run(name+"/masked", func(t *testing.T) { fusedMatchesStockOps(t, v, true) })
+	}
+}
+
+func fusedMatchesStockOps(t *testing.T, v variant, masked bool) {
+	s, c := v.scheme, v.config
+	m, err := New(c, s, tensor.Float64, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, p := range m.Params {
+		for i := range nn.Values[float64](p.Value) {
+			nn.Values[float64](p.Value)[i] += 0.3 * rng.NormFloat64()
+		}
+	}
+	ids, targets := randomTokens(rng, 3*tinyLen, c.Vocab), randomTokens(rng, 3*tinyLen, c.Vocab)
+	if masked {
+		for i := 0; i < len(targets); i += 3 {
+			targets[i] = -1
+		}
+	}
+	var losses [2]float64
+	var grads [2][][]float64
+	for i, stockOps := range []bool{false, true} {
+		g, err := m.Graph(s, 3, tinyLen, Options{Train: true, StockOps: stockOps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		copy(g.IDs, ids)
+		copy(g.Targets, targets)
+		if losses[i], err = g.Run(); err != nil {
+			t.Fatal(err)
+		}
+		for j := range m.Params {
+			grads[i] = append(grads[i], append([]float64(nil), nn.Values[float64](g.Grad(j))...))
+		}
+	}
+	if math.Abs(losses[0]-losses[1]) > 1e-10 {
+		t.Fatalf("loss: fused %.15g, stock ops %.15g", losses[0], losses[1])
+	}
+	for j, p := range m.Params {
+		for e := range grads[0][j] {
+			if math.Abs(grads[0][j][e]-grads[1][j][e]) > 1e-10 {
+				t.Fatalf("%s[%d]: fused %.15g, stock ops %.15g", p.Name, e, grads[0][j][e], grads[1][j][e])
 			}
-			rng := rand.New(rand.NewPCG(5, 6))
-			for _, p := range m.Params {
-				for i := range nn.Values[float64](p.Value) {
-					nn.Values[float64](p.Value)[i] += 0.3 * rng.NormFloat64()
-				}
-			}
-			ids, targets := randomTokens(rng, 3*tinyLen, c.Vocab), randomTokens(rng, 3*tinyLen, c.Vocab)
-			var losses [2]float64
-			var grads [2][][]float64
-			for i, stockOps := range []bool{false, true} {
-				g, err := m.Graph(s, 3, tinyLen, Options{Train: true, StockOps: stockOps})
-				if err != nil {
-					t.Fatal(err)
-				}
-				copy(g.IDs, ids)
-				copy(g.Targets, targets)
-				if losses[i], err = g.Run(); err != nil {
-					t.Fatal(err)
-				}
-				for j := range m.Params {
-					grads[i] = append(grads[i], append([]float64(nil), nn.Values[float64](g.Grad(j))...))
-				}
-			}
-			if math.Abs(losses[0]-losses[1]) > 1e-10 {
-				t.Fatalf("loss: fused %.15g, stock ops %.15g", losses[0], losses[1])
-			}
-			for j, p := range m.Params {
-				for e := range grads[0][j] {
-					if math.Abs(grads[0][j][e]-grads[1][j][e]) > 1e-10 {
-						t.Fatalf("%s[%d]: fused %.15g, stock ops %.15g", p.Name, e, grads[0][j][e], grads[1][j][e])
-					}
-				}
-			}
-		})
+		}
 	}
 }
 

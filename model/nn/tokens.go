@@ -111,7 +111,10 @@ func (k *embed[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*te
 }
 
 // CrossEntropy returns the mean over rows of -log softmax(logits[r])[targets[r]], for logits
-// (n, vocab) and integer targets (n).
+// (n, vocab) and integer targets (n). A row whose target is negative carries no loss: it is
+// left out of the mean and gets no gradient, so that a task trains on its answer's tokens only
+// (task.NoTarget). With every target in the vocabulary it computes what it computed before
+// targets could be left out, to the bit: the same sums in the same order.
 func CrossEntropy(logits, targets *G.Node) (*G.Node, error) {
 	k, err := byDtype(logits, &crossEntropy[float32]{}, &crossEntropy[float64]{})
 	if err != nil {
@@ -123,6 +126,7 @@ func CrossEntropy(logits, targets *G.Node) (*G.Node, error) {
 type crossEntropy[F float] struct {
 	prob    []F // softmax of the logits, kept for the backward pass
 	rowLoss []float64
+	scored  int // rows with a target, the mean's divisor
 }
 
 func (*crossEntropy[F]) String() string { return "CrossEntropy" }
@@ -144,9 +148,13 @@ func (k *crossEntropy[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	if len(k.prob) != len(logits) {
 		k.prob = make([]F, len(logits))
 	}
+	k.scored = 0
 	for r, t := range targets {
-		if t < 0 || t >= v {
+		if t >= v {
 			return errors.Errorf("CrossEntropy: target %d at %d is outside the vocabulary of %d", t, r, v)
+		}
+		if t >= 0 {
+			k.scored++
 		}
 	}
 	if len(k.rowLoss) != n {
@@ -154,6 +162,10 @@ func (k *crossEntropy[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	}
 	parallel(n, 20*v, func(_, lo, hi int) {
 		for r := lo; r < hi; r++ {
+			if targets[r] < 0 {
+				k.rowLoss[r] = 0
+				continue
+			}
 			row, p := logits[r*v:(r+1)*v], k.prob[r*v:(r+1)*v]
 			mx := row[0]
 			for _, x := range row[1:] {
@@ -169,22 +181,34 @@ func (k *crossEntropy[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 			k.rowLoss[r] = float64(mx) + math.Log(sum) - float64(row[targets[r]])
 		}
 	})
-	// Summed in row order, so the loss does not depend on how the rows were split.
+	// Summed in row order, so the loss does not depend on how the rows were split; a row
+	// without a target is skipped, not added as 0, so that the sum is that of the scored rows.
 	var total float64
-	for _, l := range k.rowLoss {
-		total += l
+	for r, l := range k.rowLoss {
+		if targets[r] >= 0 {
+			total += l
+		}
 	}
-	Values[F](out)[0] = F(total / float64(n))
+	if k.scored == 0 {
+		// Nothing to score: no loss, and (backward) no gradient, rather than 0/0.
+		Values[F](out)[0] = 0
+		return nil
+	}
+	Values[F](out)[0] = F(total / float64(k.scored))
 	return nil
 }
 
 func (k *crossEntropy[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
 	targets, dl := ints(in[1]), Values[F](din[0])
 	n, v := in[0].Shape()[0], in[0].Shape()[1]
-	scale := F(float64(Values[F](dout)[0]) / float64(n))
+	scale := F(float64(Values[F](dout)[0]) / float64(max(k.scored, 1)))
 	parallel(n, 2*v, func(_, lo, hi int) {
 		for r := lo; r < hi; r++ {
 			p, d := k.prob[r*v:(r+1)*v], dl[r*v:(r+1)*v]
+			if targets[r] < 0 {
+				clear(d)
+				continue
+			}
 			for i, x := range p {
 				d[i] = x * scale
 			}
