@@ -80,6 +80,7 @@ var learnedNotApplicable = claim{
 	statement: "Learned absolute positions cannot be evaluated past their table (max_len)",
 	rule:      "every length above max_len is recorded as not applicable with a reason, for every seed, and every length up to max_len is scored.",
 	check:     checkLearned,
+	relevant:  onCorpus,
 }
 
 var sinusoidalDegrades = claim{
@@ -87,6 +88,7 @@ var sinusoidalDegrades = claim{
 	statement: "Sinusoidal encodings fall apart past the training length: perplexity at 4x is clearly worse than at 1x",
 	rule:      fmt.Sprintf("mean perplexity at 4x ≥ %g × mean perplexity at 1x, and the same holds for every seed (at our scale it is 3 to 5 times).", sinusoidalFactor),
 	check:     checkSinusoidal,
+	relevant:  onCorpus,
 }
 
 var alibiFlat = claim{
@@ -94,6 +96,7 @@ var alibiFlat = claim{
 	statement: "ALiBi keeps its perplexity flat: at 4x and 16x no worse than at 1x",
 	rule:      fmt.Sprintf("mean perplexity at 4x and at 16x ≤ (1 + %g) × mean perplexity at 1x (a %g%% tolerance; measured, ALiBi stays within 2%% and mostly improves with more context).", alibiTolerance, alibiTolerance*100),
 	check:     checkALiBi,
+	relevant:  onCorpus,
 }
 
 var scalingRescuesRoPE = claim{
@@ -101,6 +104,7 @@ var scalingRescuesRoPE = claim{
 	statement: "RoPE scalings meant to work without fine-tuning (" + strings.Join(rescuers(), ", ") + ") rescue RoPE: at 4x and 8x clearly better than plain RoPE",
 	rule:      fmt.Sprintf("for each of these scalings in the comparison, mean perplexity at 4x and at 8x ≤ %g × plain RoPE's mean at that length (plain RoPE from the comparison's unscaled rope run, or else the same weights evaluated unscaled).", rescueFactor),
 	check:     checkRescue,
+	relevant:  onCorpus,
 }
 
 var t5Extrapolates = claim{
@@ -108,6 +112,7 @@ var t5Extrapolates = claim{
 	statement: "T5's learned relative bias extrapolates better than sinusoidal and plain RoPE at 4x and 16x (Press et al. 2022, Figure 1)",
 	rule:      fmt.Sprintf("T5's mean perplexity at 4x and at 16x ≤ %g × that of sinusoidal and of plain RoPE at the same length.", learnedBiasFactor),
 	check:     checkT5,
+	relevant:  onCorpus,
 }
 
 var kerpleMatchesALiBi = claim{
@@ -115,6 +120,7 @@ var kerpleMatchesALiBi = claim{
 	statement: "KERPLE (logarithmic) at 16x is no worse than ALiBi (Chi et al. 2022)",
 	rule:      fmt.Sprintf("KERPLE's mean perplexity at 16x ≤ (1 + %g) × ALiBi's.", noWorseTolerance),
 	check:     checkKERPLE,
+	relevant:  onCorpus,
 }
 
 var fireMatchesALiBiKERPLE = claim{
@@ -122,6 +128,7 @@ var fireMatchesALiBiKERPLE = claim{
 	statement: "FIRE at 16x is no worse than ALiBi and KERPLE (Li et al. 2024)",
 	rule:      fmt.Sprintf("FIRE's mean perplexity at 16x ≤ (1 + %g) × ALiBi's and ≤ (1 + %g) × KERPLE's.", noWorseTolerance, noWorseTolerance),
 	check:     checkFIRE,
+	relevant:  onCorpus,
 }
 
 var lognHelps = claim{
@@ -129,6 +136,7 @@ var lognHelps = claim{
 	statement: "Log-n attention scaling at inference only lowers NoPE's and RoPE's perplexity at 16x (Qwen's logn_attn)",
 	rule:      fmt.Sprintf("for NoPE and for RoPE, mean perplexity at 16x with attention.scale logn ≤ %g × without it.", lognFactor),
 	check:     func(rep *judging) (Verdict, string) { return checkLogN(rep, "logn") },
+	relevant:  onCorpus,
 }
 
 var lognTrainHelps = claim{
@@ -136,6 +144,7 @@ var lognTrainHelps = claim{
 	statement: "Log-length scaled attention, in training and at inference, lowers NoPE's and RoPE's perplexity at 16x (Chiang & Cholak 2022)",
 	rule:      fmt.Sprintf("for NoPE and for RoPE, mean perplexity at 16x with attention.scale logn_train ≤ %g × without it (the threshold of logn_helps, set before either ran).", lognFactor),
 	check:     func(rep *judging) (Verdict, string) { return checkLogN(rep, "logn_train") },
+	relevant:  onCorpus,
 }
 
 var mixExtrapolates = claim{
@@ -143,6 +152,7 @@ var mixExtrapolates = claim{
 	statement: "A RoPE/NoPE mix of layers extrapolates better than all-RoPE at 16x (Yang et al. 2025, Llama 4's layout)",
 	rule:      fmt.Sprintf("the mix's mean perplexity at 16x ≤ %g × plain RoPE's.", mixFactor),
 	check:     checkMix,
+	relevant:  onCorpus,
 }
 
 var ropeRelative = claim{
@@ -150,6 +160,7 @@ var ropeRelative = claim{
 	statement: "RoPE's attention score depends only on the relative distance",
 	rule:      fmt.Sprintf("for each RoPE run's rotation (scaled ones included) at the longest length, and random q and k, |q·k at (i, i-δ) − q·k at (δ, 0)| ≤ %g over all i and δ; the unit test position.TestRoPERelative checks the same (go test ./position -run TestRoPERelative).", relativeTolerance),
 	check:     checkRelative,
+	relevant:  onCorpus,
 }
 
 func checkLearned(rep *judging) (Verdict, string) {
@@ -512,4 +523,16 @@ func rescuers() []string {
 		}
 	}
 	return out
+}
+
+// onCorpus reports whether some run of the comparison was trained on its corpus: the claims on
+// perplexity are about language models, not about the Go-source perplexity of a model trained
+// on tasks alone.
+func onCorpus(rep *judging) bool {
+	for _, r := range rep.Runs {
+		if r.Config.Task == nil {
+			return true
+		}
+	}
+	return false
 }

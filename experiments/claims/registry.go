@@ -44,6 +44,7 @@ func init() {
 		t5Extrapolates, kerpleMatchesALiBi, fireMatchesALiBiKERPLE, lognHelps, lognTrainHelps,
 		mixExtrapolates, ropeRelative,
 		passkeyRoPE, passkeyScalingExtends, passkeyALiBiLocal,
+		tasksSolvable, tasksRoPECopyFails, tasksNoPERanking,
 	} {
 		register(c)
 	}

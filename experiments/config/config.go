@@ -19,6 +19,7 @@ import (
 	"extrapolate/internal/strictyaml"
 	"extrapolate/model"
 	"extrapolate/position"
+	"extrapolate/task"
 )
 
 // Config is one run: what to train, how, and at which lengths to evaluate it.
@@ -33,6 +34,9 @@ type Config struct {
 	Attention model.Attention `yaml:"attention,omitempty"`
 	Train     Train           `yaml:"train"`
 	Eval      Eval            `yaml:"eval"`
+	// Task trains on tasks instead of the corpus and scores exact match by size. A pointer so
+	// that a config without it marshals, and hashes, as it did before tasks existed.
+	Task *task.Config `yaml:"task,omitempty"`
 }
 
 // Train is the train section of a config.
@@ -263,6 +267,25 @@ func (c Config) checkFields() error {
 		return err
 	}
 	return c.Data.Check()
+}
+
+// tasks resolves the task section, if any, and refuses a training length that cannot hold its
+// longest training example, and a run that mixes tasks with passkey documents.
+func (c Config) tasks() ([]task.Task, int, error) {
+	if c.Task == nil {
+		return nil, 0, nil
+	}
+	tasks, examples, err := c.Task.Resolve()
+	if err != nil {
+		return nil, 0, err
+	}
+	if c.Train.Passkey != nil {
+		return nil, 0, fmt.Errorf("train.passkey: a run trains on tasks or on passkey documents, not both")
+	}
+	if need := task.SeqLen(tasks); c.Train.SeqLen < need {
+		return nil, 0, fmt.Errorf("train.seq_len: %d, want at least %d, the window of the longest training example of %v", c.Train.SeqLen, need, c.Task.Names)
+	}
+	return tasks, examples, nil
 }
 
 // checkLimits refuses sizes above upper bounds, which keep a typo from asking for terabytes:

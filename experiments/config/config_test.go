@@ -68,6 +68,10 @@ func TestConfigFieldErrors(t *testing.T) {
 		{[]string{"position={layers: [rope, learned]}"}, "position.layers[1]"},
 		{[]string{"attention.scale=hot"}, "attention.scale"},
 		{[]string{"attention.temperature=1"}, "attention.temperature"},
+		{[]string{"task={names: [copy, nosuch]}"}, "task.names"},
+		{[]string{"task={names: [copy], examples: -3}"}, "task.examples"},
+		{[]string{"task={names: [copy]}", "train.seq_len=20"}, "train.seq_len: 20, want at least 38"},
+		{[]string{"task={names: [copy]}", "train.passkey={fraction: 0.5}"}, "train.passkey"},
 	} {
 		_, err := Load(filepath.Join("..", "..", "configs", "rope.yaml"), c.sets)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {

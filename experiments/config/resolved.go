@@ -7,6 +7,7 @@ import (
 	"extrapolate/data"
 	"extrapolate/model"
 	"extrapolate/position"
+	"extrapolate/task"
 )
 
 // Resolved is a config checked once and what it builds, built once: the position schemes of its
@@ -18,12 +19,18 @@ type Resolved struct {
 	train, eval position.Scheme
 	model       model.Config
 	memory      MemoryEstimate
+	tasks       []task.Task
+	examples    int
 }
 
 // Resolve checks every field as Check does, in the same order, and returns the config with what
 // it builds. It is the only place a config's schemes are built.
 func (c Config) Resolve() (*Resolved, error) {
 	if err := c.checkFields(); err != nil {
+		return nil, err
+	}
+	tasks, examples, err := c.tasks()
+	if err != nil {
 		return nil, err
 	}
 	train, eval, err := c.schemes()
@@ -37,8 +44,12 @@ func (c Config) Resolve() (*Resolved, error) {
 	if err := mem.check(); err != nil {
 		return nil, err
 	}
-	return &Resolved{config: c, train: train, eval: eval, model: c.modelConfig(), memory: mem}, nil
+	return &Resolved{config: c, train: train, eval: eval, model: c.modelConfig(), memory: mem, tasks: tasks, examples: examples}, nil
 }
+
+// Tasks are the tasks the run trains on and is scored on, in the order task.names gives them,
+// and the held-out examples scored at each size; none without a task section.
+func (r *Resolved) Tasks() ([]task.Task, int) { return r.tasks, r.examples }
 
 // Config is the resolved config. Its pointer and slice fields are shared: they must not be
 // changed.

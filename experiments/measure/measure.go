@@ -8,6 +8,7 @@ import (
 	"extrapolate/data"
 	"extrapolate/model"
 	"extrapolate/position"
+	"extrapolate/task"
 )
 
 // A Measure is one thing measured of a trained model and reported across a comparison:
@@ -117,6 +118,10 @@ type Evaluation struct {
 	// phase, without the RoPE scaling.
 	Scheme, TrainScheme position.Scheme
 	Corpus              *data.Corpus
+	// Tasks are the tasks the run trained on, scored at Examples held-out examples a size;
+	// none for a run trained on the corpus.
+	Tasks    []task.Task
+	Examples int
 	// Progress receives progress bars; nil is silent.
 	Progress io.Writer
 }

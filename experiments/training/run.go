@@ -131,7 +131,9 @@ func (r *Run) Execute(ctx context.Context) (*measure.Result, error) {
 	res := r.newResult(t)
 	start := time.Now()
 	trainScheme, evalScheme := r.Resolved.Schemes()
-	ev := &measure.Evaluation{Config: r.config(), Model: t.model, Scheme: evalScheme, TrainScheme: trainScheme, Corpus: r.corpus, Progress: r.Progress}
+	tasks, examples := r.Resolved.Tasks()
+	ev := &measure.Evaluation{Config: r.config(), Model: t.model, Scheme: evalScheme, TrainScheme: trainScheme, Corpus: r.corpus,
+		Tasks: tasks, Examples: examples, Progress: r.Progress}
 	recs, err := ev.Measure(ctx)
 	if err != nil {
 		return nil, err

@@ -16,8 +16,10 @@ import (
 	"extrapolate/experiments/measure"
 	"extrapolate/internal/inputerr"
 	"extrapolate/internal/progress"
+	"extrapolate/internal/rng"
 	"extrapolate/model"
 	"extrapolate/position"
+	"extrapolate/task"
 )
 
 // Phases of training, in order.
@@ -50,11 +52,14 @@ type trainState struct {
 }
 
 type trainer struct {
-	run     *Run
-	model   *model.Model
-	opt     *model.AdamW
-	sampler *data.Sampler
-	st      trainState
+	run   *Run
+	model *model.Model
+	opt   *model.AdamW
+	// sampler draws the training windows, from the corpus or from the tasks; its generator's
+	// state, samplerRng, is saved in checkpoints.
+	sampler    sampler
+	samplerRng *rng.SplitMix64
+	st         trainState
 	// resumed is set when the state came from this run's own checkpoint; shared when it came
 	// from another run with the same training.
 	resumed, shared bool
@@ -69,13 +74,19 @@ func (r *Run) trainer() (*trainer, error) {
 	}
 	t := &trainer{
 		run: r, model: m,
-		opt:     model.NewAdamW(m, schedule(c), c.Train.WeightDecay, c.Train.GradClip),
-		sampler: data.NewSampler(r.corpus.Train, c.Seed+1),
-		st:      trainState{Phase: phaseTrain},
+		opt: model.NewAdamW(m, schedule(c), c.Train.WeightDecay, c.Train.GradClip),
+		st:  trainState{Phase: phaseTrain},
 	}
 	t.opt.Beta1, t.opt.Beta2 = c.Train.Beta1, c.Train.Beta2
-	if c.Train.Passkey != nil {
-		t.sampler.Passkey = c.Train.Passkey.Fraction
+	if tasks, _ := r.Resolved.Tasks(); len(tasks) > 0 {
+		s := task.NewSampler(tasks, c.Seed+1)
+		t.sampler, t.samplerRng = s, &s.Rng
+	} else {
+		s := data.NewSampler(r.corpus.Train, c.Seed+1)
+		if c.Train.Passkey != nil {
+			s.Passkey = c.Train.Passkey.Fraction
+		}
+		t.sampler, t.samplerRng = s, &s.Rng
 	}
 	path := filepath.Join(r.Dir, measure.CheckpointFile)
 	if r.SharedTraining != "" {
@@ -103,6 +114,12 @@ func (r *Run) trainer() (*trainer, error) {
 		fmt.Fprintf(r.Progress, "resuming %s from its checkpoint: %s step %d\n", c.Name, t.st.Phase, t.st.Step)
 	}
 	return t, nil
+}
+
+// sampler fills a batch's inputs and targets with windows of n tokens: data.Sampler from the
+// corpus, task.Sampler from tasks, whose targets are the answers' bytes only.
+type sampler interface {
+	Fill(ids, targets []int, n int) error
 }
 
 func schedule(c config.Config) model.Schedule {

@@ -1,0 +1,208 @@
+package tasks
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot/plotter"
+
+	"extrapolate/experiments/measure"
+	"extrapolate/experiments/plot"
+	"extrapolate/task"
+)
+
+// Files of a comparison folder.
+const (
+	ComparisonCSV = "tasks_by_run.csv"
+	ComparisonPNG = "tasks_by_run.png"
+	ComparisonSVG = "tasks_by_run.svg"
+)
+
+// Stat is one label's exact match on one task at one size, over its seeds.
+type Stat struct {
+	Label string  `json:"label"`
+	Task  string  `json:"task"`
+	Size  int     `json:"size"`
+	Ratio float64 `json:"ratio"`
+	// Seeds are the seeds scored here; 0 when the size is not applicable (NotApplicable says
+	// why).
+	Seeds int `json:"seeds"`
+	// Mean and Std are the exact match's mean and sample standard deviation over seeds.
+	Mean float64 `json:"exact_match_mean"`
+	Std  float64 `json:"exact_match_std"`
+	// Low and High bound the exact match of every seed's examples pooled: the 95% Wilson
+	// interval over examples, which says how far the examples alone move the mean.
+	Low  float64 `json:"exact_match_low"`
+	High float64 `json:"exact_match_high"`
+	// TokenAccuracy is the per-token accuracy's mean over seeds.
+	TokenAccuracy float64 `json:"token_accuracy_mean"`
+	NotApplicable string  `json:"not_applicable,omitempty"`
+}
+
+// Stats aggregates every label's cells over its seeds, in the report's order of labels, then
+// tasks and sizes as the runs scored them; none when no run has the measure.
+func Stats(rep *measure.Report) ([]Stat, error) {
+	var out []Stat
+	for _, s := range rep.Series {
+		byKey := map[[2]any][]Cell{}
+		var order [][2]any
+		for _, r := range rep.Runs {
+			if r.Label != s.Label || r.Result.Status != "ok" {
+				continue
+			}
+			cells, err := Of(r.Result)
+			if err != nil {
+				return nil, fmt.Errorf("run %s, seed %d: %w", r.Label, r.Seed, err)
+			}
+			for _, c := range cells {
+				k := [2]any{c.Task, c.Size}
+				if _, ok := byKey[k]; !ok {
+					order = append(order, k)
+				}
+				byKey[k] = append(byKey[k], c)
+			}
+		}
+		for _, k := range order {
+			out = append(out, stat(s.Label, byKey[k]))
+		}
+	}
+	return out, nil
+}
+
+// stat aggregates one label's cells of a task and size over seeds.
+func stat(label string, cells []Cell) Stat {
+	st := Stat{Label: label, Task: cells[0].Task, Size: cells[0].Size, Ratio: cells[0].Ratio}
+	var exact, tokens []float64
+	k, n := 0, 0
+	for _, c := range cells {
+		if !c.Applicable {
+			st.NotApplicable = c.Reason
+			continue
+		}
+		exact, tokens = append(exact, c.ExactMatch), append(tokens, c.TokenAccuracy)
+		k, n = k+c.Exact, n+c.Examples
+	}
+	if st.Seeds = len(exact); st.Seeds == 0 {
+		return st
+	}
+	st.NotApplicable = ""
+	st.Mean, st.Std = measure.MeanStd(exact)
+	st.TokenAccuracy, _ = measure.MeanStd(tokens)
+	st.Low, st.High = Wilson(k, n)
+	return st
+}
+
+// Section gathers the comparison's task scores; nil when no run was trained on tasks.
+func (Measure) Section(rep *measure.Report) (measure.Section, error) {
+	stats, err := Stats(rep)
+	if err != nil || len(stats) == 0 {
+		return nil, err
+	}
+	return section{rep, stats}, nil
+}
+
+type section struct {
+	rep   *measure.Report
+	stats []Stat
+}
+
+// taskNames are the tasks of the stats, in the order they come.
+func (s section) taskNames() []string {
+	var names []string
+	for _, st := range s.stats {
+		if !slices.Contains(names, st.Task) {
+			names = append(names, st.Task)
+		}
+	}
+	return names
+}
+
+// Write writes every label's exact match by task and size as CSV, and the small multiples.
+func (s section) Write(dir string) error {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write([]string{"label", "task", "size", "ratio", "seeds", "exact_match_mean", "exact_match_std", "exact_match_low", "exact_match_high", "token_accuracy_mean", "not_applicable"})
+	for _, st := range s.stats {
+		w.Write([]string{st.Label, st.Task, strconv.Itoa(st.Size), measure.CSVFloat(st.Ratio), strconv.Itoa(st.Seeds), measure.CSVFloat(st.Mean),
+			measure.CSVFloat(st.Std), measure.CSVFloat(st.Low), measure.CSVFloat(st.High), measure.CSVFloat(st.TokenAccuracy), st.NotApplicable})
+	}
+	w.Flush()
+	if err := measure.WriteFile(filepath.Join(dir, ComparisonCSV), b.Bytes()); err != nil {
+		return err
+	}
+	return s.figure().Save(filepath.Join(dir, ComparisonPNG), filepath.Join(dir, ComparisonSVG))
+}
+
+// figure is a panel per task, a line per label in its colour of every figure of the report,
+// with the spread over seeds as error bars.
+func (s section) figure() plot.Multiples {
+	f := plot.Multiples{
+		Title:  fmt.Sprintf("%s: exact match by size, mean ± std over seeds", s.rep.Name),
+		XLabel: "size (log scale)", YLabel: "exact match", Styles: s.rep.Styles(), Cols: 3,
+	}
+	for _, name := range s.taskNames() {
+		pn := plot.Panel{Title: name, Lines: make([]plot.Line, len(s.rep.Series))}
+		if t, err := task.Lookup(name); err == nil {
+			pn.Mark, pn.MarkLabel = float64(t.Sizes().Max), fmt.Sprintf("largest training size %d", t.Sizes().Max)
+		}
+		for i, series := range s.rep.Series {
+			l := &pn.Lines[i]
+			l.Label = series.Label
+			for _, st := range s.stats {
+				if st.Label == series.Label && st.Task == name && st.Seeds > 0 {
+					l.XYs = append(l.XYs, plotter.XY{X: float64(st.Size), Y: st.Mean})
+					l.Low, l.High = append(l.Low, st.Std), append(l.High, st.Std)
+				}
+			}
+		}
+		f.Panels = append(f.Panels, pn)
+	}
+	return f
+}
+
+// Markdown writes the figure and, for each task, a table of exact match by label and size.
+func (s section) Markdown(w io.Writer) {
+	fmt.Fprintf(w, "\n## Tasks: exact match by size\n\n![exact match by size, a panel per task](%s)\n\n", ComparisonPNG)
+	fmt.Fprintf(w, "Exact match: every answer byte the model's most likely token, given the true bytes before it, which is greedy decoding's exact match. "+
+		"Mean ± standard deviation over seeds, and in brackets the 95%% Wilson interval over all seeds' examples pooled; "+
+		"the size's ratio to the largest training size in the header. The tasks' sources: docs/tasks.md.\n")
+	for _, name := range s.taskNames() {
+		var sizes []Stat
+		for _, st := range s.stats {
+			if st.Task == name && st.Label == s.stats[0].Label {
+				sizes = append(sizes, st)
+			}
+		}
+		fmt.Fprintf(w, "\n### %s\n\n| run |", name)
+		for _, st := range sizes {
+			fmt.Fprintf(w, " %d (%.3gx) |", st.Size, st.Ratio)
+		}
+		fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---:|", len(sizes)))
+		for _, series := range s.rep.Series {
+			fmt.Fprintf(w, "| %s |", series.Label)
+			for _, sz := range sizes {
+				fmt.Fprintf(w, " %s |", s.cell(series.Label, name, sz.Size))
+			}
+			fmt.Fprintf(w, "\n")
+		}
+	}
+}
+
+// cell is a table's entry for a label, task and size.
+func (s section) cell(label, name string, size int) string {
+	for _, st := range s.stats {
+		if st.Label == label && st.Task == name && st.Size == size {
+			if st.Seeds == 0 {
+				return "n/a"
+			}
+			return fmt.Sprintf("%.0f ± %.0f [%.0f, %.0f]", 100*st.Mean, 100*st.Std, 100*st.Low, 100*st.High)
+		}
+	}
+	return "–"
+}

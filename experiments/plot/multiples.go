@@ -1,0 +1,93 @@
+package plot
+
+import (
+	"fmt"
+	"image/color"
+
+	gonum "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// Multiples is a figure of small multiples: a panel per subject (a task), each with a line per
+// series in that series' style of every figure, x on a log axis, y a share in [0, 1], and a
+// dashed mark at each panel's own edge of training.
+type Multiples struct {
+	Title, XLabel, YLabel string
+	Panels                []Panel
+	// Styles are by series, as Panel.Lines are.
+	Styles []Style
+	Cols   int
+}
+
+// Panel is one subject's plot: its lines by series (one without points is left out), and the
+// x at which training stops, marked with MarkLabel.
+type Panel struct {
+	Title     string
+	Lines     []Line
+	Mark      float64
+	MarkLabel string
+}
+
+// Save draws the panels, the legend beside the first only, since every panel has the same
+// series in the same styles.
+func (f Multiples) Save(png, svg string) (err error) {
+	defer Recover(png, &err)
+	if len(f.Panels) == 0 {
+		return nil
+	}
+	cols := max(1, min(f.Cols, len(f.Panels)))
+	fig := Grid{Title: f.Title, XLabel: f.XLabel, Cols: cols, LegendWidth: 1.6 * vg.Inch}
+	for k, pn := range f.Panels {
+		p, legend, err := f.panel(pn)
+		if err != nil {
+			return err
+		}
+		if k%cols == 0 {
+			p.Y.Label.Text = f.YLabel
+		}
+		fig.Plots = append(fig.Plots, p)
+		if k%cols == cols-1 || k == len(f.Panels)-1 {
+			fig.Legends = append(fig.Legends, legend)
+		} else {
+			fig.Legends = append(fig.Legends, nil)
+		}
+	}
+	rows := (len(f.Panels) + cols - 1) / cols
+	fig.Width = vg.Length(cols)*(3.4*vg.Inch+fig.LegendWidth/vg.Length(cols)) + fig.LegendWidth + 0.5*vg.Inch
+	fig.Height = vg.Length(rows)*2.8*vg.Inch + 0.9*vg.Inch
+	return fig.Save(png, svg)
+}
+
+// panel draws one subject's lines over [0, 1], x spanning its points and its mark.
+func (f Multiples) panel(pn Panel) (*gonum.Plot, *gonum.Legend, error) {
+	p := gonum.New()
+	p.Title.Text = pn.Title
+	p.X.Scale, p.X.Tick.Marker = gonum.LogScale{}, pow2Ticks{}
+	p.Add(plotter.NewGrid())
+	legend := gonum.NewLegend()
+	legend.Top, legend.Left = true, true
+	legend.TextStyle.Font.Size = vg.Points(9)
+	lo, hi := pn.Mark, pn.Mark
+	for i, l := range pn.Lines {
+		if len(l.XYs) == 0 {
+			continue
+		}
+		for _, xy := range l.XYs {
+			lo, hi = min(lo, xy.X), max(hi, xy.X)
+		}
+		if err := addLine(p, &legend, l, f.Styles[i], ""); err != nil {
+			return nil, nil, err
+		}
+	}
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo/1.15, hi*1.15, -0.03, 1.03
+	mark, err := plotter.NewLine(plotter.XYs{{X: pn.Mark, Y: p.Y.Min}, {X: pn.Mark, Y: p.Y.Max}})
+	if err != nil {
+		return nil, nil, err
+	}
+	mark.Color = color.Gray{Y: 90}
+	mark.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(mark)
+	legend.Add(fmt.Sprint(pn.MarkLabel), mark)
+	return p, &legend, nil
+}
