@@ -16,7 +16,6 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot/plotter"
-	"gorgonia.org/tensor"
 
 	"extrapolate/data"
 	"extrapolate/experiments/measure"
@@ -69,7 +68,7 @@ func (r *run) Batch(g *model.Graph, ws []data.Window, _ []float64) {
 	n := g.Len
 	for b, w := range ws {
 		for t := n - w.Score; t < n; t++ {
-			if argmax(g.Logits(), b*n+t) == g.Targets[b*n+t] {
+			if model.Argmax(g.Logits(), b*n+t) == g.Targets[b*n+t] {
 				r.cur.Right++
 			}
 			r.cur.Tokens++
@@ -85,28 +84,6 @@ func (r *run) End(l measure.PassLength) {
 		r.cur.Applicable, r.cur.Accuracy = true, float64(r.cur.Right)/float64(r.cur.Tokens)
 	}
 	r.lengths = append(r.lengths, r.cur)
-}
-
-// argmax is the most likely token of logits row i, the first one on a tie.
-func argmax(logits *tensor.Dense, i int) int {
-	v := logits.Shape()[1]
-	switch x := logits.Data().(type) {
-	case []float32:
-		return argmaxRow(x[i*v : (i+1)*v])
-	case []float64:
-		return argmaxRow(x[i*v : (i+1)*v])
-	}
-	return -1
-}
-
-func argmaxRow[F float32 | float64](row []F) int {
-	best := 0
-	for j, x := range row {
-		if x > row[best] {
-			best = j
-		}
-	}
-	return best
 }
 
 // Record keeps the accuracies in the results file and writes them as CSV.

@@ -135,33 +135,11 @@ func passkeyAt(ctx context.Context, m *model.Model, s position.Scheme, n int, ca
 func digitsRight(logits *tensor.Dense, targets []int, b, n int) int {
 	right := 0
 	for t := n - data.PasskeyDigits; t < n; t++ {
-		if argmax(logits, b*n+t) == targets[b*n+t] {
+		if model.Argmax(logits, b*n+t) == targets[b*n+t] {
 			right++
 		}
 	}
 	return right
-}
-
-// argmax is the most likely token of logits row r, the first one on a tie.
-func argmax(logits *tensor.Dense, r int) int {
-	switch x := logits.Data().(type) {
-	case []float32:
-		return argmaxRow(x, r, logits.Shape()[1])
-	case []float64:
-		return argmaxRow(x, r, logits.Shape()[1])
-	}
-	return -1
-}
-
-func argmaxRow[F float32 | float64](logits []F, r, v int) int {
-	row := logits[r*v : (r+1)*v]
-	best := 0
-	for i, x := range row {
-		if x > row[best] {
-			best = i
-		}
-	}
-	return best
 }
 
 // passkeyFile is a run's passkey.json.

@@ -121,33 +121,11 @@ func answerRight(logits *tensor.Dense, targets []int, row int) (right, tokens in
 			continue
 		}
 		tokens++
-		if argmax(logits, row+i) == y {
+		if model.Argmax(logits, row+i) == y {
 			right++
 		}
 	}
 	return right, tokens
-}
-
-// argmax is the most likely token of logits row r, the first one on a tie.
-func argmax(logits *tensor.Dense, r int) int {
-	v := logits.Shape()[1]
-	switch x := logits.Data().(type) {
-	case []float32:
-		return argmaxRow(x[r*v : (r+1)*v])
-	case []float64:
-		return argmaxRow(x[r*v : (r+1)*v])
-	}
-	return -1
-}
-
-func argmaxRow[F float32 | float64](row []F) int {
-	best := 0
-	for i, x := range row {
-		if x > row[best] {
-			best = i
-		}
-	}
-	return best
 }
 
 // Wilson is the 95% Wilson score interval of k successes in n trials (Wilson 1927), which,

@@ -48,7 +48,7 @@ func greedy(t *testing.T, m *model.Model, s position.Scheme, tk task.Task, e tas
 		if _, err := g.Run(); err != nil {
 			t.Fatal(err)
 		}
-		next := byte(argmax(g.Logits(), len(text)-1))
+		next := byte(model.Argmax(g.Logits(), len(text)-1))
 		g.Close()
 		out, text = append(out, next), append(text, next)
 	}
