@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/internal/testrun"
 	"extrapolate/experiments/measure"
 	"extrapolate/experiments/training"
+	"extrapolate/internal/inputerr"
 )
 
 // gridFiles writes a base run config and a comparison with a grid of two points, and returns
@@ -91,6 +93,7 @@ func TestGridRunEqualsRunAlone(t *testing.T) {
 	if s := rep.Summary(); !strings.Contains(s, "alibi_flat") || !strings.Contains(s, "wide") {
 		t.Errorf("summary:\n%s", s)
 	}
+	checkDamagedPointRefused(t, r, out)
 
 	// The wide point's t5 run, seed 2, made alone.
 	alone, err := config.Load(filepath.Join(dir, "base.yaml"), []string{"model.d_model=32", "model.heads=4", "train.steps=24", "position.scheme=t5", "seed=2", "name=t5-s2"})
@@ -168,5 +171,40 @@ func TestGridAndComparisonShareNoFolder(t *testing.T) {
 		if b, _ := os.ReadFile(filepath.Join(out, tc.holds)); string(b) != "{}" {
 			t.Errorf("Check changed %s", tc.holds)
 		}
+	}
+}
+
+// checkDamagedPointRefused damages a run file of the grid's last point: the report must refuse
+// it as the input's fault, naming the file, before it writes anything, the first point's
+// report included.
+func checkDamagedPointRefused(t *testing.T, r *Runner, out string) {
+	t.Helper()
+	path := filepath.Join(out, "wide", RunsDir, "t5-s2", measure.PositionsJSON)
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, good[:len(good)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// An atomic rewrite makes a new file: its modification time tells.
+	before := map[string]time.Time{}
+	for _, f := range []string{filepath.Join("small", ReportFile), filepath.Join("small", ComparisonJSON), ReportFile, ScaleJSON} {
+		st, err := os.Stat(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[f] = st.ModTime()
+	}
+	if rep, err := r.WriteReport(); rep != nil || !inputerr.Is(err) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("a truncated %s: %v, want an input error naming it", path, err)
+	}
+	for f, mod := range before {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || !st.ModTime().Equal(mod) {
+			t.Errorf("the refused report rewrote %s (%v)", f, err)
+		}
+	}
+	if err := os.WriteFile(path, good, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

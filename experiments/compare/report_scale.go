@@ -35,11 +35,10 @@ type PointReport struct {
 	Claims      []claims.Result `json:"claims"`
 }
 
-// writeGridReport writes each grid point's report in its folder, then the claims judged at every
-// point: a table of verdicts and deciding ratios, and a figure per claim of its ratio against
-// the model's weights and against the training tokens. With runs missing it writes nothing and
-// returns nil.
-func (r *Runner) writeGridReport() (*Report, error) {
+// buildGridReport reads and checks every grid point's runs and makes each point's report, then
+// the claims judged at every point, writing nothing: nil, with what is missing said, when runs
+// lack results.
+func (r *Runner) buildGridReport() (*Report, error) {
 	missing, total, err := r.MissingRuns()
 	if err != nil {
 		return nil, err
@@ -58,7 +57,7 @@ func (r *Runner) writeGridReport() (*Report, error) {
 		}
 		sub := *r
 		sub.Plan, sub.Dir = at, filepath.Join(r.Dir, p.Name)
-		rep, err := sub.WriteReport()
+		rep, err := sub.buildReport()
 		if err != nil {
 			return nil, fmt.Errorf("grid point %s: %w", p.Name, err)
 		}
@@ -71,9 +70,6 @@ func (r *Runner) writeGridReport() (*Report, error) {
 		})
 	}
 	top.TrainLen, top.Lengths = top.Points[0].Report.TrainLen, top.Points[0].Report.Lengths
-	if err := top.writeGrid(r.Dir); err != nil {
-		return nil, err
-	}
 	return top, nil
 }
 
@@ -101,7 +97,15 @@ func (p *PointReport) claimAt(id string) (claims.Result, bool) {
 	return p.Claims[i], true
 }
 
+// writeGrid writes each point's report in its folder, then the grid's own files: a table of
+// verdicts and deciding ratios, and a figure per claim of its ratio against the model's weights
+// and against the training tokens.
 func (rep *Report) writeGrid(dir string) error {
+	for _, pt := range rep.Points {
+		if err := pt.Report.write(filepath.Join(dir, pt.Name)); err != nil {
+			return fmt.Errorf("grid point %s: %w", pt.Name, err)
+		}
+	}
 	if err := measure.WriteFile(filepath.Join(dir, ScaleCSV), rep.gridCSV()); err != nil {
 		return err
 	}
