@@ -208,3 +208,47 @@ func checkDamagedPointRefused(t *testing.T, r *Runner, out string) {
 		t.Fatal(err)
 	}
 }
+
+// TestGridMarksFailedRuns runs a grid one of whose points diverges: the grid's verdict table
+// must say which runs failed there and why, its claims be undecided rather than "not
+// applicable", and its perplexities read failed, not n/a.
+func TestGridMarksFailedRuns(t *testing.T) {
+	dir := t.TempDir()
+	path := gridFiles(t, dir, `grid:
+  - {name: small}
+  - {name: hot, set: {train.lr: 1.0e+30, train.min_lr: 1.0e+29, train.warmup: 0, train.grad_clip: 0}}
+`)
+	c, err := LoadPlan(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results")
+	rep, err := (&Runner{Plan: c, Dir: out, Command: "test"}).Execute(context.Background())
+	if err != nil || rep == nil {
+		t.Fatalf("the grid: %v, report %v", err, rep)
+	}
+	if got := rep.Points[1].Failed; len(got) != 4 || got[0].Run != "alibi-s1" || !strings.Contains(got[0].Error, "training diverged") {
+		t.Fatalf("the hot point's failed runs: %+v, want its 4 runs, diverged", got)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, ReportFile))
+	for _, want := range []string{
+		"| alibi_flat | ≤ 1.05 | ✓ ",
+		" | undecided |\n",
+		"| runs | | ✓ 4 of 4 ok | ✗ 4 of 4 failed (alibi-s1: training diverged: ",
+		"| alibi | ", " | failed | failed |\n",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("REPORT.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(string(md), "n/a") {
+		t.Errorf("REPORT.md shows a failed run's numbers as n/a:\n%s", md)
+	}
+	js, _ := os.ReadFile(filepath.Join(out, ScaleJSON))
+	if !strings.Contains(string(js), `"failed_runs": [`) {
+		t.Errorf("%s lacks the failed runs", ScaleJSON)
+	}
+	if s := rep.Summary(); !strings.Contains(s, "hot: ✗ 4 of 4 failed") {
+		t.Errorf("summary:\n%s", s)
+	}
+}

@@ -181,6 +181,11 @@ func (rep *Report) Summary() string {
 			}
 			b.WriteByte('\n')
 		}
+		for _, pt := range rep.Points {
+			if len(pt.Failed) > 0 {
+				fmt.Fprintf(&b, "%s: %s\n", pt.Name, pt.runsCell())
+			}
+		}
 		return b.String()
 	}
 	fmt.Fprintf(&b, "%-22s", "perplexity")
