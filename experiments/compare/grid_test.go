@@ -130,9 +130,14 @@ func TestGridRefused(t *testing.T) {
 		{"grid:\n  - {name: a, set: {seed: 3}}\n", "grid[0].set"},
 		{"grid:\n  - {name: a}\n  - {name: b, set: {train.seq_len: 32}}\n", "grid[1] (b): train.seq_len"},
 		{"grid:\n  - {name: a, set: {model.d_modl: 32}}\n", "grid[0] (a)"},
+		// An error in a point's setting names it and its line in the comparison's file, never a -set.
+		{"grid:\n  - {name: a}\n  - {name: b, set: {train.steps: 20.5}}\n", "train.steps: 20.5, want a whole number (from grid[1].set of "},
+		{"grid:\n  - {name: a}\n  - {name: b, set: {train.steps: 20.5}}\n", "scale.yaml, line 9)"},
+		{"grid:\n  - name: a\n    set:\n      model.d_modl: 32\n", "model.d_modl: unknown field (from grid[0].set of "},
+		{"grid:\n  - name: a\n    set:\n      model.d_modl: 32\n", "scale.yaml, line 10)"},
 	} {
 		_, err := Load(gridFiles(t, t.TempDir(), tc.grid), nil)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "-set") {
 			t.Errorf("%q: %v, want an error with %q", tc.grid, err, tc.want)
 		}
 	}
