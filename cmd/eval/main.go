@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -29,6 +30,9 @@ type options struct {
 	tokens                               int
 	quiet, partial                       bool
 	fields                               *scalingflag.Set
+	// scalingGiven says -scaling was given, so that an empty one (an unset shell variable) is
+	// refused rather than read as the default.
+	scalingGiven bool
 }
 
 // parseFlags reads the command line into options.
@@ -48,6 +52,7 @@ func parseFlags() *options {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	flag.Visit(func(f *flag.Flag) { o.scalingGiven = o.scalingGiven || f.Name == "scaling" })
 	return o
 }
 
@@ -86,11 +91,11 @@ func run() int {
 	if err != nil {
 		return fail(err)
 	}
-	e, err := o.evalSettings(t.Config)
+	e, memory, err := o.evalSettings(t.Config)
 	if err != nil {
 		return fail(err)
 	}
-	return o.evaluate(t, list, e, dir)
+	return o.evaluate(t, list, e, memory, dir)
 }
 
 // scalingList is the scalings of -scaling (or, by default, every one the checkpoint's scheme
@@ -98,12 +103,18 @@ func run() int {
 // the scalings before it were evaluated.
 func (o *options) scalingList(c experiments.Config, f position.Factor) ([]*position.Scaling, error) {
 	var names []string
-	if o.scalings == "" {
+	switch {
+	case !o.scalingGiven:
 		names = takes(c)
-	} else {
+	case strings.TrimSpace(o.scalings) == "":
+		return nil, fmt.Errorf("-scaling: empty value; give scalings (none,%s), or leave -scaling out for every one the checkpoint's scheme takes", strings.Join(position.ScalingTypes(), ","))
+	default:
 		names = strings.Split(o.scalings, ",")
 		for i := range names {
 			names[i] = strings.TrimSpace(names[i])
+			if names[i] == "" {
+				return nil, fmt.Errorf("-scaling %s: an empty name in the list", o.scalings)
+			}
 		}
 	}
 	if u := o.fields.Unused(names); u != "" {
@@ -127,15 +138,18 @@ func (o *options) scalingList(c experiments.Config, f position.Factor) ([]*posit
 }
 
 // evalSettings is the checkpoint config's evaluation with -lengths and -tokens applied, checked
-// as a config's would be.
-func (o *options) evalSettings(c experiments.Config) (experiments.Eval, error) {
+// as a config's would be, and what it takes in memory, to state. The evaluation is tiled, so any
+// length whose batch fits in memory can be scored: where the longest length exceeds the config's
+// eval.batch_tokens, which a run needs at least the longest length, the batches are raised to
+// hold one window of it, and the memory check applies to that.
+func (o *options) evalSettings(c experiments.Config) (experiments.Eval, string, error) {
 	e := c.Eval
 	if o.lengths != "" {
 		e.Lengths = nil
 		for _, s := range strings.Split(o.lengths, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil {
-				return e, fmt.Errorf("-lengths: %q is not a length", s)
+				return e, "", fmt.Errorf("-lengths: %q is not a length", s)
 			}
 			e.Lengths = append(e.Lengths, n)
 		}
@@ -143,16 +157,22 @@ func (o *options) evalSettings(c experiments.Config) (experiments.Eval, error) {
 	if o.tokens != 0 {
 		e.Tokens = o.tokens
 	}
-	c.Eval = e
-	if err := c.Check(); err != nil {
-		return e, fmt.Errorf("-lengths/-tokens: %v", err)
+	batches := fmt.Sprintf("eval.batch_tokens %d", e.BatchTokens)
+	if n := slices.Max(e.Lengths); n > e.BatchTokens {
+		batches = fmt.Sprintf("eval.batch_tokens %d, raised to the longest length", e.BatchTokens)
+		e.BatchTokens = n
 	}
-	return e, nil
+	c.Eval = e
+	rc, err := c.Resolve()
+	if err != nil {
+		return e, "", fmt.Errorf("-lengths/-tokens: %v", err)
+	}
+	return e, fmt.Sprintf("evaluated in batches of up to %d tokens (%s), needing %s", e.BatchTokens, batches, rc.Memory().Evaluation()), nil
 }
 
 // evaluate scores the trained model under each scaling of list, writes the results in dir and
 // prints their table, returning the exit code. Nothing is written when interrupted.
-func (o *options) evaluate(t *experiments.Trained, list []*position.Scaling, e experiments.Eval, dir string) int {
+func (o *options) evaluate(t *experiments.Trained, list []*position.Scaling, e experiments.Eval, memory, dir string) int {
 	w := os.Stderr
 	if o.quiet {
 		w = nil
@@ -184,6 +204,7 @@ func (o *options) evaluate(t *experiments.Trained, list []*position.Scaling, e e
 		fmt.Printf("partly trained: checkpoint saved at %s\n", t.Progress)
 	}
 	fmt.Print(rep.Table())
+	fmt.Println(memory)
 	fmt.Printf("results in %s\n", dir)
 	return 0
 }

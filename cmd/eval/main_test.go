@@ -112,6 +112,10 @@ func TestEvalBadInput(t *testing.T) {
 		{[]string{"-checkpoint", rope, "-scaling", "yarn", "-beta-fast", "1", "-beta-slow", "2"}, "beta_fast"},
 		{[]string{"-checkpoint", rope, "-lengths", "16,x"}, "-lengths"},
 		{[]string{"-checkpoint", rope, "-lengths", "16,48"}, "eval.lengths"},
+		// An unset shell variable: not the default scalings.
+		{[]string{"-checkpoint", rope, "-scaling", ""}, "-scaling: empty value"},
+		{[]string{"-checkpoint", rope, "-scaling", " "}, "-scaling: empty value"},
+		{[]string{"-checkpoint", rope, "-scaling", "none,,yarn"}, "-scaling none,,yarn: an empty name"},
 	}
 	for _, c := range cases {
 		out := filepath.Join(t.TempDir(), "out")
@@ -158,5 +162,32 @@ func TestDefaultScalings(t *testing.T) {
 		if strings.Join(got, ",") != strings.Join(c.want, ",") {
 			t.Errorf("%s: evaluated under %v, want %v", c.scheme, got, c.want)
 		}
+	}
+}
+
+// TestEvalPastBatchTokens evaluates a checkpoint at a length above its config's
+// eval.batch_tokens, which cmd/eval cannot set: the evaluation is tiled, so it must be scored
+// in batches of one window, and the output must say so and state the memory it takes.
+func TestEvalPastBatchTokens(t *testing.T) {
+	ckpt := train(t, "rope") // eval.batch_tokens 256
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := runEval(t, "-checkpoint", ckpt, "-scaling", "none", "-lengths", "16,512", "-tokens", "512", "-out", out, "-quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := "evaluated in batches of up to 512 tokens (eval.batch_tokens 256, raised to the longest length), needing about "
+	if !strings.Contains(stdout, want) || !strings.Contains(stdout, "of memory (weights and optimizer state ") {
+		t.Errorf("stdout %q lacks %q and the memory", stdout, want)
+	}
+	b, err := os.ReadFile(filepath.Join(out, experiments.ScalingsJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep experiments.ScalingReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if l := rep.Results[0].Lengths; len(l) != 2 || l[1].Length != 512 || l[1].Perplexity == nil || l[1].Tokens != 512 || rep.BatchTokens != 512 {
+		t.Fatalf("results %+v, batch tokens %d; want a perplexity at 512, in batches of 512", l, rep.BatchTokens)
 	}
 }

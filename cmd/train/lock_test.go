@@ -143,3 +143,27 @@ func TestHangupResumable(t *testing.T) {
 		t.Fatalf("the shell reads %q as %q, want %q", line, got, want)
 	}
 }
+
+// TestCheckSeesBusyFolder runs -check on a folder another process is writing in, a run's own
+// and a comparison's run's: the command itself would be refused there, so the check must be,
+// with the same one line naming the process, whatever the config.
+func TestCheckSeesBusyFolder(t *testing.T) {
+	dir := setup(t, strings.Replace(good, "steps: 3,", "steps: 1000000,", 1))
+	os.WriteFile(filepath.Join(dir, "cmp.yaml"), []byte("comparison: cmp\nseeds: [1]\nruns: [{config: config}]\n"), 0o644)
+	first := startTrain(t, dir, filepath.Join("cmp", "runs", "tiny-s1"))
+	want := fmt.Sprintf("is in use by another process: process %d holds", first.cmd.Process.Pid)
+	for _, args := range [][]string{
+		{"-config", "./config.yaml", "-out", filepath.Join("cmp", "runs", "tiny-s1")},
+		{"-config", "./config.yaml", "-out", filepath.Join("cmp", "runs", "tiny-s1"), "-set", "train.steps=5"},
+		{"-config", "./cmp.yaml", "-out", "cmp"},
+	} {
+		code, stdout, stderr := runTrain(t, dir, append(args, "-check")...)
+		msg := strings.TrimSpace(stderr)
+		if code != 2 || !strings.Contains(msg, want) || strings.Contains(msg, "\n") || stdout != "" {
+			t.Errorf("%v -check: exit %d, stdout %q, stderr %q; want 2 and one line with %q", args, code, stdout, msg, want)
+		}
+	}
+	if code := first.stop(os.Interrupt); code != 130 {
+		t.Errorf("the first run: exit %d, want 130: %s", code, first.stderr.String())
+	}
+}

@@ -169,6 +169,10 @@ func checkComparison(r *experiments.Runner, reportOnly bool) error {
 		if err := checkReport(r); err != nil {
 			return err
 		}
+		// Every file the report reads, read and checked as writing it would.
+		if err := r.CheckReport(); err != nil {
+			return err
+		}
 	} else if err := r.Check(); err != nil {
 		return err
 	}

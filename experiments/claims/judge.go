@@ -14,7 +14,8 @@ const (
 	Reproduced    Verdict = "reproduced"
 	NotReproduced Verdict = "not reproduced"
 	NotApplicable Verdict = "not applicable"
-	// Undecided: a number the claim needs is not finite (NaN or infinite) for some seed.
+	// Undecided: a number the claim needs is not finite (NaN or infinite) for some seed, or
+	// no seed has it because every run failed.
 	Undecided Verdict = "undecided"
 )
 
@@ -109,10 +110,15 @@ func (rep *judging) seedRatios(a string, n int, b string, m int) (seeds []uint64
 
 // missing is the verdict of a claim that needs a series' perplexity at mult times the training
 // length, where At found none, and why: undecided when a seed's loss there was not finite (the
-// mean of the other seeds could hide a collapse), not applicable when nothing was scored.
+// mean of the other seeds could hide a collapse) or every seed's run failed, not applicable
+// when the scheme cannot take the length.
 func (rep *judging) missing(s *measure.Series, mult int) (Verdict, string) {
-	if st, ok := s.At(mult * rep.TrainLen); ok && st.NonFinite != nil {
+	st, ok := s.At(mult * rep.TrainLen)
+	switch {
+	case ok && st.NonFinite != nil:
 		return Undecided, fmt.Sprintf("%s at %dx the training length: %s for seeds %v.", s.Label, mult, st.NonFiniteReason, st.NonFinite)
+	case ok && st.NotApplicable == "" && st.Failed != nil:
+		return Undecided, fmt.Sprintf("%s has no score at %dx the training length: its runs failed for seeds %v.", s.Label, mult, st.Failed)
 	}
 	return NotApplicable, fmt.Sprintf("%s has no score at %dx the training length.", s.Label, mult)
 }

@@ -106,6 +106,10 @@ func syntheticIn(order []string, ppl map[string][][]float64, configs map[string]
 	}
 	rep.Aggregate()
 	rep.judge()
+	var err error
+	if rep.sections, err = rep.measureSections(); err != nil {
+		panic(err)
+	}
 	return rep
 }
 

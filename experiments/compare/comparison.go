@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -31,9 +32,10 @@ type Config struct {
 	// training budget), each in a folder of its own, and judges every claim at every point.
 	Grid []Point `yaml:"grid,omitempty"`
 
-	globalSets []string // Set as key=value
-	cliSets    []string // the command line's -set, applied last
-	dir        string   // the folder of the comparison file, where bare run names are looked up
+	globalSets []config.Override // Set, and a grid point's set at that point
+	cliSets    []string          // the command line's -set, applied last
+	path       string            // the comparison file, which the settings' errors name
+	dir        string            // the folder of the comparison file, where bare run names are looked up
 }
 
 // Point is one point of a comparison's grid: its name, which names its folder, and the settings
@@ -135,8 +137,7 @@ func LoadPlan(path string, sets []string) (*Plan, error) {
 			return nil, fmt.Errorf("%s: claims: unknown claim %q (known: %s)", path, cl, strings.Join(claims.IDs(), ", "))
 		}
 	}
-	global, err := setList(c.Set)
-	if err != nil {
+	if _, err := setList(c.Set); err != nil {
 		return nil, fmt.Errorf("%s: set: %w", path, err)
 	}
 	for _, s := range sets {
@@ -144,8 +145,8 @@ func LoadPlan(path string, sets []string) (*Plan, error) {
 			return nil, fmt.Errorf("-set %s: a comparison sets each run's %s itself (seeds:, labels)", key, key)
 		}
 	}
-	c.globalSets, c.cliSets = global, sets
-	c.dir = filepath.Dir(path)
+	c.path, c.dir = path, filepath.Dir(path)
+	c.globalSets, c.cliSets = c.overrides("set", c.Set), sets
 	if err := c.resolveGrid(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -182,6 +183,18 @@ func setList(m map[string]yaml.Node) ([]string, error) {
 	return out, nil
 }
 
+// overrides are the settings of a set mapping of the comparison's file, field, in key order:
+// each carries its node, so that an error in it names the field and its line in the file.
+func (c *Config) overrides(field string, m map[string]yaml.Node) []config.Override {
+	keys := slices.Sorted(maps.Keys(m))
+	out := make([]config.Override, len(keys))
+	for i, k := range keys {
+		v := m[k]
+		out[i] = config.Override{Key: k, Value: &v, Line: v.Line, From: field + " of " + c.path}
+	}
+	return out
+}
+
 // resolveGrid checks the grid's points: their names, which name folders beside the
 // comparison's own files, and their settings.
 func (c *Config) resolveGrid() error {
@@ -214,14 +227,13 @@ func (c *Config) resolveGrid() error {
 // AtPoint is the comparison at grid point i alone: the same runs with the point's settings,
 // named comparison/point, without a grid.
 func (c *Config) AtPoint(i int) (*Config, error) {
-	sets, err := setList(c.Grid[i].Set)
-	if err != nil {
+	if _, err := setList(c.Grid[i].Set); err != nil {
 		return nil, fmt.Errorf("grid[%d].set: %w", i, err)
 	}
 	p := *c
 	p.Name = c.Name + "/" + c.Grid[i].Name
 	p.Grid = nil
-	p.globalSets = append(append([]string{}, c.globalSets...), sets...)
+	p.globalSets = append(slices.Clone(c.globalSets), c.overrides(fmt.Sprintf("grid[%d].set", i), c.Grid[i].Set)...)
 	return &p, nil
 }
 
@@ -304,8 +316,7 @@ func (c *Config) planRuns() ([]Planned, error) {
 		if spec.Config == "" {
 			return nil, fmt.Errorf("runs[%d].config: missing", i)
 		}
-		sets, err := setList(spec.Set)
-		if err != nil {
+		if _, err := setList(spec.Set); err != nil {
 			return nil, fmt.Errorf("runs[%d].set: %w", i, err)
 		}
 		path := spec.Config
@@ -313,8 +324,8 @@ func (c *Config) planRuns() ([]Planned, error) {
 			path = filepath.Join(c.dir, strings.TrimSuffix(path, ".yaml")+".yaml")
 		}
 		// The comparison's set, then the run's own, then the command line's.
-		all := append(append(append([]string{}, c.globalSets...), sets...), c.cliSets...)
-		resolved, err := config.LoadResolved(path, all)
+		all := slices.Concat(c.globalSets, c.overrides(fmt.Sprintf("runs[%d].set", i), spec.Set), config.Sets(c.cliSets))
+		resolved, err := config.LoadOverridden(path, all)
 		if err != nil {
 			return nil, fmt.Errorf("runs[%d]: %w", i, err)
 		}

@@ -34,7 +34,8 @@ func TestShippedConfigs(t *testing.T) {
 
 // TestWholeNumbersEverywhere checks that a fraction in a whole-number field is refused wherever
 // the config is given: the file, -set, and a comparison's set and runs' set, which yaml.v3
-// would all truncate (train.steps 20.9 training 20 steps).
+// would all truncate (train.steps 20.9 training 20 steps); the error names where, a comparison's
+// setting by its field and line.
 func TestWholeNumbersEverywhere(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -57,11 +58,11 @@ func TestWholeNumbersEverywhere(t *testing.T) {
 		{"comparison set", func() error {
 			_, err := Load(write("c1.yaml", "comparison: c1\nseeds: [1]\nset: {train.steps: 20.9}\nruns: [{config: run}]\n"), nil)
 			return err
-		}, "train.steps: 20.9, want a whole number"},
+		}, "train.steps: 20.9, want a whole number (from set of " + filepath.Join(dir, "c1.yaml") + ", line 3)"},
 		{"run set", func() error {
 			_, err := Load(write("c2.yaml", "comparison: c2\nseeds: [1]\nruns: [{config: run, set: {position.buckets: 3.5}}]\n"), nil)
 			return err
-		}, "position.buckets: 3.5, want a whole number"},
+		}, "position.buckets: 3.5, want a whole number (from runs[0].set of " + filepath.Join(dir, "c2.yaml") + ", line 3)"},
 		{"seeds", func() error {
 			_, err := Load(write("c3.yaml", "comparison: c3\nseeds: [1, 2.5]\nruns: [{config: run}]\n"), nil)
 			return err

@@ -127,7 +127,8 @@ func syntheticFigures(t *testing.T, dir string, labels []string) *Report {
 			t.Fatal(err)
 		}
 		for _, seed := range planned.Comparison.Seeds {
-			runs = append(runs, measure.RunResult{Label: name, Seed: seed, Config: rc.Config(), Resolved: rc})
+			run := rc.WithSeed(name+"-s"+strconv.FormatUint(seed, 10), seed)
+			runs = append(runs, measure.RunResult{Label: name, Seed: seed, Config: run.Config(), Resolved: run})
 		}
 	}
 	rep := &Report{Comparison: planned.Comparison}
@@ -141,22 +142,24 @@ func syntheticFigures(t *testing.T, dir string, labels []string) *Report {
 			series[r.Label] = len(series)
 		}
 		r.Dir = filepath.Join(dir, RunsDir, r.Label+"-s"+strconv.FormatUint(r.Seed, 10))
-		r.Result = syntheticRun(t, r.Dir, r.Label, series[r.Label], rng)
+		r.Result = syntheticRun(t, r, series[r.Label], rng)
 		rep.Runs = append(rep.Runs, r)
 	}
 	rep.Aggregate()
 	return rep
 }
 
-// syntheticRun makes up a run's perplexity at 64 to 1024 tokens, trained at 64, rising past
-// 64 by the k-th of a few slopes, and its loss by position, and writes the latter to dir.
-func syntheticRun(t *testing.T, dir, label string, k int, rng *rand.Rand) *measure.Result {
+// syntheticRun makes up run r's perplexity at 64 to 1024 tokens, trained at 64, rising past
+// 64 by the k-th of a few slopes, and its loss by position, each position scored once in each of
+// the config's windows, and writes the latter to its folder.
+func syntheticRun(t *testing.T, r measure.RunResult, k int, rng *rand.Rand) *measure.Result {
 	const trainLen = 64
+	c := r.Config
 	slope := 0.06 * float64(k%7)
 	res := &measure.Result{Status: "ok", TrainLen: trainLen}
 	var pls []measure.PositionLoss
 	for _, n := range []int{64, 128, 256, 512, 1024} {
-		if label == "learned" && n > trainLen {
+		if r.Label == "learned" && n > trainLen {
 			res.Lengths = append(res.Lengths, measure.LengthResult{Length: n, Reason: "not applicable by design"})
 			pls = append(pls, measure.PositionLoss{Length: n, Reason: "not applicable by design"})
 			continue
@@ -168,18 +171,19 @@ func syntheticRun(t *testing.T, dir, label string, k int, rng *rand.Rand) *measu
 			if p >= trainLen {
 				loss += slope * math.Log2(float64(p+1)/trainLen)
 			}
-			pl.Positions = append(pl.Positions, measure.PositionBucket{From: p, To: p, Tokens: 16, Loss: loss})
+			pl.Positions = append(pl.Positions, measure.PositionBucket{From: p, To: p, Tokens: c.Eval.Tokens / n, Loss: loss})
 			sum += loss
 		}
 		pls = append(pls, pl)
 		loss := sum / float64(n)
 		ppl := math.Exp(loss)
-		res.Lengths = append(res.Lengths, measure.LengthResult{Length: n, Applicable: true, Loss: &loss, Perplexity: &ppl})
+		res.Lengths = append(res.Lengths, measure.LengthResult{Length: n, Applicable: true, Loss: &loss, Perplexity: &ppl, Tokens: c.Eval.Tokens})
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := measure.WriteJSON(filepath.Join(dir, measure.PositionsJSON), positionsFile{Name: label, TrainLen: trainLen, Lengths: pls}); err != nil {
+	f := positionsFile{Name: c.Name, Seed: c.Seed, TrainLen: trainLen, Protocol: c.Eval.Protocol(), Lengths: pls}
+	if err := measure.WriteJSON(filepath.Join(r.Dir, measure.PositionsJSON), f); err != nil {
 		t.Fatal(err)
 	}
 	return res
@@ -188,7 +192,9 @@ func syntheticRun(t *testing.T, dir, label string, k int, rng *rand.Rand) *measu
 // positionsFile is what the figures read of a run's loss_by_position.json.
 type positionsFile struct {
 	Name     string                 `json:"name"`
+	Seed     uint64                 `json:"seed"`
 	TrainLen int                    `json:"train_len"`
+	Protocol string                 `json:"protocol"`
 	Lengths  []measure.PositionLoss `json:"lengths"`
 }
 

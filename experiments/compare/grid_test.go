@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/internal/testrun"
 	"extrapolate/experiments/measure"
 	"extrapolate/experiments/training"
+	"extrapolate/internal/inputerr"
 )
 
 // gridFiles writes a base run config and a comparison with a grid of two points, and returns
@@ -91,6 +93,7 @@ func TestGridRunEqualsRunAlone(t *testing.T) {
 	if s := rep.Summary(); !strings.Contains(s, "alibi_flat") || !strings.Contains(s, "wide") {
 		t.Errorf("summary:\n%s", s)
 	}
+	checkDamagedPointRefused(t, r, out)
 
 	// The wide point's t5 run, seed 2, made alone.
 	alone, err := config.Load(filepath.Join(dir, "base.yaml"), []string{"model.d_model=32", "model.heads=4", "train.steps=24", "position.scheme=t5", "seed=2", "name=t5-s2"})
@@ -127,9 +130,14 @@ func TestGridRefused(t *testing.T) {
 		{"grid:\n  - {name: a, set: {seed: 3}}\n", "grid[0].set"},
 		{"grid:\n  - {name: a}\n  - {name: b, set: {train.seq_len: 32}}\n", "grid[1] (b): train.seq_len"},
 		{"grid:\n  - {name: a, set: {model.d_modl: 32}}\n", "grid[0] (a)"},
+		// An error in a point's setting names it and its line in the comparison's file, never a -set.
+		{"grid:\n  - {name: a}\n  - {name: b, set: {train.steps: 20.5}}\n", "train.steps: 20.5, want a whole number (from grid[1].set of "},
+		{"grid:\n  - {name: a}\n  - {name: b, set: {train.steps: 20.5}}\n", "scale.yaml, line 9)"},
+		{"grid:\n  - name: a\n    set:\n      model.d_modl: 32\n", "model.d_modl: unknown field (from grid[0].set of "},
+		{"grid:\n  - name: a\n    set:\n      model.d_modl: 32\n", "scale.yaml, line 10)"},
 	} {
 		_, err := Load(gridFiles(t, t.TempDir(), tc.grid), nil)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "-set") {
 			t.Errorf("%q: %v, want an error with %q", tc.grid, err, tc.want)
 		}
 	}
@@ -168,5 +176,84 @@ func TestGridAndComparisonShareNoFolder(t *testing.T) {
 		if b, _ := os.ReadFile(filepath.Join(out, tc.holds)); string(b) != "{}" {
 			t.Errorf("Check changed %s", tc.holds)
 		}
+	}
+}
+
+// checkDamagedPointRefused damages a run file of the grid's last point: the report must refuse
+// it as the input's fault, naming the file, before it writes anything, the first point's
+// report included.
+func checkDamagedPointRefused(t *testing.T, r *Runner, out string) {
+	t.Helper()
+	path := filepath.Join(out, "wide", RunsDir, "t5-s2", measure.PositionsJSON)
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, good[:len(good)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// An atomic rewrite makes a new file: its modification time tells.
+	before := map[string]time.Time{}
+	for _, f := range []string{filepath.Join("small", ReportFile), filepath.Join("small", ComparisonJSON), ReportFile, ScaleJSON} {
+		st, err := os.Stat(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[f] = st.ModTime()
+	}
+	if rep, err := r.WriteReport(); rep != nil || !inputerr.Is(err) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("a truncated %s: %v, want an input error naming it", path, err)
+	}
+	for f, mod := range before {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || !st.ModTime().Equal(mod) {
+			t.Errorf("the refused report rewrote %s (%v)", f, err)
+		}
+	}
+	if err := os.WriteFile(path, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGridMarksFailedRuns runs a grid one of whose points diverges: the grid's verdict table
+// must say which runs failed there and why, its claims be undecided rather than "not
+// applicable", and its perplexities read failed, not n/a.
+func TestGridMarksFailedRuns(t *testing.T) {
+	dir := t.TempDir()
+	path := gridFiles(t, dir, `grid:
+  - {name: small}
+  - {name: hot, set: {train.lr: 1.0e+30, train.min_lr: 1.0e+29, train.warmup: 0, train.grad_clip: 0}}
+`)
+	c, err := LoadPlan(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results")
+	rep, err := (&Runner{Plan: c, Dir: out, Command: "test"}).Execute(context.Background())
+	if err != nil || rep == nil {
+		t.Fatalf("the grid: %v, report %v", err, rep)
+	}
+	if got := rep.Points[1].Failed; len(got) != 4 || got[0].Run != "alibi-s1" || !strings.Contains(got[0].Error, "training diverged") {
+		t.Fatalf("the hot point's failed runs: %+v, want its 4 runs, diverged", got)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, ReportFile))
+	for _, want := range []string{
+		"| alibi_flat | ≤ 1.05 | ✓ ",
+		" | undecided |\n",
+		"| runs | | ✓ 4 of 4 ok | ✗ 4 of 4 failed (alibi-s1: training diverged: ",
+		"| alibi | ", " | failed | failed |\n",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("REPORT.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(string(md), "n/a") {
+		t.Errorf("REPORT.md shows a failed run's numbers as n/a:\n%s", md)
+	}
+	js, _ := os.ReadFile(filepath.Join(out, ScaleJSON))
+	if !strings.Contains(string(js), `"failed_runs": [`) {
+		t.Errorf("%s lacks the failed runs", ScaleJSON)
+	}
+	if s := rep.Summary(); !strings.Contains(s, "hot: ✗ 4 of 4 failed") {
+		t.Errorf("summary:\n%s", s)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"extrapolate/experiments/claims"
 	"extrapolate/experiments/measure"
 	"extrapolate/experiments/training"
+	"extrapolate/internal/inputerr"
 	"extrapolate/position"
 )
 
@@ -24,6 +25,10 @@ type Report struct {
 	Claims     []claims.Result `json:"claims"`
 	// Points holds, for a comparison with a grid, each point's report; the others are empty.
 	Points []*PointReport `json:"-"`
+
+	// sections are the measures' sections, made from the runs' files when the report is: writing
+	// it reads nothing.
+	sections []measure.Section
 }
 
 // newReport begins a comparison's report, generated now, its runs to be added.
@@ -34,23 +39,21 @@ func newReport(c *Config, command string) *Report {
 // write saves the comparison's JSON, each measure's section (its tables and figures) and
 // REPORT.md.
 func (rep *Report) write(dir string) error {
-	sections, err := rep.sections()
-	if err != nil {
-		return err
-	}
 	if err := measure.WriteJSON(filepath.Join(dir, ComparisonJSON), rep); err != nil {
 		return err
 	}
-	for _, s := range sections {
+	for _, s := range rep.sections {
 		if err := s.Write(dir); err != nil {
 			return err
 		}
 	}
-	return measure.WriteFile(filepath.Join(dir, ReportFile), rep.markdown(sections))
+	return measure.WriteFile(filepath.Join(dir, ReportFile), rep.markdown(rep.sections))
 }
 
-// sections gathers the registered measures' sections of the report, in the registry's order.
-func (rep *Report) sections() ([]measure.Section, error) {
+// measureSections gathers the registered measures' sections of the report, in the registry's
+// order. A section aggregates what the runs' files hold, which it reads and checks: its error is
+// the input's fault, a run file that is missing or damaged.
+func (rep *Report) measureSections() ([]measure.Section, error) {
 	var out []measure.Section
 	for _, m := range measure.All() {
 		r, ok := m.(measure.Reporter)
@@ -59,7 +62,7 @@ func (rep *Report) sections() ([]measure.Section, error) {
 		}
 		s, err := r.Section(&rep.Report)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", m.Name(), err)
+			return nil, inputerr.Wrap(fmt.Errorf("%s: %w", m.Name(), err))
 		}
 		if s != nil {
 			out = append(out, s)
@@ -177,6 +180,11 @@ func (rep *Report) Summary() string {
 				fmt.Fprintf(&b, " %-22s", cell)
 			}
 			b.WriteByte('\n')
+		}
+		for _, pt := range rep.Points {
+			if len(pt.Failed) > 0 {
+				fmt.Fprintf(&b, "%s: %s\n", pt.Name, pt.runsCell())
+			}
 		}
 		return b.String()
 	}

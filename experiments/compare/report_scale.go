@@ -33,13 +33,20 @@ type PointReport struct {
 	TrainTokens int             `json:"train_tokens"`
 	Report      *Report         `json:"-"`
 	Claims      []claims.Result `json:"claims"`
+	// Failed lists the point's runs that failed, with why: their numbers are in no mean.
+	Failed []FailedRun `json:"failed_runs,omitempty"`
 }
 
-// writeGridReport writes each grid point's report in its folder, then the claims judged at every
-// point: a table of verdicts and deciding ratios, and a figure per claim of its ratio against
-// the model's weights and against the training tokens. With runs missing it writes nothing and
-// returns nil.
-func (r *Runner) writeGridReport() (*Report, error) {
+// FailedRun is a run of a grid point that failed (training diverged), and its error.
+type FailedRun struct {
+	Run   string `json:"run"`
+	Error string `json:"error"`
+}
+
+// buildGridReport reads and checks every grid point's runs and makes each point's report, then
+// the claims judged at every point, writing nothing: nil, with what is missing said, when runs
+// lack results.
+func (r *Runner) buildGridReport() (*Report, error) {
 	missing, total, err := r.MissingRuns()
 	if err != nil {
 		return nil, err
@@ -58,7 +65,7 @@ func (r *Runner) writeGridReport() (*Report, error) {
 		}
 		sub := *r
 		sub.Plan, sub.Dir = at, filepath.Join(r.Dir, p.Name)
-		rep, err := sub.WriteReport()
+		rep, err := sub.buildReport()
 		if err != nil {
 			return nil, fmt.Errorf("grid point %s: %w", p.Name, err)
 		}
@@ -67,14 +74,22 @@ func (r *Runner) writeGridReport() (*Report, error) {
 		top.Points = append(top.Points, &PointReport{
 			Name: p.Name, Set: set, Params: first.Result.Params,
 			TrainTokens: first.Config.Train.Steps * first.Config.Train.BatchSize * first.Config.Train.SeqLen,
-			Report:      rep, Claims: rep.Claims,
+			Report:      rep, Claims: rep.Claims, Failed: failedRuns(rep),
 		})
 	}
 	top.TrainLen, top.Lengths = top.Points[0].Report.TrainLen, top.Points[0].Report.Lengths
-	if err := top.writeGrid(r.Dir); err != nil {
-		return nil, err
-	}
 	return top, nil
+}
+
+// failedRuns lists a report's runs that failed, in the comparison's order.
+func failedRuns(rep *Report) []FailedRun {
+	var out []FailedRun
+	for _, r := range rep.Runs {
+		if r.Result.Status != "ok" {
+			out = append(out, FailedRun{Run: r.Config.Name, Error: r.Result.Error})
+		}
+	}
+	return out
 }
 
 // gridClaims lists the claims that some point could judge (not "not applicable" at every
@@ -101,7 +116,15 @@ func (p *PointReport) claimAt(id string) (claims.Result, bool) {
 	return p.Claims[i], true
 }
 
+// writeGrid writes each point's report in its folder, then the grid's own files: a table of
+// verdicts and deciding ratios, and a figure per claim of its ratio against the model's weights
+// and against the training tokens.
 func (rep *Report) writeGrid(dir string) error {
+	for _, pt := range rep.Points {
+		if err := pt.Report.write(filepath.Join(dir, pt.Name)); err != nil {
+			return fmt.Errorf("grid point %s: %w", pt.Name, err)
+		}
+	}
 	if err := measure.WriteFile(filepath.Join(dir, ScaleCSV), rep.gridCSV()); err != nil {
 		return err
 	}
@@ -231,6 +254,37 @@ func (rep *Report) gridVerdicts(b *bytes.Buffer) {
 		}
 		b.WriteString("\n")
 	}
+	if !rep.anyFailed() {
+		return
+	}
+	b.WriteString("| runs | |")
+	for _, pt := range rep.Points {
+		fmt.Fprintf(b, " %s |", strings.ReplaceAll(pt.runsCell(), "|", `\|`))
+	}
+	b.WriteString("\n\nRuns: a point's runs that failed, with why; their numbers are in no mean, and a claim that needs a series none of whose runs is left is undecided.\n")
+}
+
+// anyFailed reports whether a run failed at some point.
+func (rep *Report) anyFailed() bool {
+	for _, pt := range rep.Points {
+		if len(pt.Failed) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// runsCell says how many of a point's runs are ok, or which failed and why.
+func (p *PointReport) runsCell() string {
+	runs := len(p.Report.Runs)
+	if len(p.Failed) == 0 {
+		return fmt.Sprintf("✓ %d of %d ok", runs, runs)
+	}
+	var why []string
+	for _, f := range p.Failed {
+		why = append(why, f.Run+": "+f.Error)
+	}
+	return fmt.Sprintf("✗ %d of %d failed (%s)", len(p.Failed), runs, strings.Join(why, "; "))
 }
 
 // gridLimit is a claim's rule limit as the verdict table shows it ("≤ 0.85"), from the last
@@ -264,12 +318,18 @@ func (rep *Report) gridPerplexity(b *bytes.Buffer) {
 		for _, pt := range rep.Points {
 			i := slices.IndexFunc(pt.Report.Series, func(x *measure.Series) bool { return x.Label == s.Label })
 			for _, m := range mults {
-				if i < 0 {
+				st, ok := measure.Stat{}, false
+				if i >= 0 {
+					st, ok = pt.Report.Series[i].At(m * pt.Report.TrainLen)
+				}
+				switch {
+				case !ok:
 					b.WriteString(" – |")
-				} else if st, ok := pt.Report.At(pt.Report.Series[i], m); ok {
-					fmt.Fprintf(b, " %.2f |", st.PPLMean)
-				} else {
-					b.WriteString(" n/a |")
+				case st.Seeds > 0:
+					// The seeds left out, non-finite or failed, are said: the mean is of the others.
+					fmt.Fprintf(b, " %.2f%s |", st.PPLMean, measure.LeftOut(st))
+				default:
+					fmt.Fprintf(b, " %s |", measure.Missing(st))
 				}
 			}
 		}

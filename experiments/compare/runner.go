@@ -76,7 +76,9 @@ func (r *Runner) Execute(ctx context.Context) (*Report, error) {
 // Check refuses, before anything is written, a comparison whose shard would replace a run of
 // another config, a config.yaml written by hand, or any file a run writes that is not its own
 // (see training.Run.CheckDir), without Overwrite: a changed setting must not silently retrain and
-// replace finished runs. It writes nothing.
+// replace finished runs. It refuses a run folder another process is writing in, and a damaged
+// results file of any run the comparison keeps (readResult), as the report would. It writes
+// nothing.
 func (r *Runner) Check() error {
 	plan := r.Plan.Runs(r.Dir)
 	if err := writable.Check(r.Dir); err != nil {
@@ -86,8 +88,16 @@ func (r *Runner) Check() error {
 		return inputerr.Wrap(err)
 	}
 	for k, p := range plan {
-		if !r.Shard.Selects(k) || (done(p) && !r.Overwrite) {
-			continue
+		selected := r.Shard.Selects(k)
+		if !selected || !r.Overwrite {
+			// Kept, not trained again: its results must read.
+			res, err := readResult(p)
+			if err != nil {
+				return err
+			}
+			if !selected || res != nil {
+				continue
+			}
 		}
 		run := &training.Run{Resolved: p.Resolved, Dir: p.Dir, Overwrite: r.Overwrite}
 		if err := run.CheckDir(); err != nil {
@@ -129,24 +139,29 @@ func done(p Planned) bool {
 	return err == nil && res != nil
 }
 
-// readResult reads a planned run's results: nil when it has none of its exact config.
+// readResult reads a planned run's results: nil when it has none of its exact config (no
+// results yet, or a folder of another config's run). A folder whose config.yaml is the run's
+// holds only that run's files, so a results file there that does not read, is another config's,
+// or has what the run cannot have written (measure.CheckResult) is damaged: an input error
+// naming it, never a run to skip or train again.
 func readResult(p Planned) (*measure.Result, error) {
 	path := filepath.Join(p.Dir, measure.ResultsJSON)
 	b, err := os.ReadFile(path)
-	if err != nil || !sameConfigIn(p) {
+	if errors.Is(err, os.ErrNotExist) || !sameConfigIn(p) {
 		return nil, nil
+	}
+	if err != nil {
+		return nil, inputerr.Wrap(err)
 	}
 	var res measure.Result
 	if err := json.Unmarshal(b, &res); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, inputerr.Wrap(fmt.Errorf("%s: does not read as a run's results: %v", path, err))
 	}
 	if res.ConfigHash != p.Config.Hash() {
-		return nil, nil
+		return nil, inputerr.Wrap(fmt.Errorf("%s: config_sha256: %q, not that of the run's config.yaml beside it (%s)", path, res.ConfigHash, p.Config.Hash()))
 	}
-	for _, l := range res.Lengths {
-		if l.Applicable && !l.NonFinite && (l.Loss == nil || l.Perplexity == nil) {
-			return nil, fmt.Errorf("%s: length %d is applicable but has no loss or perplexity", path, l.Length)
-		}
+	if err := measure.CheckResult(&res, p.Resolved); err != nil {
+		return nil, inputerr.Wrap(fmt.Errorf("%s: %w", path, err))
 	}
 	return &res, nil
 }
@@ -192,10 +207,32 @@ func (r *Runner) MissingRuns() (missing []string, total int, err error) {
 }
 
 // WriteReport gathers the results of every run into the comparison's tables, plot and
-// REPORT.md. With runs missing (shards still running) it writes nothing and returns nil.
+// REPORT.md. With runs missing (shards still running) it writes nothing and returns nil. Every
+// file it reads is read and checked before it writes any, so that a damaged run leaves the
+// comparison's files as they were.
 func (r *Runner) WriteReport() (*Report, error) {
+	rep, err := r.buildReport()
+	if err != nil || rep == nil {
+		return nil, err
+	}
+	if len(rep.Points) > 0 {
+		return rep, rep.writeGrid(r.Dir)
+	}
+	return rep, rep.write(r.Dir)
+}
+
+// CheckReport reads and checks every file the report reads, as WriteReport does, and writes
+// nothing: -check -report.
+func (r *Runner) CheckReport() error {
+	_, err := r.buildReport()
+	return err
+}
+
+// buildReport reads every run's results and the measures' files, checked, and makes the report
+// with its sections, writing nothing: nil, with what is missing said, when runs lack results.
+func (r *Runner) buildReport() (*Report, error) {
 	if len(r.Plan.Comparison.Grid) > 0 {
-		return r.writeGridReport()
+		return r.buildGridReport()
 	}
 	plan := r.Plan.Runs(r.Dir)
 	rep := newReport(r.Plan.Comparison, r.Command)
@@ -218,7 +255,8 @@ func (r *Runner) WriteReport() (*Report, error) {
 	}
 	rep.Aggregate()
 	rep.judge()
-	if err := rep.write(r.Dir); err != nil {
+	var err error
+	if rep.sections, err = rep.measureSections(); err != nil {
 		return nil, err
 	}
 	return rep, nil

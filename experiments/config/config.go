@@ -159,18 +159,56 @@ func Load(path string, sets []string) (Config, error) {
 // LoadResolved reads a run config as Load does and returns it resolved, with the schemes its
 // checks built, for a run to carry.
 func LoadResolved(path string, sets []string) (*Resolved, error) {
+	return LoadOverridden(path, Sets(sets))
+}
+
+// LoadOverridden is LoadResolved with overrides that may come from a file, as a comparison's
+// settings do, not only from -set: an error in one names where it was given.
+func LoadOverridden(path string, overrides []Override) (*Resolved, error) {
 	root, err := ReadYAML(path)
 	if err != nil {
 		return nil, err
 	}
-	return Decode(path, root, sets)
+	return decode(path, root, overrides)
+}
+
+// Override is a setting applied over a run's config before it is decoded: a -set key=value
+// (Set), or a dotted key and its value as a file gives them (Key, Value, at Line of the file
+// From names), as a comparison's set: does.
+type Override struct {
+	Set   string
+	Key   string
+	Value *yaml.Node
+	Line  int
+	From  string
+}
+
+// Sets are -set key=value overrides, as Overrides.
+func Sets(sets []string) []Override {
+	out := make([]Override, len(sets))
+	for i, s := range sets {
+		out[i] = Override{Set: s}
+	}
+	return out
+}
+
+// apply applies the override to a config's mapping.
+func (o Override) apply(root *yaml.Node) error {
+	if o.Value == nil {
+		return strictyaml.Set(root, o.Set)
+	}
+	return strictyaml.SetFrom(root, o.Key, o.Value, o.Line, o.From)
 }
 
 // Decode is LoadResolved on a config already read (ReadYAML) or held elsewhere, such as in a
 // checkpoint; path names it in errors and, when the config has no name, gives the name.
 func Decode(path string, root *yaml.Node, sets []string) (*Resolved, error) {
-	for _, s := range sets {
-		if err := strictyaml.Set(root, s); err != nil {
+	return decode(path, root, Sets(sets))
+}
+
+func decode(path string, root *yaml.Node, overrides []Override) (*Resolved, error) {
+	for _, o := range overrides {
+		if err := o.apply(root); err != nil {
 			return nil, err
 		}
 	}

@@ -202,6 +202,15 @@ func CheckInspect(spec position.Spec, s position.Scheme, n int, flags string) (P
 	return pc, nil
 }
 
+// Evaluation states what evaluating a trained model of the config takes, for a command that
+// only evaluates (cmd/eval): the state it loads and an evaluation batch's activations, and the
+// memory available.
+func (e MemoryEstimate) Evaluation() string {
+	avail, source := availableMemory()
+	return fmt.Sprintf("about %s of memory (weights and optimizer state %s, evaluation activations %s), of the %s available (%s)",
+		bytesString(e.State+e.Eval), bytesString(e.State), bytesString(e.Eval), bytesString(int64(avail)), source)
+}
+
 // check refuses a config whose estimate exceeds the memory available, naming the field
 // behind the largest part.
 func (e MemoryEstimate) check() error {

@@ -3,7 +3,6 @@ package measure
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"strconv"
 
 	"extrapolate/internal/atomicfile"
@@ -53,15 +52,6 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return writeFile(path, append(b, '\n'))
-}
-
-// readIfExists reads a file; nil and no error when there is none.
-func readIfExists(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	return b, err
 }
 
 // Files of a comparison folder that the built-in measures write: a row or line per run, so named

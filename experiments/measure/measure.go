@@ -98,7 +98,11 @@ type Summarizer interface {
 
 // Reporter is a measure with a section in a comparison's report.
 type Reporter interface {
-	// Section aggregates the comparison's runs over seeds; nil when no run has the measure.
+	// Section aggregates the comparison's runs over seeds; nil when no run has the measure. It
+	// reads what it needs of each run's files, and checks it: a file a finished run it measured
+	// must have written that is missing, does not read or holds what the run cannot have
+	// written is its error, naming the file. Every section is made before the report writes
+	// anything, and its error is the input's fault (exit status 2): Write reads nothing.
 	Section(rep *Report) (Section, error)
 }
 

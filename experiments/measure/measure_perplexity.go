@@ -194,7 +194,11 @@ func (s perplexitySection) Markdown(w io.Writer) {
 	p("\nn/a: the scheme cannot, by design, be evaluated at that length (learned positions past their table).\n")
 	for _, s := range rep.Series {
 		if len(s.Failed) > 0 {
-			p("\n**%s failed** for seeds %v (training diverged); its row averages the other seeds.\n", s.Label, s.Failed)
+			rest := "its row averages the other seeds"
+			if len(s.Failed) == rep.runsOf(s.Label) {
+				rest = "its row has no numbers, and no claim is decided on it"
+			}
+			p("\n**%s failed** for seeds %v (training diverged); %s.\n", s.Label, s.Failed, rest)
 		}
 		for _, st := range s.Stats {
 			if st.NonFinite != nil {
@@ -240,8 +244,12 @@ func (rep *Report) PerplexityCSV() []byte {
 				status = fmt.Sprintf("%s for seeds %v, left out", st.NonFiniteReason, st.NonFinite)
 			}
 			if st.Seeds == 0 {
-				if st.NonFinite == nil {
+				switch {
+				case st.NonFinite != nil:
+				case st.NotApplicable != "":
 					status = "not applicable"
+				case st.Failed != nil:
+					status = fmt.Sprintf("failed for seeds %v", st.Failed)
 				}
 				w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), "", "", status, protocol})
 				continue

@@ -49,20 +49,31 @@ func (r *positionsRun) Record(dir string, res *Result) error {
 	return writePositions(dir, res, r.lengths)
 }
 
-// Section averages the runs' loss by position over seeds; runs written before loss by position
-// existed have none, and a comparison of only those has no section.
+// Section averages the runs' loss by position over seeds, each run's file read once and
+// checked; a comparison whose runs all failed has no section.
 func (positionsMeasure) Section(rep *Report) (Section, error) {
-	sps, err := rep.positions()
+	byLabel, err := rep.seedPositions()
+	if err != nil {
+		return nil, err
+	}
+	sps, err := rep.positions(byLabel)
 	if err != nil || len(sps) == 0 {
 		return nil, err
 	}
-	return positionsSection{rep, sps}, nil
+	binned, err := rep.binnedPositions(byLabel)
+	if err != nil {
+		return nil, err
+	}
+	return positionsSection{rep, sps, binned}, nil
 }
 
+// positionsSection is the comparison's loss by position, its figure's bins computed with it,
+// so that writing it reads nothing.
 type positionsSection struct {
-	rep *Report
-	sps []SeriesPositions
+	rep    *Report
+	sps    []SeriesPositions
+	binned []binnedCurve
 }
 
-func (s positionsSection) Write(dir string) error { return s.rep.writePositions(dir, s.sps) }
+func (s positionsSection) Write(dir string) error { return s.rep.writePositions(dir, s.sps, s.binned) }
 func (s positionsSection) Markdown(w io.Writer)   { s.rep.positionsMarkdown(w, s.sps) }

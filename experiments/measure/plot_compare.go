@@ -45,11 +45,7 @@ func perplexityLine(c plot.Curve) Line {
 
 // writePositionsFigure draws every series' loss by position at its longest length, in octave bins
 // of positions, mean ± std over seeds, in a panel per family.
-func (rep *Report) writePositionsFigure(dir, protocol string) error {
-	binned, err := rep.binnedPositions()
-	if err != nil {
-		return err
-	}
+func (rep *Report) writePositionsFigure(dir, protocol string, binned []binnedCurve) error {
 	longest := 0
 	for _, b := range binned {
 		longest = max(longest, b.Length)

@@ -42,13 +42,10 @@ type binnedCurve struct {
 
 // binnedPositions gives, by series of rep.Series, its loss by position in octave bins at the
 // longest length it was scored at; a series without loss by position has no bins.
-func (rep *Report) binnedPositions() ([]binnedCurve, error) {
+func (rep *Report) binnedPositions(byLabel positionsByLength) ([]binnedCurve, error) {
 	out := make([]binnedCurve, len(rep.Series))
 	for i, s := range rep.Series {
-		byLen, err := rep.seedPositions(s.Label)
-		if err != nil {
-			return nil, err
-		}
+		byLen := byLabel[s.Label]
 		for _, n := range rep.Lengths {
 			if len(byLen[n]) > 0 {
 				out[i].Length = n
@@ -57,6 +54,7 @@ func (rep *Report) binnedPositions() ([]binnedCurve, error) {
 		if out[i].Length == 0 {
 			continue
 		}
+		var err error
 		if out[i].Bins, out[i].Std, err = binSeeds(byLen[out[i].Length]); err != nil {
 			return nil, fmt.Errorf("%s at length %d: %w", s.Label, out[i].Length, err)
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -136,16 +138,80 @@ func positionSeries(label string, ps []PositionBucket) plot.Series {
 	return s
 }
 
-// readPositions reads a run folder's loss by position; nil when it has none (a run written
-// before loss by position existed).
-func readPositions(dir string) ([]PositionLoss, error) {
-	b, err := readIfExists(filepath.Join(dir, PositionsJSON))
-	if b == nil || err != nil {
+// readPositions reads a finished run's loss by position, checked against its results
+// (positionsFile.check): a run has it at every length.
+func readPositions(r RunResult) ([]PositionLoss, error) {
+	path := filepath.Join(r.Dir, PositionsJSON)
+	b, err := readRunFile(path)
+	if err != nil {
 		return nil, err
 	}
 	var f positionsFile
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: does not read as a run's loss by position: %v", path, err)
+	}
+	if err := f.check(r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f.Lengths, nil
+}
+
+// check checks a run's loss by position against the run and its results: the run's, at every
+// evaluation length, scored exactly where the results have a finite loss, and there in buckets
+// that cover every position of the window once, in order, and hold every token the length
+// scored, each with a loss a cross-entropy can have.
+func (f *positionsFile) check(r RunResult) error {
+	if err := sameRun(r, f.Name, f.Seed, f.TrainLen, f.Protocol); err != nil {
+		return err
+	}
+	got := make([]int, len(f.Lengths))
+	for i, pl := range f.Lengths {
+		got[i] = pl.Length
+	}
+	if err := sameLengths("lengths", got, r.Config.Eval.Lengths); err != nil {
+		return err
+	}
+	for _, pl := range f.Lengths {
+		l, _ := r.Result.At(pl.Length)
+		scored := l.Applicable && !l.NonFinite
+		var err error
+		switch {
+		case pl.Applicable && !scored:
+			err = fmt.Errorf("scored, but the results file has no finite loss there (%s)", l.Reason)
+		case !pl.Applicable && scored:
+			err = errors.New("not scored, but the results file has a loss there")
+		case !pl.Applicable && len(pl.Positions) > 0:
+			err = errors.New("not scored, yet with positions")
+		case pl.Applicable:
+			err = checkBuckets(pl.Positions, pl.Length, l.Tokens)
+		}
+		if err != nil {
+			return fmt.Errorf("length %d: %w", pl.Length, err)
+		}
+	}
+	return nil
+}
+
+// checkBuckets checks one length's buckets: every position from 0 to n-1 once, in order, with
+// tokens, together the tokens the length scored, and losses a cross-entropy can have.
+func checkBuckets(ps []PositionBucket, n, tokens int) error {
+	next, total := 0, 0
+	for _, p := range ps {
+		switch {
+		case p.From != next || p.To < p.From || p.To >= n:
+			return fmt.Errorf("a bucket of positions %d to %d, want one from %d, ending by %d: buckets cover every position once, in order", p.From, p.To, next, n-1)
+		case p.Tokens <= 0:
+			return fmt.Errorf("positions %d to %d: tokens %d, want a positive number", p.From, p.To, p.Tokens)
+		case !(p.Loss >= 0) || math.IsInf(p.Loss, 0):
+			return fmt.Errorf("positions %d to %d: loss %v, want a finite number of at least 0", p.From, p.To, p.Loss)
+		}
+		next, total = p.To+1, total+p.Tokens
+	}
+	switch {
+	case next != n:
+		return fmt.Errorf("buckets end at position %d, want %d", next-1, n-1)
+	case total != tokens:
+		return fmt.Errorf("buckets hold %d tokens, but the length scored %d", total, tokens)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"extrapolate/experiments/config"
@@ -28,8 +29,12 @@ type Stat struct {
 	PPLStd   float64 `json:"perplexity_std"`
 	LossMean float64 `json:"loss_mean"`
 	LossStd  float64 `json:"loss_std"`
-	// NotApplicable gives the reason when no seed could be scored at this length.
+	// NotApplicable gives the reason, the scheme's, when no seed could be scored at this
+	// length.
 	NotApplicable string `json:"not_applicable,omitempty"`
+	// Failed lists the seeds whose runs failed (training diverged): none of their numbers is
+	// in the mean, and when no seed is left the statistic has none.
+	Failed []uint64 `json:"failed_seeds,omitempty"`
 	// NonFinite lists the seeds whose loss or perplexity here was not finite, and
 	// NonFiniteReason the first one's reason: they are left out of the mean and standard
 	// deviation, which are then of the other seeds only, and no claim is decided on them.
@@ -105,19 +110,20 @@ func (rep *Report) Aggregate() {
 				}
 			}
 		}
-		s.Stats = stats(runs, seeds, rep.Lengths)
+		s.Stats = stats(runs, seeds, s.Failed, rep.Lengths)
 		if len(unscaled) > 0 {
-			s.Unscaled = stats(unscaled, unscaledSeeds, rep.Lengths)
+			s.Unscaled = stats(unscaled, unscaledSeeds, s.Failed, rep.Lengths)
 		}
 		rep.Series = append(rep.Series, s)
 	}
 }
 
-// stats aggregates runs, of the given seeds, at each length.
-func stats(runs []*Result, seeds []uint64, lengths []int) []Stat {
+// stats aggregates runs, of the given seeds, at each length; failed are the seeds whose runs
+// failed, which have no numbers.
+func stats(runs []*Result, seeds, failed []uint64, lengths []int) []Stat {
 	var out []Stat
 	for _, n := range lengths {
-		st := Stat{Length: n}
+		st := Stat{Length: n, Failed: failed}
 		var ppl, loss []float64
 		for i, r := range runs {
 			l, ok := r.At(n)
@@ -133,13 +139,13 @@ func stats(runs []*Result, seeds []uint64, lengths []int) []Stat {
 				st.NotApplicable = l.Reason
 			}
 		}
+		// Not applicable is the scheme's word, which a run records; a length no seed scored
+		// because every run failed is not.
 		st.Seeds = len(ppl)
 		if st.Seeds > 0 {
 			st.NotApplicable = ""
 			st.PPLMean, st.PPLStd = meanStd(ppl)
 			st.LossMean, st.LossStd = meanStd(loss)
-		} else if st.NotApplicable == "" && st.NonFinite == nil {
-			st.NotApplicable = "no run scored this length"
 		}
 		out = append(out, st)
 	}
@@ -174,6 +180,17 @@ func (rep *Report) SeriesWhere(match func(config.Config) bool) []*Series {
 	return out
 }
 
+// runsOf counts a label's runs, one a seed.
+func (rep *Report) runsOf(label string) int {
+	n := 0
+	for _, r := range rep.Runs {
+		if r.Label == label {
+			n++
+		}
+	}
+	return n
+}
+
 // PerSeed returns each ok seed's perplexity at length n for a label.
 func (rep *Report) PerSeed(label string, n int) map[uint64]float64 {
 	out := map[uint64]float64{}
@@ -194,17 +211,42 @@ func (rep *Report) At(s *Series, mult int) (Stat, bool) {
 	return st, ok && st.Seeds > 0 && st.NonFinite == nil
 }
 
-// FormatStat is a statistic as a table cell: mean ± std, or why there is none.
+// FormatStat is a statistic as a table cell: mean ± std, with the seeds left out, or why there
+// is none.
 func FormatStat(st Stat) string {
-	switch {
-	case st.Seeds == 0 && st.NonFinite != nil:
-		return "non-finite"
-	case st.Seeds == 0:
-		return "n/a"
-	case st.NonFinite != nil:
-		return fmt.Sprintf("%.2f ± %.2f (%d non-finite)", st.PPLMean, st.PPLStd, len(st.NonFinite))
+	if st.Seeds == 0 {
+		return Missing(st)
 	}
-	return fmt.Sprintf("%.2f ± %.2f", st.PPLMean, st.PPLStd)
+	return fmt.Sprintf("%.2f ± %.2f%s", st.PPLMean, st.PPLStd, LeftOut(st))
+}
+
+// Missing says why a statistic no seed scored has no number: the scheme cannot take the length
+// (n/a), the loss was not finite, or the runs failed.
+func Missing(st Stat) string {
+	switch {
+	case st.NonFinite != nil:
+		return "non-finite"
+	case st.NotApplicable != "":
+		return "n/a"
+	case st.Failed != nil:
+		return "failed"
+	}
+	return "–"
+}
+
+// LeftOut is what a statistic's mean leaves out, as " (1 non-finite, 1 failed)", or "".
+func LeftOut(st Stat) string {
+	var parts []string
+	if st.NonFinite != nil {
+		parts = append(parts, fmt.Sprintf("%d non-finite", len(st.NonFinite)))
+	}
+	if st.Failed != nil {
+		parts = append(parts, fmt.Sprintf("%d failed", len(st.Failed)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 func ScalingName(p position.Config) string {

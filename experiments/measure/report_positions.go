@@ -22,21 +22,20 @@ type SeriesPositions struct {
 	Std       []float64        `json:"loss_std"`  // by bucket
 }
 
-// positions averages the runs' loss by position over seeds, by label and length; runs written
-// before loss by position existed have none and are left out.
-func (rep *Report) positions() ([]SeriesPositions, error) {
+// positionsByLength is loss by position by label, then by length: a list of buckets per seed.
+type positionsByLength map[string]map[int][][]PositionBucket
+
+// positions averages the runs' loss by position over seeds, by label and length.
+func (rep *Report) positions(byLabel positionsByLength) ([]SeriesPositions, error) {
 	var out []SeriesPositions
 	for _, s := range rep.Series {
-		byLen, err := rep.seedPositions(s.Label)
-		if err != nil {
-			return nil, err
-		}
 		for _, n := range rep.Lengths {
-			runs := byLen[n]
+			runs := byLabel[s.Label][n]
 			if len(runs) == 0 {
 				continue
 			}
 			sp := SeriesPositions{Label: s.Label, Position: s.Position, Length: n, Seeds: len(runs)}
+			var err error
 			if sp.Positions, sp.Std, err = averageSeeds(runs); err != nil {
 				return nil, fmt.Errorf("%s at length %d: %w", s.Label, n, err)
 			}
@@ -68,30 +67,33 @@ func averageSeeds(seeds [][]PositionBucket) ([]PositionBucket, []float64, error)
 	return mean, std, nil
 }
 
-// seedPositions reads the loss by position of a label's ok runs: by length, a list of buckets per
-// seed.
-func (rep *Report) seedPositions(label string) (map[int][][]PositionBucket, error) {
-	byLen := map[int][][]PositionBucket{}
+// seedPositions reads, once, the loss by position of every ok run that has a folder (a report
+// made in memory has none), checked (readPositions).
+func (rep *Report) seedPositions() (positionsByLength, error) {
+	byLabel := positionsByLength{}
 	for _, r := range rep.Runs {
-		if r.Label != label || r.Result.Status != "ok" || r.Dir == "" {
+		if r.Result.Status != "ok" || r.Dir == "" {
 			continue
 		}
-		pls, err := readPositions(r.Dir)
+		pls, err := readPositions(r)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", r.Dir, err)
+			return nil, err
+		}
+		if byLabel[r.Label] == nil {
+			byLabel[r.Label] = map[int][][]PositionBucket{}
 		}
 		for _, pl := range pls {
 			if pl.Applicable {
-				byLen[pl.Length] = append(byLen[pl.Length], pl.Positions)
+				byLabel[r.Label][pl.Length] = append(byLabel[r.Label][pl.Length], pl.Positions)
 			}
 		}
 	}
-	return byLen, nil
+	return byLabel, nil
 }
 
 // writePositions writes the comparison's loss by position (every label and length, mean ± std
 // over seeds) and its figure.
-func (rep *Report) writePositions(dir string, sps []SeriesPositions) error {
+func (rep *Report) writePositions(dir string, sps []SeriesPositions, binned []binnedCurve) error {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write([]string{"label", "position", "length", "from", "to", "seeds", "tokens", "loss_mean", "loss_std", "protocol"})
@@ -113,7 +115,7 @@ func (rep *Report) writePositions(dir string, sps []SeriesPositions) error {
 	}{rep.TrainLen, protocol, sps}); err != nil {
 		return err
 	}
-	return rep.writePositionsFigure(dir, protocol)
+	return rep.writePositionsFigure(dir, protocol, binned)
 }
 
 // longestPerLabel keeps each label's longest length, in label order.

@@ -50,8 +50,9 @@ func (r *Run) CheckDir() error { return r.checkDir(false) }
 // checkDir refuses, without Overwrite, to replace any file of a run (runFiles) unless the folder's
 // config.yaml is this run's config, which a run writes before anything else: a finished or
 // unfinished run of another config, a config.yaml written by hand, or a run's files without
-// their config. It also checks that the folder can be written, without writing anything.
-// locked says that this process holds the folder's lock already.
+// their config. It also checks that no other process holds the folder's lock and that the
+// folder can be written, without writing anything. locked says that this process holds the
+// folder's lock already.
 func (r *Run) checkDir(locked bool) error {
 	st, err := os.Stat(r.Dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -62,6 +63,14 @@ func (r *Run) checkDir(locked bool) error {
 	}
 	if !st.IsDir() {
 		return fmt.Errorf("results folder %s is a file", r.Dir)
+	}
+	// A run under way in the folder is the reason to give, before its files: -overwrite would
+	// not help, and the run would be refused once it asked for the lock, so a check must refuse
+	// it too. (Asked under this run's own lock, the lock would name this process.)
+	if !locked {
+		if err := dirlock.Busy(r.Dir); err != nil {
+			return fmt.Errorf("results folder %w", err)
+		}
 	}
 	if err := writable.Check(r.Dir); err != nil {
 		return err
@@ -77,13 +86,6 @@ func (r *Run) checkDir(locked bool) error {
 	old, err := os.ReadFile(filepath.Join(r.Dir, measure.ConfigFile))
 	if err == nil && bytes.Equal(old, want) {
 		return nil // this config's run: it resumes or finishes
-	}
-	// A run under way in the folder is the reason to give, not its files: -overwrite would not
-	// help. (Asked under this run's own lock, the lock would name this process.)
-	if !locked {
-		if err := dirlock.Busy(r.Dir); err != nil {
-			return fmt.Errorf("results folder %w", err)
-		}
 	}
 	switch {
 	case errors.Is(err, os.ErrNotExist):

@@ -39,6 +39,8 @@ type ScalingReport struct {
 	Tokens     int    `json:"tokens"`
 	Corpus     string `json:"corpus"`
 	Protocol   string `json:"protocol"`
+	// BatchTokens bounds the tokens of an evaluation batch: a batch holds at least one window.
+	BatchTokens int `json:"batch_tokens"`
 	// Partial says how far training went when the checkpoint was saved before it finished.
 	Partial string          `json:"partial,omitempty"`
 	Results []ScalingResult `json:"results"`
@@ -58,7 +60,7 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 	}
 	ev := &measure.Evaluation{Config: c, Model: t.Model, Corpus: corpus, Progress: w}
 	ev.Config.Eval = e
-	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, Tokens: e.Tokens, Corpus: corpus.Source, Protocol: e.Protocol(), Partial: t.Progress}
+	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, Tokens: e.Tokens, Corpus: corpus.Source, Protocol: e.Protocol(), BatchTokens: e.BatchTokens, Partial: t.Progress}
 	for _, sc := range scalings {
 		pc := c.Position
 		pc.Scaling = sc

@@ -73,9 +73,31 @@ func Set(root *yaml.Node, set string) error {
 		val = v.Content[0]
 	}
 	origin := setMark + key + "=" + value
-	mark(val, origin)
+	mark(val, origin, false)
+	if err := put(root, key, val, origin, 0); err != nil {
+		return fmt.Errorf("-set %s: %w", key, err)
+	}
+	return nil
+}
+
+// SetFrom sets key, a dotted path, to a copy of value, a node read from a file at the given
+// line, as Set does: a setting a comparison's file gives its runs. The nodes it adds say where
+// they came from, origin (as "grid[0].set of scale.yaml"), and keep their lines in that file, so
+// that an error in them names the setting and its line, not a -set or a line of the run's file.
+func SetFrom(root *yaml.Node, key string, value *yaml.Node, line int, origin string) error {
+	val := copyNode(value)
+	mark(val, fileMark+origin, true)
+	if err := put(root, key, val, fileMark+origin, line); err != nil {
+		return fmt.Errorf("%s: %s: %w (line %d)", origin, key, err, line)
+	}
+	return nil
+}
+
+// put sets key, a dotted path, to val in a YAML mapping, creating sections as needed; the nodes
+// it adds carry origin, at line.
+func put(root *yaml.Node, key string, val *yaml.Node, origin string, line int) error {
 	added := func(n *yaml.Node) *yaml.Node {
-		n.LineComment = origin
+		n.LineComment, n.Line = origin, line
 		return n
 	}
 	node := root
@@ -109,32 +131,56 @@ func Set(root *yaml.Node, set string) error {
 			*slot = added(&yaml.Node{Kind: yaml.MappingNode})
 			node = *slot
 		default:
-			return fmt.Errorf("-set %s: %s is not a section", key, strings.Join(parts[:i+1], "."))
+			return fmt.Errorf("%s is not a section", strings.Join(parts[:i+1], "."))
 		}
 	}
 	return nil
 }
 
-// setMark starts the origin that Set writes into the LineComment of every node it adds. The
-// parser keeps a comment with its '#', so no comment read from a file starts so; and a config
-// is never written back from its nodes, so the mark goes nowhere.
-const setMark = "-set "
+// copyNode copies a node and every node under it, so that marking the copy leaves the
+// original, which a comparison applies to each of its runs, as it was.
+func copyNode(n *yaml.Node) *yaml.Node {
+	c := *n
+	if n.Alias != nil {
+		c.Alias = copyNode(n.Alias)
+	}
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, x := range n.Content {
+		c.Content[i] = copyNode(x)
+	}
+	return &c
+}
 
-// mark marks n and every node under it as coming from origin. Their lines count from the start
-// of the value (line 1), not of the file, so Where reports the origin instead.
-func mark(n *yaml.Node, origin string) {
-	n.Line, n.Column, n.LineComment = 0, 0, origin
+// setMark starts the origin that Set writes into the LineComment of every node it adds, and
+// fileMark that of SetFrom. The parser keeps a comment with its '#', so no comment read from a
+// file starts so; and a config is never written back from its nodes, so the mark goes nowhere.
+const (
+	setMark  = "-set "
+	fileMark = "@"
+)
+
+// mark marks n and every node under it as coming from origin. A -set's lines count from the
+// start of its value (line 1), not of the file, so they are dropped and Where reports the origin
+// instead; a file's are kept.
+func mark(n *yaml.Node, origin string, keepLines bool) {
+	n.LineComment = origin
+	if !keepLines {
+		n.Line, n.Column = 0, 0
+	}
 	for _, c := range n.Content {
-		mark(c, origin)
+		mark(c, origin, keepLines)
 	}
 }
 
-// Where says where a node came from, for an error message: "line 4" of the file, or "from -set
-// key=value" for a node that Set added.
+// Where says where a node came from, for an error message: "line 4" of the file, "from -set
+// key=value" for a node that Set added, or "from grid[0].set of scale.yaml, line 7" for one
+// that SetFrom added.
 func Where(n *yaml.Node) string {
 	switch {
 	case strings.HasPrefix(n.LineComment, setMark):
 		return "from " + n.LineComment
+	case strings.HasPrefix(n.LineComment, fileMark):
+		return fmt.Sprintf("from %s, line %d", strings.TrimPrefix(n.LineComment, fileMark), n.Line)
 	case n.Line == 0:
 		return "not from the file" // made by a program, not read
 	}

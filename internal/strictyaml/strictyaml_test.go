@@ -91,3 +91,39 @@ func TestSetEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestSetFromOrigin checks that an error in a setting a comparison's file gives (SetFrom)
+// names the setting and its line in that file, not a -set or a line of the run's config, and
+// that the setting's node is left as it was for the next run it is applied to.
+func TestSetFromOrigin(t *testing.T) {
+	comparison, err := Parse("cmp.yaml", []byte("seeds: [1]\nset:\n  train.steps: 20.5\n  train.epochs: 3\n  seed.x: 1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := comparison.Content[3]
+	for _, c := range []struct {
+		k    int // the setting's place in set
+		want string
+	}{
+		{0, "train.steps: 20.5, want a whole number (from set of cmp.yaml, line 3)"},
+		{1, "train.epochs: unknown field (from set of cmp.yaml, line 4)"},
+		{2, "set of cmp.yaml: seed.x: seed is not a section (line 5)"},
+	} {
+		root, err := Parse("c.yaml", []byte("seed: 1\ntrain: {steps: 3}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, value := set.Content[2*c.k], set.Content[2*c.k+1]
+		err = SetFrom(root, key.Value, value, value.Line, "set of cmp.yaml")
+		if err == nil {
+			var v config
+			err = Decode("c.yaml", root, &v)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", key.Value, err, c.want)
+		}
+		if value.LineComment != "" {
+			t.Errorf("%s: SetFrom marked the file's node", key.Value)
+		}
+	}
+}
