@@ -100,7 +100,7 @@ func sameLengths(field string, got, want []int) error {
 // the length, scored on the config's tokens, and with numbers a mean cross-entropy can have (at
 // least 0, so a perplexity of at least 1, its exponential) unless they were not finite.
 func checkLength(l LengthResult, c config.Config, s position.Scheme) error {
-	why, err := notTaken(s, c.Model.Layers, l.Length)
+	why, err := NotTaken(s, c.Model.Layers, l.Length)
 	if err != nil {
 		return err
 	}
@@ -141,11 +141,11 @@ func checkLength(l LengthResult, c config.Config, s position.Scheme) error {
 	return nil
 }
 
-// notTaken asks the scheme whether it can take n positions, as the model does before
+// NotTaken asks the scheme whether it can take n positions, as the model does before
 // evaluating (position.Check, with its weights at zero), and every layer's scheme of a mix: the
 // reason one gives (an error wrapping position.ErrNotApplicable) when it cannot, "" when it
 // can. Any other error means the scheme cannot be asked, which the config's checks refuse.
-func notTaken(s position.Scheme, layers, n int) (string, error) {
+func NotTaken(s position.Scheme, layers, n int) (string, error) {
 	for _, o := range position.Owners(s, layers) {
 		err := position.Check(o, n)
 		if errors.Is(err, position.ErrNotApplicable) {

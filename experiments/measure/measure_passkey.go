@@ -103,7 +103,7 @@ func checkPasskey(r RunResult) error {
 	_, eval := r.Resolved.Schemes()
 	i := 0
 	for _, n := range r.Config.Eval.Lengths {
-		why, err := notTaken(eval, r.Config.Model.Layers, n)
+		why, err := NotTaken(eval, r.Config.Model.Layers, n)
 		if err != nil {
 			return err
 		}

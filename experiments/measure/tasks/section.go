@@ -98,8 +98,14 @@ func stat(label string, cells []Cell) Stat {
 	return st
 }
 
-// Section gathers the comparison's task scores; nil when no run was trained on tasks.
+// Section gathers the comparison's task scores, every run's cells checked first (check); nil
+// when no run was trained on tasks.
 func (Measure) Section(rep *measure.Report) (measure.Section, error) {
+	for _, r := range rep.Runs {
+		if err := check(r); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(r.Dir, measure.ResultsJSON), err)
+		}
+	}
 	stats, err := Stats(rep)
 	if err != nil || len(stats) == 0 {
 		return nil, err
