@@ -44,7 +44,7 @@ func init() {
 		t5Extrapolates, kerpleMatchesALiBi, fireMatchesALiBiKERPLE, lognHelps, lognTrainHelps,
 		mixExtrapolates, ropeRelative,
 		passkeyRoPE, passkeyScalingExtends, passkeyALiBiLocal,
-		tasksSolvable, tasksRoPECopyFails, tasksNoPERanking,
+		tasksSolvable, tasksRoPECopyFails, tasksFlipFlopDegrades, tasksNoPERanking,
 	} {
 		register(c)
 	}

@@ -9,45 +9,56 @@ import (
 	"extrapolate/experiments/measure/tasks"
 )
 
-// taskReport is a comparison of task runs, one seed each, whose exact match on copy at 1x and
-// 2x is given by label; the configs are the committed ones with a task section.
-func taskReport(t *testing.T, exact map[string][2]float64) *measure.Report {
+// scores are a scheme's exact match on one task at 1x, 2x and 4x.
+type scores map[string][3]float64
+
+// taskReport is a comparison of task runs, a series per scheme and task as configs/tasks.yaml
+// has them, one seed each, with the exact match given by scheme for copy and flipflop.
+func taskReport(t *testing.T, copyExact, flipExact scores) *measure.Report {
 	t.Helper()
 	rep := &measure.Report{}
-	for _, label := range []string{"nope", "t5", "rope", "learned", "sinusoidal"} {
-		c, err := config.Load(filepath.Join("..", "..", "configs", label+".yaml"), []string{"task={names: [copy]}"})
-		if err != nil {
-			t.Fatal(err)
+	for _, tk := range []struct {
+		name  string
+		exact scores
+	}{{"copy", copyExact}, {"flipflop", flipExact}} {
+		for _, scheme := range []string{"nope", "t5", "rope", "learned", "sinusoidal"} {
+			label := scheme + "_" + tk.name
+			c, err := config.Load(filepath.Join("..", "..", "configs", scheme+".yaml"), []string{"task={names: [" + tk.name + "]}"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := &measure.Result{Name: label, Status: "ok"}
+			var cells []tasks.Cell
+			for i, ratio := range []float64{1, 2, 4} {
+				e := tk.exact[scheme][i]
+				cells = append(cells, tasks.Cell{Task: tk.name, Size: int(16 * ratio), Ratio: ratio, Applicable: true, Examples: 100, Exact: int(100 * e), ExactMatch: e})
+			}
+			if err := res.SetMeasurement("tasks", cells); err != nil {
+				t.Fatal(err)
+			}
+			rep.Runs = append(rep.Runs, measure.RunResult{Label: label, Seed: 1, Config: c, Result: res})
+			rep.Series = append(rep.Series, &measure.Series{Label: label, Position: scheme})
 		}
-		res := &measure.Result{Name: label, Status: "ok"}
-		var cells []tasks.Cell
-		for i, ratio := range []float64{1, 2} {
-			c := tasks.Cell{Task: "copy", Size: int(16 * ratio), Ratio: ratio, Applicable: true, Examples: 100}
-			c.Exact = int(100 * exact[label][i])
-			c.ExactMatch = exact[label][i]
-			cells = append(cells, c)
-		}
-		if err := res.SetMeasurement("tasks", cells); err != nil {
-			t.Fatal(err)
-		}
-		rep.Runs = append(rep.Runs, measure.RunResult{Label: label, Seed: 1, Config: c, Result: res})
-		rep.Series = append(rep.Series, &measure.Series{Label: label, Position: label})
 	}
 	return rep
 }
 
-// TestTaskClaims checks each task claim's verdict on both sides of its rule.
-func TestTaskClaims(t *testing.T) {
-	judge := func(rep *measure.Report) map[string]Verdict {
-		out := map[string]Verdict{}
-		for _, r := range Judge(rep, nil) {
-			out[r.ID] = r.Verdict
-		}
-		return out
+func judgeTasks(t *testing.T, copyExact, flipExact scores) map[string]Verdict {
+	t.Helper()
+	out := map[string]Verdict{}
+	for _, r := range Judge(taskReport(t, copyExact, flipExact), nil) {
+		out[r.ID] = r.Verdict
 	}
-	good := map[string][2]float64{"nope": {1, 0.6}, "t5": {1, 0.5}, "rope": {0.95, 0.05}, "learned": {0.9, 0}, "sinusoidal": {0.92, 0.1}}
-	v := judge(taskReport(t, good))
-	for _, id := range []string{"tasks_solvable", "tasks_rope_copy_fails", "tasks_nope_ranking"} {
+	return out
+}
+
+// TestTaskClaims checks each task claim's verdict on both sides of its rule, on a comparison
+// with a series per scheme and task.
+func TestTaskClaims(t *testing.T) {
+	goodCopy := scores{"nope": {1, 0.6, 0.2}, "t5": {1, 0.5, 0.1}, "rope": {0.95, 0.05, 0}, "learned": {0.9, 0, 0}, "sinusoidal": {0.92, 0.1, 0}}
+	goodFlip := scores{"nope": {1, 0.9, 0.8}, "t5": {1, 0.9, 0.7}, "rope": {1, 0.8, 0.5}, "learned": {1, 0, 0}, "sinusoidal": {1, 0.5, 0.2}}
+	v := judgeTasks(t, goodCopy, goodFlip)
+	for _, id := range []string{"tasks_solvable", "tasks_rope_copy_fails", "tasks_flipflop_degrades", "tasks_nope_ranking"} {
 		if v[id] != Reproduced {
 			t.Errorf("%s: %s, want reproduced", id, v[id])
 		}
@@ -55,16 +66,26 @@ func TestTaskClaims(t *testing.T) {
 	if _, ok := v["alibi_flat"]; ok {
 		t.Error("a perplexity claim was judged on a comparison of task runs")
 	}
+	with := func(s scores, scheme string, e [3]float64) scores {
+		out := scores{}
+		for k, x := range s {
+			out[k] = x
+		}
+		out[scheme] = e
+		return out
+	}
 	for name, c := range map[string]struct {
-		exact map[string][2]float64
-		id    string
+		copyExact, flipExact scores
+		id                   string
 	}{
-		"nothing learned":   {map[string][2]float64{"nope": {0.8, 0.6}, "t5": {0.85, 0.5}, "rope": {0.89, 0}, "learned": {0.5, 0}, "sinusoidal": {0.7, 0}}, "tasks_solvable"},
-		"rope copies at 2x": {map[string][2]float64{"nope": {1, 0.6}, "t5": {1, 0.5}, "rope": {1, 0.11}, "learned": {1, 0}, "sinusoidal": {1, 0}}, "tasks_rope_copy_fails"},
-		"t5 no better":      {map[string][2]float64{"nope": {1, 0.6}, "t5": {1, 0.1}, "rope": {1, 0.05}, "learned": {1, 0}, "sinusoidal": {1, 0.1}}, "tasks_nope_ranking"},
-		"nope below rope":   {map[string][2]float64{"nope": {1, 0.04}, "t5": {1, 0.5}, "rope": {1, 0.05}, "learned": {1, 0}, "sinusoidal": {1, 0}}, "tasks_nope_ranking"},
+		"copy learned by none":  {scores{"nope": {0.8, 0.6, 0}, "t5": {0.89, 0.5, 0}, "rope": {0.85, 0, 0}, "learned": {0.5, 0, 0}, "sinusoidal": {0.7, 0, 0}}, goodFlip, "tasks_solvable"},
+		"rope copies at 2x":     {with(goodCopy, "rope", [3]float64{1, 0.11, 0}), goodFlip, "tasks_rope_copy_fails"},
+		"rope keeps flip-flop":  {goodCopy, with(goodFlip, "rope", [3]float64{1, 0.9, 0.76}), "tasks_flipflop_degrades"},
+		"rope never learns it":  {goodCopy, with(goodFlip, "rope", [3]float64{0.89, 0.5, 0.1}), "tasks_flipflop_degrades"},
+		"t5 no better":          {with(goodCopy, "t5", [3]float64{1, 0.05, 0}), with(goodFlip, "t5", [3]float64{1, 0.5, 0}), "tasks_nope_ranking"},
+		"nope below sinusoidal": {with(goodCopy, "nope", [3]float64{1, 0, 0}), with(goodFlip, "nope", [3]float64{1, 0.55, 0}), "tasks_nope_ranking"},
 	} {
-		if got := judge(taskReport(t, c.exact))[c.id]; got != NotReproduced {
+		if got := judgeTasks(t, c.copyExact, c.flipExact)[c.id]; got != NotReproduced {
 			t.Errorf("%s: %s is %s, want not reproduced", name, c.id, got)
 		}
 	}

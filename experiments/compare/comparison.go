@@ -360,10 +360,13 @@ func (c *Config) planRuns() ([]Planned, error) {
 }
 
 // sameProtocol checks that two runs train at the same length on the same data and are scored on
-// the same validation tokens at the same lengths.
+// the same validation tokens at the same lengths. Runs trained on tasks may train at different
+// lengths, each at the window its task needs: they are compared by the tasks' sizes, which do
+// not depend on it.
 func sameProtocol(a, b config.Config) error {
+	tasks := a.Task != nil && b.Task != nil
 	switch {
-	case a.Train.SeqLen != b.Train.SeqLen:
+	case a.Train.SeqLen != b.Train.SeqLen && !tasks:
 		return fmt.Errorf("train.seq_len %d differs from the first run's %d", b.Train.SeqLen, a.Train.SeqLen)
 	case a.Data != b.Data:
 		return fmt.Errorf("data %+v differs from the first run's %+v", b.Data, a.Data)

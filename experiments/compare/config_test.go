@@ -73,3 +73,23 @@ func TestWholeNumbersEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskRunsTrainAtTheirWindows checks that runs on tasks may each train at the window its
+// task needs, and that runs on the corpus still may not differ in training length.
+func TestTaskRunsTrainAtTheirWindows(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "run.yaml"), []byte("name: run\nposition: {scheme: rope}\n"), 0o644)
+	write := func(name, runs string) string {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte("comparison: c\nseeds: [1]\nruns:\n"+runs), 0o644)
+		return path
+	}
+	tasks := write("tasks.yaml", "  - {config: run, label: a, set: {task: {names: [copy]}, train.seq_len: 38}}\n  - {config: run, label: b, set: {task: {names: [flipflop]}, train.seq_len: 64}}\n")
+	if _, err := Load(tasks, nil); err != nil {
+		t.Fatalf("task runs at their own windows: %v", err)
+	}
+	corpus := write("corpus.yaml", "  - {config: run, label: a, set: {train.seq_len: 38}}\n  - {config: run, label: b, set: {train.seq_len: 64}}\n")
+	if _, err := Load(corpus, nil); err == nil || !strings.Contains(err.Error(), "train.seq_len 64 differs from the first run's 38") {
+		t.Fatalf("corpus runs at two lengths: %v", err)
+	}
+}

@@ -15,22 +15,20 @@ import (
 type Multiples struct {
 	Title, XLabel, YLabel string
 	Panels                []Panel
-	// Styles are by series, as Panel.Lines are.
-	Styles []Style
-	Cols   int
+	Cols                  int
 }
 
-// Panel is one subject's plot: its lines by series (one without points is left out), and the
-// x at which training stops, marked with MarkLabel.
+// Panel is one subject's plot: its lines (one without points is left out), each in its style,
+// and the x at which training stops, marked with MarkLabel.
 type Panel struct {
 	Title     string
 	Lines     []Line
+	Styles    []Style
 	Mark      float64
 	MarkLabel string
 }
 
-// Save draws the panels, the legend beside the first only, since every panel has the same
-// series in the same styles.
+// Save draws the panels, a legend at the end of each row.
 func (f Multiples) Save(png, svg string) (err error) {
 	defer Recover(png, &err)
 	if len(f.Panels) == 0 {
@@ -76,7 +74,7 @@ func (f Multiples) panel(pn Panel) (*gonum.Plot, *gonum.Legend, error) {
 		for _, xy := range l.XYs {
 			lo, hi = min(lo, xy.X), max(hi, xy.X)
 		}
-		if err := addLine(p, &legend, l, f.Styles[i], ""); err != nil {
+		if err := addLine(p, &legend, l, pn.Styles[i], ""); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -145,26 +145,36 @@ func (s section) Write(dir string) error {
 	return s.figure().Save(filepath.Join(dir, ComparisonPNG), filepath.Join(dir, ComparisonSVG))
 }
 
-// figure is a panel per task, a line per label in its colour of every figure of the report,
-// with the spread over seeds as error bars.
+// figure is a panel per task and a line per series scored on it, with the spread over seeds as
+// error bars. A line is named and coloured by its scheme (measure.PositionOf), the same in
+// every panel: a comparison of task runs has a series per scheme and task.
 func (s section) figure() plot.Multiples {
 	f := plot.Multiples{
 		Title:  fmt.Sprintf("%s: exact match by size, mean ± std over seeds", s.rep.Name),
-		XLabel: "size (log scale)", YLabel: "exact match", Styles: s.rep.Styles(), Cols: 3,
+		XLabel: "size (log scale)", YLabel: "exact match", Cols: 3,
+	}
+	var schemes []string // each series' scheme, in the order they first come
+	for _, series := range s.rep.Series {
+		if !slices.Contains(schemes, series.Position) {
+			schemes = append(schemes, series.Position)
+		}
 	}
 	for _, name := range s.taskNames() {
-		pn := plot.Panel{Title: name, Lines: make([]plot.Line, len(s.rep.Series))}
+		pn := plot.Panel{Title: name}
 		if t, err := task.Lookup(name); err == nil {
 			pn.Mark, pn.MarkLabel = float64(t.Sizes().Max), fmt.Sprintf("largest training size %d", t.Sizes().Max)
 		}
-		for i, series := range s.rep.Series {
-			l := &pn.Lines[i]
-			l.Label = series.Label
+		for _, series := range s.rep.Series {
+			l := plot.Line{Label: series.Position}
 			for _, st := range s.stats {
 				if st.Label == series.Label && st.Task == name && st.Seeds > 0 {
 					l.XYs = append(l.XYs, plotter.XY{X: float64(st.Size), Y: st.Mean})
 					l.Low, l.High = append(l.Low, st.Std), append(l.High, st.Std)
 				}
+			}
+			if len(l.XYs) > 0 {
+				pn.Lines = append(pn.Lines, l)
+				pn.Styles = append(pn.Styles, plot.SeriesStyle(slices.Index(schemes, series.Position)))
 			}
 		}
 		f.Panels = append(f.Panels, pn)
@@ -179,10 +189,17 @@ func (s section) Markdown(w io.Writer) {
 		"Mean ± standard deviation over seeds, and in brackets the 95%% Wilson interval over all seeds' examples pooled; "+
 		"the size's ratio to the largest training size in the header. The tasks' sources: docs/tasks.md.\n")
 	for _, name := range s.taskNames() {
-		var sizes []Stat
+		var sizes []Stat // the task's sizes, as its first series has them
+		var labels []string
 		for _, st := range s.stats {
-			if st.Task == name && st.Label == s.stats[0].Label {
+			if st.Task != name {
+				continue
+			}
+			if len(labels) == 0 || labels[0] == st.Label {
 				sizes = append(sizes, st)
+			}
+			if !slices.Contains(labels, st.Label) {
+				labels = append(labels, st.Label)
 			}
 		}
 		fmt.Fprintf(w, "\n### %s\n\n| run |", name)
@@ -190,10 +207,10 @@ func (s section) Markdown(w io.Writer) {
 			fmt.Fprintf(w, " %d (%.3gx) |", st.Size, st.Ratio)
 		}
 		fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---:|", len(sizes)))
-		for _, series := range s.rep.Series {
-			fmt.Fprintf(w, "| %s |", series.Label)
+		for _, label := range labels {
+			fmt.Fprintf(w, "| %s |", label)
 			for _, sz := range sizes {
-				fmt.Fprintf(w, " %s |", s.cell(series.Label, name, sz.Size))
+				fmt.Fprintf(w, " %s |", s.cell(label, name, sz.Size))
 			}
 			fmt.Fprintf(w, "\n")
 		}
