@@ -179,7 +179,12 @@ func (s perplexitySection) Markdown(w io.Writer) {
 	p("![perplexity against evaluation length](%s)\n\n", ComparisonPNG)
 	p("The figure has %s.\n\n", rep.panelsNote())
 
-	p("## Perplexity (mean ± standard deviation over seeds)\n\n| run | position |")
+	p("## Perplexity (mean ± standard deviation over seeds)\n\n")
+	if rep.allOnTasks() {
+		p("Every run here trained on tasks, never on the corpus: this is the perplexity of a text the models never saw, " +
+			"kept as every run's record, not a result; the lengths' ratios are to the first run's training length. The results are in the tasks' section.\n\n")
+	}
+	p("| run | position |")
 	for _, n := range rep.Lengths {
 		p(" %d (%gx) |", n, float64(n)/float64(rep.TrainLen))
 	}
@@ -260,4 +265,14 @@ func (rep *Report) PerplexityCSV() []byte {
 	}
 	w.Flush()
 	return b.Bytes()
+}
+
+// allOnTasks reports whether every run of the comparison trained on tasks (config.Task).
+func (rep *Report) allOnTasks() bool {
+	for _, r := range rep.Runs {
+		if r.Config.Task == nil {
+			return false
+		}
+	}
+	return len(rep.Runs) > 0
 }
