@@ -6,17 +6,11 @@ import "extrapolate/experiments/compare"
 // imports nothing of it; these are its names here, so that cmd/ and examples/ import experiments
 // alone.
 
-// Plan is a comparison resolved once: every run's config, shared by the runner and its shards.
-type Plan = compare.Plan
-
 // Runner runs a comparison, resolved once (LoadPlan), into its folder.
 type Runner = compare.Runner
 
 // Report is a comparison's report: the measures' aggregate and the claims' verdicts.
 type Report = compare.Report
-
-// Shard selects every n-th run of a comparison, so that it can be split between processes.
-type Shard = compare.Shard
 
 // Files of a comparison folder, beside runs/.
 const (
@@ -28,7 +22,7 @@ const (
 func IsComparison(path string) (bool, error) { return compare.IsConfig(path) }
 
 // LoadPlan reads a comparison config and resolves every run's config once (compare.LoadPlan).
-func LoadPlan(path string, sets []string) (*Plan, error) { return compare.LoadPlan(path, sets) }
+func LoadPlan(path string, sets []string) (*compare.Plan, error) { return compare.LoadPlan(path, sets) }
 
 // ParseShard reads "i/n" (compare.ParseShard).
-func ParseShard(s string) (Shard, error) { return compare.ParseShard(s) }
+func ParseShard(s string) (compare.Shard, error) { return compare.ParseShard(s) }

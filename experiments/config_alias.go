@@ -11,29 +11,11 @@ import (
 // Config is one run: what to train, how, and at which lengths to evaluate it.
 type Config = config.Config
 
-// Train is the train section of a config.
-type Train = config.Train
-
 // Eval is the eval section of a config.
 type Eval = config.Eval
 
-// Passkey is the train.passkey section.
-type Passkey = config.Passkey
-
-// Finetune is the optional fine-tuning phase.
-type Finetune = config.Finetune
-
-// Resolved is a config checked once and what it builds, built once.
-type Resolved = config.Resolved
-
-// MemoryEstimate is what a config needs in memory, in bytes, by part.
-type MemoryEstimate = config.MemoryEstimate
-
 // PositionCost is what a position scheme returns for a model at n positions.
 type PositionCost = config.PositionCost
-
-// ConfigDir is where a bare config name is looked up.
-const ConfigDir = config.Dir
 
 // Default is the config every file is read on top of (config.Default).
 func Default() Config { return config.Default() }
@@ -41,11 +23,8 @@ func Default() Config { return config.Default() }
 // Resolve turns a config argument into a path (config.Resolve).
 func Resolve(arg string) string { return config.Resolve(arg) }
 
-// Load reads and checks a run config (config.Load).
-func Load(path string, sets []string) (Config, error) { return config.Load(path, sets) }
-
 // LoadResolved reads a run config and resolves it (config.LoadResolved).
-func LoadResolved(path string, sets []string) (*Resolved, error) {
+func LoadResolved(path string, sets []string) (*config.Resolved, error) {
 	return config.LoadResolved(path, sets)
 }
 
