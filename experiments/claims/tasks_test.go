@@ -14,13 +14,16 @@ type scores map[string][3]float64
 
 // taskReport is a comparison of task runs, a series per scheme and task as configs/tasks.yaml
 // has them, one seed each, with the exact match given by scheme for copy and flipflop.
-func taskReport(t *testing.T, copyExact, flipExact scores) *measure.Report {
+func taskReport(t *testing.T, copyExact, flipExact scores, needle ...scores) *measure.Report {
 	t.Helper()
 	rep := &measure.Report{}
 	for _, tk := range []struct {
 		name  string
 		exact scores
-	}{{"copy", copyExact}, {"flipflop", flipExact}} {
+	}{{"copy", copyExact}, {"flipflop", flipExact}, {"niah_single", append(needle, scores{})[0]}} {
+		if len(tk.exact) == 0 {
+			continue
+		}
 		for _, scheme := range []string{"nope", "t5", "rope", "learned", "sinusoidal"} {
 			label := scheme + "_" + tk.name
 			c, err := config.Load(filepath.Join("..", "..", "configs", scheme+".yaml"), []string{"task={names: [" + tk.name + "]}"})
@@ -43,10 +46,10 @@ func taskReport(t *testing.T, copyExact, flipExact scores) *measure.Report {
 	return rep
 }
 
-func judgeTasks(t *testing.T, copyExact, flipExact scores) map[string]Verdict {
+func judgeTasks(t *testing.T, copyExact, flipExact scores, needle ...scores) map[string]Verdict {
 	t.Helper()
 	out := map[string]Verdict{}
-	for _, r := range Judge(taskReport(t, copyExact, flipExact), nil) {
+	for _, r := range Judge(taskReport(t, copyExact, flipExact, needle...), nil) {
 		out[r.ID] = r.Verdict
 	}
 	return out
@@ -57,15 +60,6 @@ func judgeTasks(t *testing.T, copyExact, flipExact scores) map[string]Verdict {
 func TestTaskClaims(t *testing.T) {
 	goodCopy := scores{"nope": {1, 0.6, 0.2}, "t5": {1, 0.5, 0.1}, "rope": {0.95, 0.05, 0}, "learned": {0.9, 0, 0}, "sinusoidal": {0.92, 0.1, 0}}
 	goodFlip := scores{"nope": {1, 0.9, 0.8}, "t5": {1, 0.9, 0.7}, "rope": {1, 0.8, 0.5}, "learned": {1, 0, 0}, "sinusoidal": {1, 0.5, 0.2}}
-	v := judgeTasks(t, goodCopy, goodFlip)
-	for _, id := range []string{"tasks_solvable", "tasks_rope_copy_fails", "tasks_flipflop_degrades", "tasks_nope_ranking"} {
-		if v[id] != Reproduced {
-			t.Errorf("%s: %s, want reproduced", id, v[id])
-		}
-	}
-	if _, ok := v["alibi_flat"]; ok {
-		t.Error("a perplexity claim was judged on a comparison of task runs")
-	}
 	with := func(s scores, scheme string, e [3]float64) scores {
 		out := scores{}
 		for k, x := range s {
@@ -73,6 +67,27 @@ func TestTaskClaims(t *testing.T) {
 		}
 		out[scheme] = e
 		return out
+	}
+	goodNeedle := scores{"nope": {1, 1, 0.5}, "t5": {1, 0.9, 0.4}, "rope": {1, 0.9, 0.02}, "learned": {1, 0, 0}, "sinusoidal": {1, 0.3, 0}}
+	v := judgeTasks(t, goodCopy, goodFlip, goodNeedle)
+	for _, id := range []string{"tasks_solvable", "tasks_rope_copy_fails", "tasks_flipflop_degrades", "tasks_needle_rope_fails", "tasks_nope_ranking"} {
+		if v[id] != Reproduced {
+			t.Errorf("%s: %s, want reproduced", id, v[id])
+		}
+	}
+	if _, ok := v["alibi_flat"]; ok {
+		t.Error("a perplexity claim was judged on a comparison of task runs")
+	}
+	if v := judgeTasks(t, goodCopy, goodFlip)["tasks_needle_rope_fails"]; v != NotApplicable {
+		t.Errorf("tasks_needle_rope_fails without needle runs: %s, want not applicable", v)
+	}
+	for name, needle := range map[string]scores{
+		"rope finds it at 4x":  with(goodNeedle, "rope", [3]float64{1, 1, 0.11}),
+		"rope misses it at 1x": with(goodNeedle, "rope", [3]float64{0.89, 0.5, 0}),
+	} {
+		if got := judgeTasks(t, goodCopy, goodFlip, needle)["tasks_needle_rope_fails"]; got != NotReproduced {
+			t.Errorf("%s: tasks_needle_rope_fails is %s, want not reproduced", name, got)
+		}
 	}
 	for name, c := range map[string]struct {
 		copyExact, flipExact scores
