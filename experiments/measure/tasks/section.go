@@ -162,7 +162,10 @@ func (s section) figure() plot.Multiples {
 	for _, name := range s.taskNames() {
 		pn := plot.Panel{Title: name}
 		if t, err := task.Lookup(name); err == nil {
-			pn.Mark, pn.MarkLabel = float64(t.Sizes().Max), fmt.Sprintf("largest training size %d", t.Sizes().Max)
+			// The legend is drawn beside a row's last panel only: the mark's size goes in
+			// each panel's title.
+			pn.Title = fmt.Sprintf("%s (trained up to %d)", name, t.Sizes().Max)
+			pn.Mark, pn.MarkLabel = float64(t.Sizes().Max), "largest training size"
 		}
 		for _, series := range s.rep.Series {
 			l := plot.Line{Label: series.Position}
