@@ -2,10 +2,8 @@ package main
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -53,23 +51,7 @@ func TestReportRefusesDamagedTasks(t *testing.T) {
 		}), "copy at size 64: scored, but the scheme cannot take a window of 134"},
 	} {
 		t.Run(d.name, func(t *testing.T) {
-			out := filepath.Join(dir, fmt.Sprintf("damaged%d", i))
-			restore(t, finished, filepath.Join(dir, "done"), out)
-			path := filepath.Join(out, "runs", d.file)
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			os.WriteFile(path, d.edit(t, filepath.Join(out, "runs"), b), 0o644)
-			before := snapshot(t, out)
-			code, stdout, stderr := runTrain(t, dir, "-config", "./cmp.yaml", "-out", out, "-quiet", "-report")
-			msg := strings.TrimSpace(stderr)
-			if code != 2 || strings.Contains(msg, "\n") || !strings.Contains(msg, d.want) || stdout != "" {
-				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and one line with %q", code, stdout, msg, d.want)
-			}
-			if after := snapshot(t, out); !maps.Equal(before, after) {
-				t.Error("a refused report changed the comparison's files")
-			}
+			refusesDamage(t, dir, finished, fmt.Sprintf("damaged%d", i), d, [][]string{{"-report"}})
 		})
 	}
 }

@@ -135,33 +135,11 @@ func TestReportRefusesDamagedRuns(t *testing.T) {
 	finished := snapshot(t, filepath.Join(dir, "done"))
 	for i, d := range runDamages() {
 		t.Run(d.name, func(t *testing.T) {
-			out := filepath.Join(dir, fmt.Sprintf("damaged%d", i))
-			restore(t, finished, filepath.Join(dir, "done"), out)
-			path := filepath.Join(out, "runs", d.file)
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if edited := d.edit(t, filepath.Join(out, "runs"), b); edited == nil {
-				os.Remove(path)
-			} else {
-				os.WriteFile(path, edited, 0o644)
-			}
-			before := snapshot(t, out)
 			commands := [][]string{{"-report"}, {"-report", "-check"}, nil}
 			if unfinished[d.name] {
 				commands = commands[:2]
 			}
-			for _, args := range commands {
-				code, stdout, stderr := runTrain(t, dir, append([]string{"-config", "./cmp.yaml", "-out", out, "-quiet"}, args...)...)
-				msg := strings.TrimSpace(stderr)
-				if code != 2 || strings.Contains(msg, "\n") || !strings.Contains(msg, d.want) || stdout != "" {
-					t.Errorf("train %v: exit %d, stdout %q, stderr %q; want 2 and one line with %q", args, code, stdout, msg, d.want)
-				}
-			}
-			if after := snapshot(t, out); !maps.Equal(before, after) {
-				t.Error("a refused report changed the comparison's files")
-			}
+			refusesDamage(t, dir, finished, fmt.Sprintf("damaged%d", i), d, commands)
 		})
 	}
 	// The files no report reads: damaging them changes nothing it says.
@@ -180,6 +158,37 @@ func TestReportRefusesDamagedRuns(t *testing.T) {
 	want, _ := os.ReadFile(filepath.Join(dir, "done", "ppl_by_run.csv"))
 	if got, _ := os.ReadFile(filepath.Join(out, "ppl_by_run.csv")); string(got) != string(want) {
 		t.Errorf("the report changed with files it does not read:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// refusesDamage copies the finished comparison in dir/done (its snapshot finished) to
+// dir/name, damages it as d says, and requires each command, train's arguments after the
+// config, the output folder and -quiet, to refuse it with exit 2 and one line holding d.want,
+// and to leave every file as it was.
+func refusesDamage(t *testing.T, dir string, finished map[string]string, name string, d runDamage, commands [][]string) {
+	t.Helper()
+	out := filepath.Join(dir, name)
+	restore(t, finished, filepath.Join(dir, "done"), out)
+	path := filepath.Join(out, "runs", d.file)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edited := d.edit(t, filepath.Join(out, "runs"), b); edited == nil {
+		os.Remove(path)
+	} else {
+		os.WriteFile(path, edited, 0o644)
+	}
+	before := snapshot(t, out)
+	for _, args := range commands {
+		code, stdout, stderr := runTrain(t, dir, append([]string{"-config", "./cmp.yaml", "-out", out, "-quiet"}, args...)...)
+		msg := strings.TrimSpace(stderr)
+		if code != 2 || strings.Contains(msg, "\n") || !strings.Contains(msg, d.want) || stdout != "" {
+			t.Errorf("train %v: exit %d, stdout %q, stderr %q; want 2 and one line with %q", args, code, stdout, msg, d.want)
+		}
+	}
+	if after := snapshot(t, out); !maps.Equal(before, after) {
+		t.Error("a refused report changed the comparison's files")
 	}
 }
 
