@@ -22,6 +22,9 @@ func NewSampler(tokens []byte, seed uint64) *Sampler {
 	return &Sampler{Tokens: tokens, Rng: rng.SplitMix64{State: seed}}
 }
 
+// Generator is the sampler's random generator, whose state a checkpoint saves.
+func (s *Sampler) Generator() *rng.SplitMix64 { return &s.Rng }
+
 // Fill writes len(ids)/seqLen windows of seqLen tokens, each from a random offset, into ids,
 // and the tokens that follow each into targets.
 func (s *Sampler) Fill(ids, targets []int, seqLen int) error {

@@ -82,6 +82,9 @@ func NewSampler(tasks []Task, seed uint64) *Sampler {
 	return &Sampler{Tasks: tasks, Rng: rng.SplitMix64{State: seed}}
 }
 
+// Generator is the sampler's random generator, whose state a checkpoint saves.
+func (s *Sampler) Generator() *rng.SplitMix64 { return &s.Rng }
+
 // SeqLen is the window a sampler's examples need: the longest over its tasks at the top of
 // their training ranges.
 func SeqLen(tasks []Task) int {

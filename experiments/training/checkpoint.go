@@ -223,7 +223,7 @@ func (t *trainer) adopt(meta Meta, byName map[string]*tensor.Dense, path string)
 	}
 	t.st = meta.State
 	t.opt.Step = meta.State.OptStep
-	t.samplerRng.State = meta.State.Sampler
+	t.sampler.Generator().State = meta.State.Sampler
 	return nil
 }
 
@@ -273,7 +273,7 @@ func (t *trainer) save() error {
 		ts = append(ts, checkpoint.Tensor{Name: "adam.m." + p.Name, Value: t.opt.M[i]}, checkpoint.Tensor{Name: "adam.v." + p.Name, Value: t.opt.V[i]})
 	}
 	t.st.OptStep = t.opt.Step
-	t.st.Sampler = t.samplerRng.State
+	t.st.Sampler = t.sampler.Generator().State
 	trainScheme, _ := t.run.Resolved.Schemes()
 	meta := Meta{Program: programName, Config: string(t.run.config().Marshal()), Tokenizer: byteTokenizer, State: t.st, Scheme: schemeJSON(trainScheme)}
 	return checkpoint.Write(filepath.Join(t.run.Dir, measure.CheckpointFile), meta, ts)

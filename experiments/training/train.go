@@ -55,11 +55,9 @@ type trainer struct {
 	run   *Run
 	model *model.Model
 	opt   *model.AdamW
-	// sampler draws the training windows, from the corpus or from the tasks; its generator's
-	// state, samplerRng, is saved in checkpoints.
-	sampler    sampler
-	samplerRng *rng.SplitMix64
-	st         trainState
+	// sampler draws the training windows, from the corpus or from the tasks.
+	sampler sampler
+	st      trainState
 	// resumed is set when the state came from this run's own checkpoint; shared when it came
 	// from another run with the same training.
 	resumed, shared bool
@@ -79,14 +77,13 @@ func (r *Run) trainer() (*trainer, error) {
 	}
 	t.opt.Beta1, t.opt.Beta2 = c.Train.Beta1, c.Train.Beta2
 	if tasks, _ := r.Resolved.Tasks(); len(tasks) > 0 {
-		s := task.NewSampler(tasks, c.Seed+1)
-		t.sampler, t.samplerRng = s, &s.Rng
+		t.sampler = task.NewSampler(tasks, c.Seed+1)
 	} else {
 		s := data.NewSampler(r.corpus.Train, c.Seed+1)
 		if c.Train.Passkey != nil {
 			s.Passkey = c.Train.Passkey.Fraction
 		}
-		t.sampler, t.samplerRng = s, &s.Rng
+		t.sampler = s
 	}
 	path := filepath.Join(r.Dir, measure.CheckpointFile)
 	if r.SharedTraining != "" {
@@ -117,9 +114,11 @@ func (r *Run) trainer() (*trainer, error) {
 }
 
 // sampler fills a batch's inputs and targets with windows of n tokens: data.Sampler from the
-// corpus, task.Sampler from tasks, whose targets are the answers' bytes only.
+// corpus, task.Sampler from tasks, whose targets are the answers' bytes only. A checkpoint
+// saves its generator's state.
 type sampler interface {
 	Fill(ids, targets []int, n int) error
+	Generator() *rng.SplitMix64
 }
 
 func schedule(c config.Config) model.Schedule {
