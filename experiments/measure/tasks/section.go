@@ -50,8 +50,12 @@ type Stat struct {
 func Stats(rep *measure.Report) ([]Stat, error) {
 	var out []Stat
 	for _, s := range rep.Series {
-		byKey := map[[2]any][]Cell{}
-		var order [][2]any
+		type key struct {
+			task string
+			size int
+		}
+		byKey := map[key][]Cell{}
+		var order []key
 		for _, r := range rep.Runs {
 			if r.Label != s.Label || r.Result.Status != "ok" {
 				continue
@@ -61,7 +65,7 @@ func Stats(rep *measure.Report) ([]Stat, error) {
 				return nil, fmt.Errorf("run %s, seed %d: %w", r.Label, r.Seed, err)
 			}
 			for _, c := range cells {
-				k := [2]any{c.Task, c.Size}
+				k := key{c.Task, c.Size}
 				if _, ok := byKey[k]; !ok {
 					order = append(order, k)
 				}
