@@ -525,14 +525,7 @@ func rescuers() []string {
 	return out
 }
 
-// onCorpus reports whether some run of the comparison was trained on its corpus: the claims on
+// onCorpus reports whether the comparison is not one of task runs alone: the claims on
 // perplexity are about language models, not about the Go-source perplexity of a model trained
 // on tasks alone.
-func onCorpus(rep *judging) bool {
-	for _, r := range rep.Runs {
-		if r.Config.Task == nil {
-			return true
-		}
-	}
-	return false
-}
+func onCorpus(rep *judging) bool { return !rep.AllOnTasks() }

@@ -180,7 +180,7 @@ func (s perplexitySection) Markdown(w io.Writer) {
 	p("The figure has %s.\n\n", rep.panelsNote())
 
 	p("## Perplexity (mean ± standard deviation over seeds)\n\n")
-	if rep.allOnTasks() {
+	if rep.AllOnTasks() {
 		p("Every run here trained on tasks, never on the corpus: this is the perplexity of a text the models never saw, " +
 			"kept as every run's record, not a result; the lengths' ratios are to the first run's training length. The results are in the tasks' section.\n\n")
 	}
@@ -267,8 +267,9 @@ func (rep *Report) PerplexityCSV() []byte {
 	return b.Bytes()
 }
 
-// allOnTasks reports whether every run of the comparison trained on tasks (config.Task).
-func (rep *Report) allOnTasks() bool {
+// AllOnTasks reports whether the comparison has runs and every one trained on tasks
+// (config.Task), never on the corpus.
+func (rep *Report) AllOnTasks() bool {
 	for _, r := range rep.Runs {
 		if r.Config.Task == nil {
 			return false
