@@ -44,7 +44,7 @@ func init() {
 		t5Extrapolates, kerpleMatchesALiBi, fireMatchesALiBiKERPLE, lognHelps, lognTrainHelps,
 		mixExtrapolates, ropeRelative,
 		passkeyRoPE, passkeyScalingExtends, passkeyALiBiLocal,
-		tasksSolvable, tasksRoPECopyFails, tasksFlipFlopDegrades, tasksNeedleRoPE, tasksNoPERanking,
+		tasksSolvable, tasksRoPECopyFails, tasksFlipFlopDegrades, tasksNeedleRoPE, tasksCountingFails, tasksNoPERanking,
 	} {
 		register(c)
 	}

@@ -31,6 +31,11 @@ const (
 	// flipFlopKept: at 4x, RoPE keeps at most this share of its flip-flop exact match at 1x
 	// (the pilot, 2000 steps: 100% at 1x, 47% at 4x).
 	flipFlopKept = 0.75
+	// countingFailed: at 2x, RoPE and ALiBi count at most this share of programs right. Fixed
+	// from a pilot of counting alone (seed 7, which no committed comparison trains; 2000 steps,
+	// batch 32), run before the comparison with counting: exact match at 1x RoPE 55%, ALiBi 50%,
+	// NoPE 46%; at 2x 22%, 36% and 29%.
+	countingFailed = 0.5
 )
 
 var tasksSolvable = claim{
@@ -62,6 +67,14 @@ var tasksNeedleRoPE = claim{
 	statement: "RoPE finds a needle at its training length but not far past it (Hsieh et al. 2024, RULER; Gelberg et al. 2025, DroPE)",
 	rule:      fmt.Sprintf("plain RoPE's exact match on niah_single (mean over seeds) ≥ %g at 1x and ≤ %g at 4x.", taskSolved, taskFailed),
 	check:     checkNeedleRoPE,
+	relevant:  hasTasks,
+}
+
+var tasksCountingFails = claim{
+	id:        "tasks_counting_fails",
+	statement: "Positions that count tokens fail at counting, which CoPE solves (Golovneva et al. 2024): RoPE and ALiBi do not learn it at their training sizes and lose more past them",
+	rule:      fmt.Sprintf("plain RoPE's and plain ALiBi's exact match on counting (mean over seeds) below %g at 1x and at most %g at 2x.", taskSolved, countingFailed),
+	check:     checkCounting,
 	relevant:  hasTasks,
 }
 
@@ -251,6 +264,34 @@ func checkNeedleRoPE(rep *judging) (Verdict, string) {
 		}
 	}
 	return verdict, fmt.Sprintf("Plain RoPE on niah_single: %s.", strings.Join(ev, ", "))
+}
+
+func checkCounting(rep *judging) (Verdict, string) {
+	stats, err := rep.taskStats()
+	if err != nil {
+		return Undecided, err.Error()
+	}
+	verdict := Reproduced
+	var ev []string
+	for _, sel := range []selector{plainRoPE, plainALiBi} {
+		by, err := rep.byTask(sel, stats)
+		if errors.Is(err, errNoSeries) || (err == nil && by["counting"] == nil) {
+			return NotApplicable, fmt.Sprintf("%s was not scored on counting.", sel.Name)
+		}
+		if err != nil {
+			return NotApplicable, notOne(err)
+		}
+		one, ok1 := at(by["counting"], 1)
+		two, ok2 := at(by["counting"], rankingRatio)
+		if !ok1 || !ok2 || one.Seeds == 0 || two.Seeds == 0 {
+			return NotApplicable, fmt.Sprintf("%s was not scored on counting at 1x and %dx.", sel.Name, rankingRatio)
+		}
+		if one.Mean >= taskSolved || two.Mean > countingFailed {
+			verdict = NotReproduced
+		}
+		ev = append(ev, fmt.Sprintf("%s %s at 1x, %s at %dx", sel.Name, measure.Percent(one.Mean), measure.Percent(two.Mean), rankingRatio))
+	}
+	return verdict, "On counting: " + strings.Join(ev, "; ") + "."
 }
 
 func checkNoPERanking(rep *judging) (Verdict, string) {

@@ -12,29 +12,33 @@ import (
 // scores are a scheme's exact match on one task at 1x, 2x and 4x.
 type scores map[string][3]float64
 
+// taskOrder and schemeOrder are the order of the series taskReport makes.
+var (
+	taskOrder   = []string{"copy", "flipflop", "niah_single", "counting"}
+	schemeOrder = []string{"nope", "t5", "rope", "learned", "sinusoidal", "alibi"}
+)
+
 // taskReport is a comparison of task runs, a series per scheme and task as configs/tasks.yaml
-// has them, one seed each, with the exact match given by scheme for copy and flipflop.
-func taskReport(t *testing.T, copyExact, flipExact scores, needle ...scores) *measure.Report {
+// has them, one seed each, with the exact match given by task and scheme.
+func taskReport(t *testing.T, byTask map[string]scores) *measure.Report {
 	t.Helper()
 	rep := &measure.Report{}
-	for _, tk := range []struct {
-		name  string
-		exact scores
-	}{{"copy", copyExact}, {"flipflop", flipExact}, {"niah_single", append(needle, scores{})[0]}} {
-		if len(tk.exact) == 0 {
-			continue
-		}
-		for _, scheme := range []string{"nope", "t5", "rope", "learned", "sinusoidal"} {
-			label := scheme + "_" + tk.name
-			c, err := config.Load(filepath.Join("..", "..", "configs", scheme+".yaml"), []string{"task={names: [" + tk.name + "]}"})
+	for _, name := range taskOrder {
+		for _, scheme := range schemeOrder {
+			exact, ok := byTask[name][scheme]
+			if !ok {
+				continue
+			}
+			label := scheme + "_" + name
+			c, err := config.Load(filepath.Join("..", "..", "configs", scheme+".yaml"), []string{"task={names: [" + name + "]}"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			res := &measure.Result{Name: label, Status: "ok"}
 			var cells []tasks.Cell
 			for i, ratio := range []float64{1, 2, 4} {
-				e := tk.exact[scheme][i]
-				cells = append(cells, tasks.Cell{Task: tk.name, Size: int(16 * ratio), Ratio: ratio, Applicable: true, Examples: 100, Exact: int(100 * e), ExactMatch: e})
+				e := exact[i]
+				cells = append(cells, tasks.Cell{Task: name, Size: int(16 * ratio), Ratio: ratio, Applicable: true, Examples: 100, Exact: int(100 * e), ExactMatch: e})
 			}
 			if err := res.SetMeasurement("tasks", cells); err != nil {
 				t.Fatal(err)
@@ -46,11 +50,20 @@ func taskReport(t *testing.T, copyExact, flipExact scores, needle ...scores) *me
 	return rep
 }
 
-func judgeTasks(t *testing.T, copyExact, flipExact scores, needle ...scores) map[string]Verdict {
+func judgeTasks(t *testing.T, byTask map[string]scores) map[string]Verdict {
 	t.Helper()
 	out := map[string]Verdict{}
-	for _, r := range Judge(taskReport(t, copyExact, flipExact, needle...), nil) {
+	for _, r := range Judge(taskReport(t, byTask), nil) {
 		out[r.ID] = r.Verdict
+	}
+	return out
+}
+
+// on is the tasks copy and flip-flop with the given scores, and the needle's if given.
+func on(copyExact, flipExact scores, needle ...scores) map[string]scores {
+	out := map[string]scores{"copy": copyExact, "flipflop": flipExact}
+	if len(needle) > 0 {
+		out["niah_single"] = needle[0]
 	}
 	return out
 }
@@ -69,7 +82,7 @@ func TestTaskClaims(t *testing.T) {
 		return out
 	}
 	goodNeedle := scores{"nope": {1, 1, 0.5}, "t5": {1, 0.9, 0.4}, "rope": {1, 0.9, 0.02}, "learned": {1, 0, 0}, "sinusoidal": {1, 0.3, 0}}
-	v := judgeTasks(t, goodCopy, goodFlip, goodNeedle)
+	v := judgeTasks(t, on(goodCopy, goodFlip, goodNeedle))
 	for _, id := range []string{"tasks_solvable", "tasks_rope_copy_fails", "tasks_flipflop_degrades", "tasks_needle_rope_fails", "tasks_nope_ranking"} {
 		if v[id] != Reproduced {
 			t.Errorf("%s: %s, want reproduced", id, v[id])
@@ -78,14 +91,14 @@ func TestTaskClaims(t *testing.T) {
 	if _, ok := v["alibi_flat"]; ok {
 		t.Error("a perplexity claim was judged on a comparison of task runs")
 	}
-	if v := judgeTasks(t, goodCopy, goodFlip)["tasks_needle_rope_fails"]; v != NotApplicable {
+	if v := judgeTasks(t, on(goodCopy, goodFlip))["tasks_needle_rope_fails"]; v != NotApplicable {
 		t.Errorf("tasks_needle_rope_fails without needle runs: %s, want not applicable", v)
 	}
 	for name, needle := range map[string]scores{
 		"rope finds it at 4x":  with(goodNeedle, "rope", [3]float64{1, 1, 0.11}),
 		"rope misses it at 1x": with(goodNeedle, "rope", [3]float64{0.89, 0.5, 0}),
 	} {
-		if got := judgeTasks(t, goodCopy, goodFlip, needle)["tasks_needle_rope_fails"]; got != NotReproduced {
+		if got := judgeTasks(t, on(goodCopy, goodFlip, needle))["tasks_needle_rope_fails"]; got != NotReproduced {
 			t.Errorf("%s: tasks_needle_rope_fails is %s, want not reproduced", name, got)
 		}
 	}
@@ -100,8 +113,42 @@ func TestTaskClaims(t *testing.T) {
 		"t5 no better":          {with(goodCopy, "t5", [3]float64{1, 0.05, 0}), with(goodFlip, "t5", [3]float64{1, 0.5, 0}), "tasks_nope_ranking"},
 		"nope below sinusoidal": {with(goodCopy, "nope", [3]float64{1, 0, 0}), with(goodFlip, "nope", [3]float64{1, 0.55, 0}), "tasks_nope_ranking"},
 	} {
-		if got := judgeTasks(t, c.copyExact, c.flipExact)[c.id]; got != NotReproduced {
+		if got := judgeTasks(t, on(c.copyExact, c.flipExact))[c.id]; got != NotReproduced {
 			t.Errorf("%s: %s is %s, want not reproduced", name, c.id, got)
 		}
+	}
+}
+
+// TestCountingClaim checks tasks_counting_fails on both sides of its rule: RoPE and ALiBi below
+// the solved mark at 1x and at most countingFailed at 2x.
+func TestCountingClaim(t *testing.T) {
+	goodCopy := scores{"nope": {1, 0.6, 0.2}, "t5": {1, 0.5, 0.1}, "rope": {0.95, 0.05, 0}, "learned": {0.9, 0, 0}, "sinusoidal": {0.92, 0.1, 0}}
+	goodFlip := scores{"nope": {1, 0.9, 0.8}, "t5": {1, 0.9, 0.7}, "rope": {1, 0.8, 0.5}, "learned": {1, 0, 0}, "sinusoidal": {1, 0.5, 0.2}}
+	counting := func(rope, alibi [3]float64) map[string]scores {
+		tasks := on(goodCopy, goodFlip)
+		tasks["counting"] = scores{"nope": {0.5, 0.3, 0.1}, "rope": rope, "alibi": alibi}
+		return tasks
+	}
+	for name, c := range map[string]struct {
+		rope, alibi [3]float64
+		want        Verdict
+	}{
+		"both fail":              {[3]float64{0.55, 0.22, 0.1}, [3]float64{0.5, 0.36, 0.2}, Reproduced},
+		"at the limits":          {[3]float64{0.89, 0.5, 0.4}, [3]float64{0.89, 0.5, 0.5}, Reproduced},
+		"rope solves it at 1x":   {[3]float64{0.9, 0.3, 0.1}, [3]float64{0.5, 0.36, 0.2}, NotReproduced},
+		"alibi keeps it at 2x":   {[3]float64{0.55, 0.22, 0.1}, [3]float64{0.6, 0.51, 0.2}, NotReproduced},
+		"rope counts at 2x only": {[3]float64{0.55, 0.6, 0.1}, [3]float64{0.5, 0.36, 0.2}, NotReproduced},
+	} {
+		if got := judgeTasks(t, counting(c.rope, c.alibi))["tasks_counting_fails"]; got != c.want {
+			t.Errorf("%s: tasks_counting_fails is %s, want %s", name, got, c.want)
+		}
+	}
+	if got := judgeTasks(t, on(goodCopy, goodFlip))["tasks_counting_fails"]; got != NotApplicable {
+		t.Errorf("without counting runs: tasks_counting_fails is %s, want not applicable", got)
+	}
+	noALiBi := counting([3]float64{0.55, 0.22, 0.1}, [3]float64{})
+	delete(noALiBi["counting"], "alibi")
+	if got := judgeTasks(t, noALiBi)["tasks_counting_fails"]; got != NotApplicable {
+		t.Errorf("without an ALiBi counting run: tasks_counting_fails is %s, want not applicable", got)
 	}
 }
