@@ -36,6 +36,10 @@ const (
 	ScalingsJSON = training.ScalingsJSON
 	ScalingsPNG  = training.ScalingsPNG
 	ScalingsSVG  = training.ScalingsSVG
+
+	TaskScalingsCSV = training.TaskScalingsCSV
+	TaskScalingsPNG = training.TaskScalingsPNG
+	TaskScalingsSVG = training.TaskScalingsSVG
 )
 
 // CheckWritable checks that dir, or the nearest folder above it that exists, takes a new file,

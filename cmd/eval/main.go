@@ -1,7 +1,10 @@
 // Command eval evaluates one trained checkpoint under several RoPE scalings at every evaluation
 // length, so that the effect of a scaling is seen on the same weights, apart from training noise.
+// A checkpoint trained on tasks is scored on its tasks instead: exact match at every test size,
+// on the held-out examples its run was scored on.
 //
 //	go run ./cmd/eval -checkpoint results/rope/model.ckpt -scaling none,linear,ntk,dynamic_ntk,yarn
+//	go run ./cmd/eval -checkpoint results/tasks_ci/runs/rope-s1/model.ckpt -scaling none,yarn
 package main
 
 import (
@@ -27,7 +30,7 @@ func main() { os.Exit(run()) }
 // options are the command's flags, parsed.
 type options struct {
 	ckpt, scalings, factor, lengths, out string
-	tokens                               int
+	tokens, examples                     int
 	quiet, partial                       bool
 	fields                               *scalingflag.Set
 	// scalingGiven says -scaling was given, so that an empty one (an unset shell variable) is
@@ -43,6 +46,7 @@ func parseFlags() *options {
 	flag.StringVar(&o.factor, "factor", "auto", "scaling factor: a number ≥ 1, or auto (the ratio of each evaluation length to the training length)")
 	flag.StringVar(&o.lengths, "lengths", "", "comma-separated evaluation lengths (default: the checkpoint config's)")
 	flag.IntVar(&o.tokens, "tokens", 0, "validation tokens scored at every length (default: the checkpoint config's)")
+	flag.IntVar(&o.examples, "examples", 0, "a task checkpoint's held-out examples scored at each size (default: the checkpoint config's task.examples)")
 	flag.StringVar(&o.out, "out", "", "results folder (default: scalings/ beside the checkpoint)")
 	flag.BoolVar(&o.quiet, "quiet", false, "no progress output")
 	flag.BoolVar(&o.partial, "partial", false, "evaluate a checkpoint saved before training finished")
@@ -87,6 +91,9 @@ func run() int {
 	if !t.Finished && !o.partial {
 		return fail(fmt.Errorf("%s: saved at %s, before training finished; finish it with train, or evaluate it as it is with -partial", o.ckpt, t.Progress))
 	}
+	if err := o.applyTasks(t); err != nil {
+		return fail(err)
+	}
 	list, err := o.scalingList(t.Config, f)
 	if err != nil {
 		return fail(err)
@@ -95,7 +102,35 @@ func run() int {
 	if err != nil {
 		return fail(err)
 	}
+	if t.Config.Task != nil {
+		memory = fmt.Sprintf("scored in batches of up to %d tokens (eval.batch_tokens), at least one window each", e.BatchTokens)
+	}
 	return o.evaluate(t, list, e, memory, dir)
+}
+
+// applyTasks applies -examples to a checkpoint trained on tasks, and refuses the flags that
+// choose what is scored on the corpus, which such a checkpoint is not scored on, and -examples
+// for one trained on the corpus.
+func (o *options) applyTasks(t *experiments.Trained) error {
+	tc := t.Config.Task
+	if tc == nil {
+		if o.examples != 0 {
+			return fmt.Errorf("-examples: %s was trained on the corpus, not on tasks; it is scored at -lengths on -tokens", o.ckpt)
+		}
+		return nil
+	}
+	if o.lengths != "" || o.tokens != 0 {
+		return fmt.Errorf("-lengths/-tokens: %s was trained on tasks (%s) and is scored on their held-out examples at every test size, not on the corpus; -examples sets how many", o.ckpt, strings.Join(tc.Names, ", "))
+	}
+	if o.examples != 0 {
+		c := *tc
+		c.Examples = o.examples
+		if _, _, err := c.Resolve(); err != nil {
+			return fmt.Errorf("-examples: %v", strings.TrimPrefix(err.Error(), "task.examples: "))
+		}
+		t.Config.Task = &c
+	}
+	return nil
 }
 
 // scalingList is the scalings of -scaling (or, by default, every one the checkpoint's scheme

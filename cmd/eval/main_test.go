@@ -27,6 +27,13 @@ func runEval(t *testing.T, args ...string) (int, string, string) {
 // train makes a checkpoint of a tiny model with the given scheme.
 func train(t *testing.T, scheme string) string {
 	t.Helper()
+	return trainWith(t, scheme, nil)
+}
+
+// trainWith makes a checkpoint of a tiny model with the given scheme, its config changed by set
+// before it is completed.
+func trainWith(t *testing.T, scheme string, set func(c *experiments.Config)) string {
+	t.Helper()
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus.txt")
 	os.WriteFile(corpus, []byte(strings.Repeat("func f(x int) int { return x * 2 }\n", 200)), 0o644)
@@ -37,6 +44,9 @@ func train(t *testing.T, scheme string) string {
 	c.Position = position.Config{Scheme: scheme}
 	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps = 16, 4, 10
 	c.Eval = experiments.Eval{Lengths: []int{16, 32, 64}, Tokens: 256, BatchTokens: 256}
+	if set != nil {
+		set(&c)
+	}
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}

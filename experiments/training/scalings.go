@@ -11,6 +11,7 @@ import (
 	"extrapolate/data"
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/measure"
+	"extrapolate/experiments/measure/tasks"
 	"extrapolate/experiments/plot"
 	"extrapolate/internal/inputerr"
 	"extrapolate/position"
@@ -28,7 +29,10 @@ const (
 type ScalingResult struct {
 	// Scaling is "none" or the type and factor, e.g. "yarn(factor=auto)".
 	Scaling string                 `json:"scaling"`
-	Lengths []measure.LengthResult `json:"lengths"`
+	Lengths []measure.LengthResult `json:"lengths,omitempty"`
+	// Tasks are the exact match by task and size of a checkpoint trained on tasks, which is
+	// scored on its tasks instead of perplexity.
+	Tasks []tasks.Cell `json:"tasks,omitempty"`
 }
 
 // ScalingReport is a checkpoint evaluated under several scalings.
@@ -36,9 +40,11 @@ type ScalingReport struct {
 	Checkpoint string `json:"checkpoint"`
 	Name       string `json:"name"`
 	TrainLen   int    `json:"train_len"`
-	Tokens     int    `json:"tokens"`
-	Corpus     string `json:"corpus"`
-	Protocol   string `json:"protocol"`
+	Tokens     int    `json:"tokens,omitempty"`
+	Corpus     string `json:"corpus,omitempty"`
+	Protocol   string `json:"protocol,omitempty"`
+	// Examples are the held-out examples scored at each size of a task checkpoint's tasks.
+	Examples int `json:"examples,omitempty"`
 	// BatchTokens bounds the tokens of an evaluation batch: a batch holds at least one window.
 	BatchTokens int `json:"batch_tokens"`
 	// Partial says how far training went when the checkpoint was saved before it finished.
@@ -46,9 +52,13 @@ type ScalingReport struct {
 	Results []ScalingResult `json:"results"`
 }
 
-// EvaluateScalings scores one trained model at every evaluation length under each scaling (nil
-// for none), so that the scalings are compared on the same weights, apart from training noise.
+// EvaluateScalings scores one trained model under each scaling (nil for none), so that the
+// scalings are compared on the same weights, apart from training noise: at every evaluation
+// length, or, for a model trained on tasks, on its tasks' held-out examples at every test size.
 func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scaling, e config.Eval, w io.Writer) (*ScalingReport, error) {
+	if t.Config.Task != nil {
+		return evaluateTaskScalings(ctx, t, scalings, e, w)
+	}
 	c := t.Config
 	corpus, err := data.Load(c.Data)
 	if err != nil {
@@ -61,12 +71,26 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 	ev := &measure.Evaluation{Config: c, Model: t.Model, Corpus: corpus, Progress: w}
 	ev.Config.Eval = e
 	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, Tokens: e.Tokens, Corpus: corpus.Source, Protocol: e.Protocol(), BatchTokens: e.BatchTokens, Partial: t.Progress}
+	err = eachScaling(c, scalings, w, func(name string, s position.Scheme) error {
+		lengths, err := ev.Perplexities(ctx, s)
+		rep.Results = append(rep.Results, ScalingResult{Scaling: name, Lengths: lengths})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// eachScaling calls score with each scaling's name ("none" for nil) and the scheme it makes of
+// the config's, in order, and stops at the first error.
+func eachScaling(c config.Config, scalings []*position.Scaling, w io.Writer, score func(name string, s position.Scheme) error) error {
 	for _, sc := range scalings {
 		pc := c.Position
 		pc.Scaling = sc
 		s, err := position.New(c.Spec(pc))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		name := "none"
 		if sc != nil {
@@ -75,17 +99,18 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 		if w != nil {
 			fmt.Fprintf(w, "scaling %s\n", name)
 		}
-		lengths, err := ev.Perplexities(ctx, s)
-		if err != nil {
-			return nil, err
+		if err := score(name, s); err != nil {
+			return err
 		}
-		rep.Results = append(rep.Results, ScalingResult{Scaling: name, Lengths: lengths})
 	}
-	return rep, nil
+	return nil
 }
 
 // Write saves the report as CSV, JSON and a plot with a curve per scaling.
 func (rep *ScalingReport) Write(dir string) error {
+	if rep.Examples > 0 {
+		return rep.writeTasks(dir)
+	}
 	var b bytes.Buffer
 	cw := csv.NewWriter(&b)
 	cw.Write(append([]string{"scaling"}, measure.LengthColumns...))
@@ -109,6 +134,9 @@ func (rep *ScalingReport) Write(dir string) error {
 // Table renders the report as a text table: a row per scaling, a column per length.
 func (rep *ScalingReport) Table() string {
 	var b bytes.Buffer
+	if rep.Examples > 0 {
+		return rep.tasksTable()
+	}
 	if len(rep.Results) == 0 {
 		return ""
 	}

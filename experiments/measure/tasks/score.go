@@ -40,6 +40,13 @@ type Cell struct {
 	TokenAccuracy float64 `json:"token_accuracy"`
 }
 
+// Score scores the evaluation's tasks with the scheme it is evaluated with, each at its test
+// sizes, on the held-out examples every run is scored on: what the measure records of a run,
+// and what cmd/eval reports of a task checkpoint under each RoPE scaling.
+func Score(ctx context.Context, ev *measure.Evaluation) ([]Cell, error) {
+	return score(ctx, ev.Model, ev.Scheme, ev.Tasks, ev.Examples, ev.Config.Eval.BatchTokens, ev.Progress)
+}
+
 // score scores every task at each of its test sizes, on the held-out examples every run is
 // scored on.
 func score(ctx context.Context, m *model.Model, s position.Scheme, tasks []task.Task, examples, batchTokens int, w io.Writer) ([]Cell, error) {

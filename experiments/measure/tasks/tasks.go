@@ -46,7 +46,7 @@ type run struct {
 // Evaluate scores the run's tasks with the scheme it is evaluated with.
 func (r *run) Evaluate(ctx context.Context) error {
 	var err error
-	r.cells, err = score(ctx, r.ev.Model, r.ev.Scheme, r.ev.Tasks, r.ev.Examples, r.ev.Config.Eval.BatchTokens, r.ev.Progress)
+	r.cells, err = Score(ctx, r.ev)
 	return err
 }
 
@@ -60,12 +60,9 @@ func (r *run) Record(dir string, res *measure.Result) error {
 	}
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	w.Write([]string{"task", "size", "ratio", "length", "examples", "exact", "exact_match", "exact_match_low", "exact_match_high",
-		"tokens", "tokens_right", "token_accuracy", "applicable", "reason"})
+	w.Write(Columns)
 	for _, c := range r.cells {
-		w.Write([]string{c.Task, strconv.Itoa(c.Size), measure.CSVFloat(c.Ratio), strconv.Itoa(c.Length), strconv.Itoa(c.Examples),
-			strconv.Itoa(c.Exact), measure.CSVFloat(c.ExactMatch), measure.CSVFloat(c.Low), measure.CSVFloat(c.High),
-			strconv.Itoa(c.Tokens), strconv.Itoa(c.TokensRight), measure.CSVFloat(c.TokenAccuracy), strconv.FormatBool(c.Applicable), c.Reason})
+		w.Write(c.Row())
 	}
 	w.Flush()
 	if err := measure.WriteFile(filepath.Join(dir, RunCSV), b.Bytes()); err != nil {
@@ -76,6 +73,17 @@ func (r *run) Record(dir string, res *measure.Result) error {
 		Seed  uint64 `json:"seed"`
 		Cells []Cell `json:"cells"`
 	}{res.Name, res.Seed, r.cells})
+}
+
+// Columns name the fields of a cell's CSV row (Cell.Row).
+var Columns = []string{"task", "size", "ratio", "length", "examples", "exact", "exact_match", "exact_match_low", "exact_match_high",
+	"tokens", "tokens_right", "token_accuracy", "applicable", "reason"}
+
+// Row is the cell as a CSV row, in the order of Columns.
+func (c Cell) Row() []string {
+	return []string{c.Task, strconv.Itoa(c.Size), measure.CSVFloat(c.Ratio), strconv.Itoa(c.Length), strconv.Itoa(c.Examples),
+		strconv.Itoa(c.Exact), measure.CSVFloat(c.ExactMatch), measure.CSVFloat(c.Low), measure.CSVFloat(c.High),
+		strconv.Itoa(c.Tokens), strconv.Itoa(c.TokensRight), measure.CSVFloat(c.TokenAccuracy), strconv.FormatBool(c.Applicable), c.Reason}
 }
 
 // Of reads a run's cells from its results; none when it was not measured.
