@@ -27,6 +27,7 @@ func schemes(t *testing.T, c Config, trainLen int) map[string]position.Scheme {
 		"rope-interleaved": {Scheme: "rope", Params: map[string]any{"pairing": "interleaved"}},
 		"rope-yarn":        {Scheme: "rope", Scaling: &position.Scaling{Type: "yarn", Factor: position.Factor{Value: 4}}},
 		"rope-partial":     {Scheme: "rope", Params: map[string]any{"rotary_fraction": 0.5}},
+		"p-rope":           {Scheme: "rope", Params: map[string]any{"frequency_fraction": 0.5}},
 		"xpos-llama3":      {Scheme: "xpos", Params: map[string]any{"scale_base": 4}, Scaling: &position.Scaling{Type: "llama3", Factor: position.Factor{Value: 2}}},
 	}
 	for _, n := range position.Names() {

@@ -162,6 +162,7 @@ func TestRoPERelative(t *testing.T) {
 		"ntk":         {Scheme: "rope", Scaling: &Scaling{Type: "ntk", Factor: factor(4)}},
 		"linear":      {Scheme: "rope", Scaling: &Scaling{Type: "linear", Factor: factor(2)}},
 		"dynamic_ntk": {Scheme: "rope", Scaling: &Scaling{Type: "dynamic_ntk", Factor: Factor{Auto: true}}},
+		"p-rope":      {Scheme: "rope", Params: map[string]any{"frequency_fraction": 0.5}},
 	}
 	for name, c := range configs {
 		s, err := New(Spec{DModel: 8, Heads: 1, TrainLen: 16, Config: c})

@@ -34,7 +34,7 @@ func init() {
 		if !(p.ScaleBase > 0) || math.IsInf(p.ScaleBase, 0) {
 			return nil, fmt.Errorf("position.scale_base: %g, want a positive number", p.ScaleBase)
 		}
-		r, err := buildRoPE(s, ropeParams{Base: p.Base, Pairing: p.Pairing, RotaryFraction: p.RotaryFraction})
+		r, err := buildRoPE(s, ropeParams{Base: p.Base, Pairing: p.Pairing, RotaryFraction: p.RotaryFraction, FrequencyFraction: 1})
 		if err != nil {
 			return nil, err
 		}

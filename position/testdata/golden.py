@@ -173,3 +173,17 @@ def xpos_tables(d, base, t, gamma=0.4, scale_base=512):
 if __name__ == "__main__":
     print("xpos d8 t=5 B=16:", xpos_tables(8, 10000, 5, scale_base=16))
     print("partial rope d16 fraction 0.5 (rotary_ndims 8):", default_inv_freq(8, 10000))
+
+
+def proportional(head_dim, base, p, s=1.0):
+    """p-RoPE: transformers' _compute_proportional_rope_parameters (rope_type "proportional")."""
+    rope_angles = int(p * head_dim // 2)
+    rotated = [1.0 / (base ** (i / head_dim)) for i in range(0, 2 * rope_angles, 2)]
+    inv_freq = rotated + [0.0] * (head_dim // 2 - rope_angles)
+    return [f / s for f in inv_freq]
+
+
+if __name__ == "__main__":
+    show("p-RoPE d16 p0.75", proportional(16, 10000, 0.75))
+    show("p-RoPE d16 p0.3", proportional(16, 10000, 0.3))
+    show("p-RoPE d32 p0.5 linear 4", proportional(32, 10000, 0.5, 4))
