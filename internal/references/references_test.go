@@ -1,0 +1,120 @@
+package references
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"extrapolate/experiments/claims"
+	"extrapolate/experiments/measure"
+	_ "extrapolate/experiments/measure/tasks" // registers the measure of tasks
+	"extrapolate/position"
+	"extrapolate/task"
+)
+
+// page is the references page, from this package's folder.
+const page = "../../docs/references.md"
+
+// citation matches a paper as the code cites it: "Kazemnejad et al. 2023", "Gu and Dao 2023",
+// "Chiang & Cholak 2022".
+var citation = regexp.MustCompile(`[A-Z][a-z]+(?: et al\.| (?:and|&) [A-Z][a-z]+) \d{4}`)
+
+// sections splits a Markdown page at its level-2 headings: the text under each, by heading.
+func sections(text string) map[string]string {
+	s := map[string]string{}
+	heading := ""
+	for _, l := range strings.Split(text, "\n") {
+		if h, ok := strings.CutPrefix(l, "## "); ok {
+			heading = strings.TrimSpace(h)
+			continue
+		}
+		s[heading] += l + "\n"
+	}
+	return s
+}
+
+// TestRegistriesHaveReferences checks that every registered name appears, as code (`name`), in
+// its section of the references page: a new scheme, scaling, temperature, task, measure or
+// claim needs its source there.
+func TestRegistriesHaveReferences(t *testing.T) {
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sections(string(b))
+	for _, c := range []struct {
+		section string
+		names   []string
+	}{
+		{"Position schemes", position.Names()},
+		{"RoPE scalings", position.ScalingTypes()},
+		{"Attention temperatures", position.Temperatures()},
+		{"Tasks", task.Names()},
+		{"Measures and claims", measure.Names()},
+		{"Measures and claims", claims.IDs()},
+	} {
+		text, ok := s[c.section]
+		if !ok {
+			t.Errorf("%s has no section ## %s", page, c.section)
+			continue
+		}
+		if len(c.names) == 0 {
+			t.Errorf("section %s: nothing registered to check", c.section)
+		}
+		for _, name := range c.names {
+			if !strings.Contains(text, "`"+name+"`") {
+				t.Errorf("%s: section %q does not name `%s`: add its paper or reference code", page, c.section, name)
+			}
+		}
+	}
+}
+
+// TestTaskSourcesAreListed checks that every paper a task's Source() cites, as the runs print
+// it into their reports, has an entry on the references page.
+func TestTaskSourcesAreListed(t *testing.T) {
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range task.Names() {
+		tk, err := task.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cited := citation.FindAllString(tk.Source(), -1)
+		if len(cited) == 0 {
+			t.Errorf("task %s: its Source() %q cites no paper this test can read", name, tk.Source())
+		}
+		for _, c := range cited {
+			if !strings.Contains(string(b), c) {
+				t.Errorf("task %s cites %s, which %s does not list", name, c, page)
+			}
+		}
+	}
+}
+
+// TestEntriesLink checks that every entry (a level-3 heading) of the references page links to
+// its paper or code, and that no two entries share a heading, so each anchor stays unique.
+func TestEntriesLink(t *testing.T) {
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	entries := strings.Split(string(b), "\n### ")[1:]
+	for _, e := range entries {
+		heading, body, _ := strings.Cut(e, "\n")
+		body, _, _ = strings.Cut(body, "\n## ")
+		if seen[heading] {
+			t.Errorf("%s: two entries named %q", page, heading)
+		}
+		seen[heading] = true
+		if !strings.Contains(body, "](https://") && !strings.Contains(body, "](#") {
+			t.Errorf("%s: entry %q has no link", page, heading)
+		}
+	}
+	if len(entries) < 20 {
+		t.Fatalf("%s: %d entries; the page was not read", page, len(entries))
+	}
+}
