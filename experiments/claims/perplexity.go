@@ -341,6 +341,9 @@ func checkRelative(rep *judging) (Verdict, string) {
 	var ev []string
 	verdict := NotApplicable
 	seen := map[string]bool{}
+	if len(rep.Lengths) == 0 {
+		return NotApplicable, "The comparison has no evaluation length."
+	}
 	n := rep.Lengths[len(rep.Lengths)-1]
 	for _, r := range rep.Runs {
 		c := r.Config

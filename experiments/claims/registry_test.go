@@ -1,6 +1,10 @@
 package claims
 
-import "testing"
+import (
+	"testing"
+
+	"extrapolate/experiments/measure"
+)
 
 // TestRegisterRefuses: a second claim of a registered id, an id that is no name and a
 // claim without a check panic, and leave the registry as it was.
@@ -24,5 +28,19 @@ func TestRegisterRefuses(t *testing.T) {
 	}
 	if got := len(registered()); got != n {
 		t.Fatalf("%d claims registered after the refusals, want %d", got, n)
+	}
+}
+
+// TestJudgeEmpty judges a report with no run and no length: every claim is not applicable (or
+// undecided), and none panics reading a length or a series that is not there.
+func TestJudgeEmpty(t *testing.T) {
+	results := Judge(&measure.Report{}, nil)
+	if len(results) == 0 {
+		t.Fatal("no claim judged")
+	}
+	for _, r := range results {
+		if r.Verdict == Reproduced || r.Verdict == NotReproduced {
+			t.Errorf("%s on an empty report: %s (%s)", r.ID, r.Verdict, r.Evidence)
+		}
 	}
 }
