@@ -1,7 +1,6 @@
 package measure
 
 import (
-	"math"
 	"sort"
 
 	"extrapolate/experiments/plot"
@@ -35,7 +34,7 @@ func CurveOf(label string, runs []*Result) plot.Curve {
 	}
 	sort.Ints(c.Lengths)
 	for _, n := range c.Lengths {
-		m, s := meanStd(byLen[n])
+		m, s := MeanStd(byLen[n])
 		c.Mean, c.Std = append(c.Mean, m), append(c.Std, s)
 	}
 	for n := range na {
@@ -51,26 +50,4 @@ func CurveOf(label string, runs []*Result) plot.Curve {
 	sort.Ints(c.NotApplicable)
 	sort.Ints(c.NonFinite)
 	return c
-}
-
-// MeanStd is meanStd for measures registered from other packages, so that their seed averages
-// are the comparison's own.
-func MeanStd(x []float64) (mean, std float64) { return meanStd(x) }
-
-// meanStd returns the mean and the sample standard deviation (0 for a single value).
-func meanStd(x []float64) (mean, std float64) {
-	if len(x) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	if len(x) < 2 {
-		return mean, 0
-	}
-	for _, v := range x {
-		std += (v - mean) * (v - mean)
-	}
-	return mean, math.Sqrt(std / float64(len(x)-1))
 }

@@ -307,8 +307,8 @@ func TestEvalBatch(t *testing.T) {
 	for _, c := range []struct{ windows, limit, want int }{
 		{1024, 256, 256}, {64, 16, 16}, {12, 5, 4}, {7, 3, 1}, {5, 100, 5}, {1, 1, 1},
 	} {
-		if got := evalBatch(c.windows, c.limit); got != c.want {
-			t.Errorf("evalBatch(%d, %d) = %d, want %d", c.windows, c.limit, got, c.want)
+		if got := EvalBatch(c.windows, c.limit); got != c.want {
+			t.Errorf("EvalBatch(%d, %d) = %d, want %d", c.windows, c.limit, got, c.want)
 		}
 	}
 }
@@ -328,7 +328,7 @@ func TestEvalSetScoresSameTokens(t *testing.T) {
 			t.Fatal(err)
 		}
 		windows := len(ws)
-		batch := evalBatch(windows, 2048/n)
+		batch := EvalBatch(windows, 2048/n)
 		if windows%batch != 0 || batch*n > 2048 {
 			t.Fatalf("length %d: batch of %d windows does not divide %d or exceeds the budget", n, batch, windows)
 		}

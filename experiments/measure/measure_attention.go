@@ -169,16 +169,16 @@ func (r *attentionRun) Record(dir string, res *Result) error {
 	for _, al := range r.lengths {
 		for _, hd := range al.Heads {
 			for _, bin := range hd.Bins {
-				w.Write([]string{strconv.Itoa(al.Length), csvFloat(float64(al.Length) / float64(res.TrainLen)), strconv.Itoa(hd.Layer), strconv.Itoa(hd.Head),
-					strconv.Itoa(bin.From), strconv.Itoa(bin.To), strconv.Itoa(al.Windows), csvFloat(bin.Entropy), csvFloat(bin.Uniform), csvFloat(bin.Far), res.Protocol})
+				w.Write([]string{strconv.Itoa(al.Length), CSVFloat(float64(al.Length) / float64(res.TrainLen)), strconv.Itoa(hd.Layer), strconv.Itoa(hd.Head),
+					strconv.Itoa(bin.From), strconv.Itoa(bin.To), strconv.Itoa(al.Windows), CSVFloat(bin.Entropy), CSVFloat(bin.Uniform), CSVFloat(bin.Far), res.Protocol})
 			}
 		}
 	}
 	w.Flush()
-	if err := writeFile(filepath.Join(dir, AttentionCSV), b.Bytes()); err != nil {
+	if err := WriteFile(filepath.Join(dir, AttentionCSV), b.Bytes()); err != nil {
 		return err
 	}
-	return writeJSON(filepath.Join(dir, AttentionJSON), attentionFile{Name: res.Name, Scheme: res.Scheme, Scaling: res.Scaling, Seed: res.Seed,
+	return WriteJSON(filepath.Join(dir, AttentionJSON), attentionFile{Name: res.Name, Scheme: res.Scheme, Scaling: res.Scaling, Seed: res.Seed,
 		TrainLen: res.TrainLen, Protocol: res.Protocol, Lengths: r.lengths})
 }
 
@@ -189,7 +189,7 @@ func readAttention(r RunResult) ([]AttentionLength, error) {
 		return nil, nil
 	}
 	path := filepath.Join(r.Dir, AttentionJSON)
-	b, err := readRunFile(path)
+	b, err := ReadRunFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -208,14 +208,14 @@ func readAttention(r RunResult) ([]AttentionLength, error) {
 // of every layer's, in order, each binned in octaves of queries over the whole window, with
 // entropies and shares a distribution can have.
 func (f *attentionFile) check(r RunResult) error {
-	if err := sameRun(r, f.Name, f.Seed, f.TrainLen, f.Protocol); err != nil {
+	if err := SameRun(r, f.Name, f.Seed, f.TrainLen, f.Protocol); err != nil {
 		return err
 	}
 	got := make([]int, len(f.Lengths))
 	for i, al := range f.Lengths {
 		got[i] = al.Length
 	}
-	if err := sameLengths("lengths", got, r.Config.Eval.Lengths); err != nil {
+	if err := SameLengths("lengths", got, r.Config.Eval.Lengths); err != nil {
 		return err
 	}
 	for _, al := range f.Lengths {
@@ -411,8 +411,8 @@ func attentionStats(seeds [][]AttentionBin) ([]AttentionStat, error) {
 			ent, far = append(ent, bins[k].Entropy), append(far, bins[k].Far)
 		}
 		st := AttentionStat{From: b.From, To: b.To, Uniform: b.Uniform}
-		st.EntropyMean, st.EntropyStd = meanStd(ent)
-		st.FarMean, st.FarStd = meanStd(far)
+		st.EntropyMean, st.EntropyStd = MeanStd(ent)
+		st.FarMean, st.FarStd = MeanStd(far)
 		out = append(out, st)
 	}
 	return out, nil
@@ -434,9 +434,9 @@ func (s attentionSection) Write(dir string) error {
 	w.Write([]string{"label", "position", "length", "ratio", "layer", "head", "from", "to", "seeds", "entropy_mean", "entropy_std", "uniform_entropy", "far_mass_mean", "far_mass_std", "protocol"})
 	for _, sa := range s.sas {
 		row := func(layer, head string, st AttentionStat) {
-			w.Write([]string{sa.Label, sa.Position, strconv.Itoa(sa.Length), csvFloat(float64(sa.Length) / float64(rep.TrainLen)), layer, head,
-				strconv.Itoa(st.From), strconv.Itoa(st.To), strconv.Itoa(sa.Seeds), csvFloat(st.EntropyMean), csvFloat(st.EntropyStd),
-				csvFloat(st.Uniform), csvFloat(st.FarMean), csvFloat(st.FarStd), protocol})
+			w.Write([]string{sa.Label, sa.Position, strconv.Itoa(sa.Length), CSVFloat(float64(sa.Length) / float64(rep.TrainLen)), layer, head,
+				strconv.Itoa(st.From), strconv.Itoa(st.To), strconv.Itoa(sa.Seeds), CSVFloat(st.EntropyMean), CSVFloat(st.EntropyStd),
+				CSVFloat(st.Uniform), CSVFloat(st.FarMean), CSVFloat(st.FarStd), protocol})
 		}
 		for _, st := range sa.All {
 			row("all", "all", st)
@@ -448,10 +448,10 @@ func (s attentionSection) Write(dir string) error {
 		}
 	}
 	w.Flush()
-	if err := writeFile(filepath.Join(dir, ComparisonAttentionCSV), b.Bytes()); err != nil {
+	if err := WriteFile(filepath.Join(dir, ComparisonAttentionCSV), b.Bytes()); err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(dir, ComparisonAttentionJSON), struct {
+	if err := WriteJSON(filepath.Join(dir, ComparisonAttentionJSON), struct {
 		TrainLen int               `json:"train_len"`
 		Protocol string            `json:"protocol"`
 		Series   []SeriesAttention `json:"series"`
@@ -527,7 +527,7 @@ func (s attentionSection) Markdown(w io.Writer) {
 	p("\n## Attention\n\n![attention entropy by query position](%s)\n\n![share of attention on far keys by query position](%s)\n\n", ComparisonEntropyPNG, ComparisonFarPNG)
 	p("For every layer and head, at every evaluation length: the entropy of each query's attention over the keys up to it, in nats (uniform attention over i+1 keys has log(i+1)), and the share of it on keys at least the training length (%d) back, distances training never showed. ", rep.TrainLen)
 	p("Each is averaged over the windows and over the queries of each octave of positions (0, 1, 2–3, 4–7, …), then here over layers and heads; every layer and head, with the standard deviation over seeds, is in `%s`. ", ComparisonAttentionCSV)
-	p("The figures show each run's longest length, %s.\n\n", rep.panelsNote())
+	p("The figures show each run's longest length, %s.\n\n", rep.PanelsNote())
 	if finding := s.finding(); finding != "" {
 		p("%s\n\n", finding)
 	}
@@ -662,8 +662,8 @@ func cmpFloat(a, b float64) int {
 // given their mean rank.
 func spearman(x, y []float64) float64 {
 	rx, ry := ranks(x), ranks(y)
-	mx, _ := meanStd(rx)
-	my, _ := meanStd(ry)
+	mx, _ := MeanStd(rx)
+	my, _ := MeanStd(ry)
 	var sxy, sxx, syy float64
 	for i := range rx {
 		sxy += (rx[i] - mx) * (ry[i] - my)

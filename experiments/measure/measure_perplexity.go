@@ -75,7 +75,7 @@ func (r *perplexityRun) Record(dir string, res *Result) error {
 	if err := writePlot(dir, res.Name, res.TrainLen, curves); err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(dir, ResultsCSV), resultCSV(res))
+	return WriteFile(filepath.Join(dir, ResultsCSV), resultCSV(res))
 }
 
 // nonFiniteWarnings says at which lengths the loss was not finite: the run is marked, and its
@@ -100,7 +100,7 @@ func nonFiniteWarnings(res *Result) []string {
 var LengthColumns = []string{"length", "ratio", "loss", "perplexity", "tokens", "applicable", "reason", "protocol"}
 
 func LengthRow(l LengthResult, trainLen int, protocol string) []string {
-	return []string{strconv.Itoa(l.Length), csvFloat(float64(l.Length) / float64(trainLen)), csvFloatOrEmpty(l.Loss), csvFloatOrEmpty(l.Perplexity),
+	return []string{strconv.Itoa(l.Length), CSVFloat(float64(l.Length) / float64(trainLen)), csvFloatOrEmpty(l.Loss), csvFloatOrEmpty(l.Perplexity),
 		strconv.Itoa(l.Tokens), strconv.FormatBool(l.Applicable), l.Reason, protocol}
 }
 
@@ -166,7 +166,7 @@ type perplexitySection struct{ rep *Report }
 
 // Write writes the perplexity of every run and series as CSV, and its figure.
 func (s perplexitySection) Write(dir string) error {
-	if err := writeFile(filepath.Join(dir, ComparisonCSV), s.rep.PerplexityCSV()); err != nil {
+	if err := WriteFile(filepath.Join(dir, ComparisonCSV), s.rep.PerplexityCSV()); err != nil {
 		return err
 	}
 	return s.rep.writePerplexityFigure(dir)
@@ -177,7 +177,7 @@ func (s perplexitySection) Markdown(w io.Writer) {
 	rep := s.rep
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	p("![perplexity against evaluation length](%s)\n\n", ComparisonPNG)
-	p("The figure has %s.\n\n", rep.panelsNote())
+	p("The figure has %s.\n\n", rep.PanelsNote())
 
 	p("## Perplexity (mean ± standard deviation over seeds)\n\n")
 	if rep.AllOnTasks() {
@@ -219,7 +219,7 @@ func (rep *Report) PerplexityCSV() []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write([]string{"label", "position", "seed", "length", "ratio", "loss", "perplexity", "status", "protocol"})
-	ratio := func(n int) string { return csvFloat(float64(n) / float64(rep.TrainLen)) }
+	ratio := func(n int) string { return CSVFloat(float64(n) / float64(rep.TrainLen)) }
 	protocol := ""
 	if len(rep.Runs) > 0 {
 		protocol = rep.Runs[0].Config.Eval.Protocol() // the same for every run: Plan checks it
@@ -259,8 +259,8 @@ func (rep *Report) PerplexityCSV() []byte {
 				w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), "", "", status, protocol})
 				continue
 			}
-			w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), csvFloat(st.LossMean), csvFloat(st.PPLMean), status, protocol})
-			w.Write([]string{s.Label, s.Position, "std", strconv.Itoa(st.Length), ratio(st.Length), csvFloat(st.LossStd), csvFloat(st.PPLStd), status, protocol})
+			w.Write([]string{s.Label, s.Position, "mean", strconv.Itoa(st.Length), ratio(st.Length), CSVFloat(st.LossMean), CSVFloat(st.PPLMean), status, protocol})
+			w.Write([]string{s.Label, s.Position, "std", strconv.Itoa(st.Length), ratio(st.Length), CSVFloat(st.LossStd), CSVFloat(st.PPLStd), status, protocol})
 		}
 	}
 	w.Flush()

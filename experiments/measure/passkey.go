@@ -91,7 +91,7 @@ func passkeyAt(ctx context.Context, m *model.Model, s position.Scheme, n int, ca
 		}
 		cells[cell[c.Depth]].Docs++
 	}
-	batch := evalBatch(len(cases), max(1, batchTokens/n))
+	batch := EvalBatch(len(cases), max(1, batchTokens/n))
 	g, err := m.Graph(s, batch, n, model.Options{})
 	if model.IsNotApplicable(err) {
 		for i := range cells {
@@ -159,24 +159,19 @@ func writePasskey(dir string, res *Result, cells []PasskeyResult) error {
 	w := csv.NewWriter(&b)
 	w.Write([]string{"length", "ratio", "depth", "docs", "correct", "accuracy", "digits_right", "applicable", "reason", "chance"})
 	for _, c := range cells {
-		w.Write([]string{strconv.Itoa(c.Length), csvFloat(float64(c.Length) / float64(res.TrainLen)), csvFloat(c.Depth), strconv.Itoa(c.Docs),
-			strconv.Itoa(c.Correct), csvFloat(c.Accuracy), csvFloat(c.Digits), strconv.FormatBool(c.Applicable), c.Reason, csvFloat(data.PasskeyChance)})
+		w.Write([]string{strconv.Itoa(c.Length), CSVFloat(float64(c.Length) / float64(res.TrainLen)), CSVFloat(c.Depth), strconv.Itoa(c.Docs),
+			strconv.Itoa(c.Correct), CSVFloat(c.Accuracy), CSVFloat(c.Digits), strconv.FormatBool(c.Applicable), c.Reason, CSVFloat(data.PasskeyChance)})
 	}
 	w.Flush()
-	if err := writeFile(filepath.Join(dir, PasskeyCSV), b.Bytes()); err != nil {
+	if err := WriteFile(filepath.Join(dir, PasskeyCSV), b.Bytes()); err != nil {
 		return err
 	}
 	f := passkeyFile{Name: res.Name, Scheme: res.Scheme, Scaling: res.Scaling, Seed: res.Seed, TrainLen: res.TrainLen, Chance: data.PasskeyChance, Cells: cells}
-	if err := writeJSON(filepath.Join(dir, PasskeyJSON), f); err != nil {
+	if err := WriteJSON(filepath.Join(dir, PasskeyJSON), f); err != nil {
 		return err
 	}
 	title := fmt.Sprintf("%s: passkey retrieval (chance %s)", res.Name, Percent(data.PasskeyChance))
 	return passkeyGrid(cells).draw(filepath.Join(dir, PasskeyPNG), filepath.Join(dir, PasskeySVG), title, res.TrainLen)
-}
-
-// Percent writes a share as a percentage with the digits it needs.
-func Percent(x float64) string {
-	return strconv.FormatFloat(100*x, 'g', 3, 64) + "%"
 }
 
 // passkeyTable is a run's retrieval as text: a row per depth, a column per length.

@@ -45,17 +45,6 @@ type PositionBucket struct {
 	Loss   float64 `json:"loss"`
 }
 
-// positionAcc sums losses by position in the window.
-type positionAcc struct {
-	sum   []float64
-	count []int
-}
-
-func (a *positionAcc) add(t int, loss float64) {
-	a.sum[t] += loss
-	a.count[t]++
-}
-
 // Past exactSpan training lengths, positions are grouped in bucketsPerOctave log-spaced buckets
 // per doubling: the detail that matters is around the training length, and a plot of a thousand
 // noisy points per curve would hide it.
@@ -111,17 +100,17 @@ func writePositions(dir string, res *Result, pls []PositionLoss) error {
 	var series []plot.Series
 	for _, pl := range pls {
 		for _, p := range pl.Positions {
-			w.Write([]string{strconv.Itoa(pl.Length), strconv.Itoa(p.From), strconv.Itoa(p.To), strconv.Itoa(p.Tokens), csvFloat(p.Loss), res.Protocol})
+			w.Write([]string{strconv.Itoa(pl.Length), strconv.Itoa(p.From), strconv.Itoa(p.To), strconv.Itoa(p.Tokens), CSVFloat(p.Loss), res.Protocol})
 		}
 		if pl.Applicable {
 			series = append(series, positionSeries("length "+strconv.Itoa(pl.Length), pl.Positions))
 		}
 	}
 	w.Flush()
-	if err := writeFile(filepath.Join(dir, PositionsCSV), b.Bytes()); err != nil {
+	if err := WriteFile(filepath.Join(dir, PositionsCSV), b.Bytes()); err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(dir, PositionsJSON), f); err != nil {
+	if err := WriteJSON(filepath.Join(dir, PositionsJSON), f); err != nil {
 		return err
 	}
 	title := res.Name + ": loss by position, " + res.Protocol
@@ -142,7 +131,7 @@ func positionSeries(label string, ps []PositionBucket) plot.Series {
 // (positionsFile.check): a run has it at every length.
 func readPositions(r RunResult) ([]PositionLoss, error) {
 	path := filepath.Join(r.Dir, PositionsJSON)
-	b, err := readRunFile(path)
+	b, err := ReadRunFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -161,14 +150,14 @@ func readPositions(r RunResult) ([]PositionLoss, error) {
 // that cover every position of the window once, in order, and hold every token the length
 // scored, each with a loss a cross-entropy can have.
 func (f *positionsFile) check(r RunResult) error {
-	if err := sameRun(r, f.Name, f.Seed, f.TrainLen, f.Protocol); err != nil {
+	if err := SameRun(r, f.Name, f.Seed, f.TrainLen, f.Protocol); err != nil {
 		return err
 	}
 	got := make([]int, len(f.Lengths))
 	for i, pl := range f.Lengths {
 		got[i] = pl.Length
 	}
-	if err := sameLengths("lengths", got, r.Config.Eval.Lengths); err != nil {
+	if err := SameLengths("lengths", got, r.Config.Eval.Lengths); err != nil {
 		return err
 	}
 	for _, pl := range f.Lengths {

@@ -2,6 +2,8 @@ package measure
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -144,12 +146,31 @@ func stats(runs []*Result, seeds, failed []uint64, lengths []int) []Stat {
 		st.Seeds = len(ppl)
 		if st.Seeds > 0 {
 			st.NotApplicable = ""
-			st.PPLMean, st.PPLStd = meanStd(ppl)
-			st.LossMean, st.LossStd = meanStd(loss)
+			st.PPLMean, st.PPLStd = MeanStd(ppl)
+			st.LossMean, st.LossStd = MeanStd(loss)
 		}
 		out = append(out, st)
 	}
 	return out
+}
+
+// MeanStd returns the mean and the sample standard deviation (0 for a single value): every
+// measure averages over seeds with it, so that its means are the comparison's own.
+func MeanStd(x []float64) (mean, std float64) {
+	if len(x) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	if len(x) < 2 {
+		return mean, 0
+	}
+	for _, v := range x {
+		std += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(std / float64(len(x)-1))
 }
 
 // PositionOf names a run's position scheme with its scaling and attention temperature.
@@ -247,6 +268,11 @@ func LeftOut(st Stat) string {
 		return ""
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// Percent writes a share as a percentage with the digits it needs.
+func Percent(x float64) string {
+	return strconv.FormatFloat(100*x, 'g', 3, 64) + "%"
 }
 
 func ScalingName(p position.Config) string {

@@ -76,8 +76,8 @@ func (rep *Report) Passkey() []SeriesPasskey {
 		for _, n := range rep.Lengths {
 			st := AccuracyStat{Length: n, Seeds: len(perSeed[n])}
 			if st.Seeds > 0 {
-				st.Mean, st.Std = meanStd(perSeed[n])
-				st.Digits, _ = meanStd(digits[n])
+				st.Mean, st.Std = MeanStd(perSeed[n])
+				st.Digits, _ = MeanStd(digits[n])
 			}
 			sp.ByLength = append(sp.ByLength, st)
 		}
@@ -113,8 +113,8 @@ func (rep *Report) writePasskey(dir string, sps []SeriesPasskey) error {
 			continue
 		}
 		for _, c := range PasskeyOf(r.Result) {
-			w.Write([]string{r.Label, PositionOf(r.Config), strconv.FormatUint(r.Seed, 10), strconv.Itoa(c.Length), csvFloat(float64(c.Length) / float64(rep.TrainLen)),
-				csvFloat(c.Depth), strconv.Itoa(c.Docs), strconv.Itoa(c.Correct), csvFloat(c.Accuracy), csvFloat(c.Digits), strconv.FormatBool(c.Applicable), csvFloat(data.PasskeyChance)})
+			w.Write([]string{r.Label, PositionOf(r.Config), strconv.FormatUint(r.Seed, 10), strconv.Itoa(c.Length), CSVFloat(float64(c.Length) / float64(rep.TrainLen)),
+				CSVFloat(c.Depth), strconv.Itoa(c.Docs), strconv.Itoa(c.Correct), CSVFloat(c.Accuracy), CSVFloat(c.Digits), strconv.FormatBool(c.Applicable), CSVFloat(data.PasskeyChance)})
 		}
 	}
 	var lines []plot.Series
@@ -124,9 +124,9 @@ func (rep *Report) writePasskey(dir string, sps []SeriesPasskey) error {
 			if st.Seeds == 0 {
 				continue
 			}
-			ratio := csvFloat(float64(st.Length) / float64(rep.TrainLen))
-			w.Write([]string{sp.Label, sp.Position, "mean", strconv.Itoa(st.Length), ratio, "all", "", "", csvFloat(st.Mean), csvFloat(st.Digits), "true", csvFloat(data.PasskeyChance)})
-			w.Write([]string{sp.Label, sp.Position, "std", strconv.Itoa(st.Length), ratio, "all", "", "", csvFloat(st.Std), "", "true", csvFloat(data.PasskeyChance)})
+			ratio := CSVFloat(float64(st.Length) / float64(rep.TrainLen))
+			w.Write([]string{sp.Label, sp.Position, "mean", strconv.Itoa(st.Length), ratio, "all", "", "", CSVFloat(st.Mean), CSVFloat(st.Digits), "true", CSVFloat(data.PasskeyChance)})
+			w.Write([]string{sp.Label, sp.Position, "std", strconv.Itoa(st.Length), ratio, "all", "", "", CSVFloat(st.Std), "", "true", CSVFloat(data.PasskeyChance)})
 			l.XYs = append(l.XYs, struct{ X, Y float64 }{float64(st.Length), st.Mean})
 		}
 		lines = append(lines, l)
@@ -136,10 +136,10 @@ func (rep *Report) writePasskey(dir string, sps []SeriesPasskey) error {
 		}
 	}
 	w.Flush()
-	if err := writeFile(filepath.Join(dir, ComparisonPasskeyCSV), b.Bytes()); err != nil {
+	if err := WriteFile(filepath.Join(dir, ComparisonPasskeyCSV), b.Bytes()); err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(dir, ComparisonPasskeyJSON), struct {
+	if err := WriteJSON(filepath.Join(dir, ComparisonPasskeyJSON), struct {
 		TrainLen int             `json:"train_len"`
 		Chance   float64         `json:"chance"`
 		Series   []SeriesPasskey `json:"series"`

@@ -62,7 +62,7 @@ func averageSeeds(seeds [][]PositionBucket) ([]PositionBucket, []float64, error)
 			losses, tokens = append(losses, r[k].Loss), tokens+r[k].Tokens
 		}
 		mean[k].Tokens = tokens
-		mean[k].Loss, std[k] = meanStd(losses)
+		mean[k].Loss, std[k] = MeanStd(losses)
 	}
 	return mean, std, nil
 }
@@ -101,14 +101,14 @@ func (rep *Report) writePositions(dir string, sps []SeriesPositions, binned []bi
 	for _, sp := range sps {
 		for k, p := range sp.Positions {
 			w.Write([]string{sp.Label, sp.Position, strconv.Itoa(sp.Length), strconv.Itoa(p.From), strconv.Itoa(p.To),
-				strconv.Itoa(sp.Seeds), strconv.Itoa(p.Tokens), csvFloat(p.Loss), csvFloat(sp.Std[k]), protocol})
+				strconv.Itoa(sp.Seeds), strconv.Itoa(p.Tokens), CSVFloat(p.Loss), CSVFloat(sp.Std[k]), protocol})
 		}
 	}
 	w.Flush()
-	if err := writeFile(filepath.Join(dir, ComparisonPositionsCSV), b.Bytes()); err != nil {
+	if err := WriteFile(filepath.Join(dir, ComparisonPositionsCSV), b.Bytes()); err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(dir, ComparisonPositionsJSON), struct {
+	if err := WriteJSON(filepath.Join(dir, ComparisonPositionsJSON), struct {
 		TrainLen int               `json:"train_len"`
 		Protocol string            `json:"protocol"`
 		Series   []SeriesPositions `json:"series"`
@@ -135,7 +135,7 @@ func longestPerLabel(sps []SeriesPositions) []SeriesPositions {
 func (rep *Report) positionsMarkdown(b io.Writer, sps []SeriesPositions) {
 	fmt.Fprintf(b, "\n## Loss by position\n\n![loss by position in the window](%s)\n\n", ComparisonPositionsPNG)
 	fmt.Fprintf(b, "Mean loss of the tokens at each position of the window, at each run's longest evaluation length (mean over seeds; exact positions up to %d, then %d log-spaced buckets per doubling). ", exactSpan*rep.TrainLen, bucketsPerOctave)
-	fmt.Fprintf(b, "The figure averages them in octaves of positions (0, 1, 2–3, 4–7, …), %s. ", rep.panelsNote())
+	fmt.Fprintf(b, "The figure averages them in octaves of positions (0, 1, 2–3, 4–7, …), %s. ", rep.PanelsNote())
 	fmt.Fprintf(b, "Where a curve turns up past the training length (%d) is where the scheme breaks. Every length and bucket, with the standard deviation over seeds, is in `%s`.\n\n", rep.TrainLen, ComparisonPositionsCSV)
 	fmt.Fprintf(b, "| run | length | loss at 1..%d | at %d..%d | at %d..%d |\n|---|---:|---:|---:|---:|\n", rep.TrainLen, rep.TrainLen+1, 4*rep.TrainLen, 4*rep.TrainLen+1, 16*rep.TrainLen)
 	for _, sp := range longestPerLabel(sps) {
