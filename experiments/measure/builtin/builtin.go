@@ -17,11 +17,13 @@ package builtin
 
 import (
 	"extrapolate/experiments/measure"
+	"extrapolate/experiments/measure/attention"
 	"extrapolate/experiments/measure/tasks"
 )
 
 func init() {
 	measure.RegisterBuiltin(
+		attention.Measure{},
 		tasks.Measure{},
 	)
 }
