@@ -257,7 +257,7 @@ func nonFinite(loss, ppl float64, byPosition []float64) string {
 }
 
 // EvalBatch is the largest number of windows at most limit that divides windows, so every batch
-// is full and one graph serves them all.
+// is full and one graph serves them all: the protocol's pass and passkey retrieval batch so.
 func EvalBatch(windows, limit int) int {
 	for b := min(limit, windows); b > 1; b-- {
 		if windows%b == 0 {

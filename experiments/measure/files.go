@@ -56,8 +56,6 @@ const (
 	ComparisonPositionsJSON = "loss_by_position_by_run.json"
 	ComparisonPositionsPNG  = "loss_by_position_by_run.png"
 	ComparisonPositionsSVG  = "loss_by_position_by_run.svg"
-	ComparisonPasskeyCSV    = "passkey_by_run.csv"
-	ComparisonPasskeyJSON   = "passkey_by_run.json"
 )
 
 // Files of a run folder that the perplexity measure writes.

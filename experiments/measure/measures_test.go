@@ -10,6 +10,7 @@ import (
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/measure"
 	_ "extrapolate/experiments/measure/builtin" // the built-in measures, in their order
+	"extrapolate/experiments/measure/passkey"
 )
 
 // fileMeasure is a measure that only names its files, for the registry's checks.
@@ -81,7 +82,7 @@ func TestResultMeasurements(t *testing.T) {
 	for _, kv := range []struct {
 		name string
 		v    any
-	}{{"zeta", 1}, {"passkey", []measure.PasskeyResult{{Length: 64, Depth: 0.5, Accuracy: 0.25}}}, {"alpha", "a"}} {
+	}{{"zeta", 1}, {"passkey", []passkey.Cell{{Length: 64, Depth: 0.5, Accuracy: 0.25}}}, {"alpha", "a"}} {
 		if err := res.SetMeasurement(kv.name, kv.v); err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +106,7 @@ func TestResultMeasurements(t *testing.T) {
 	if string(again) != s {
 		t.Fatalf("read back and written again:\n%s\nwant:\n%s", again, s)
 	}
-	if cells := measure.PasskeyOf(&back); len(cells) != 1 || cells[0].Accuracy != 0.25 {
+	if cells := passkey.Of(&back); len(cells) != 1 || cells[0].Accuracy != 0.25 {
 		t.Fatalf("passkey read back: %+v", cells)
 	}
 	if _, ok := back.Measured["name"]; ok {

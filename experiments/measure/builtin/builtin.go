@@ -18,11 +18,13 @@ package builtin
 import (
 	"extrapolate/experiments/measure"
 	"extrapolate/experiments/measure/attention"
+	"extrapolate/experiments/measure/passkey"
 	"extrapolate/experiments/measure/tasks"
 )
 
 func init() {
 	measure.RegisterBuiltin(
+		passkey.Measure{},
 		attention.Measure{},
 		tasks.Measure{},
 	)
