@@ -13,6 +13,7 @@ import (
 	"extrapolate/experiments/claims"
 	"extrapolate/experiments/internal/testrun"
 	"extrapolate/experiments/measure"
+	"extrapolate/experiments/measure/positions"
 	"extrapolate/experiments/training"
 	"extrapolate/position"
 )
@@ -79,7 +80,7 @@ func TestNonFiniteLengthRecorded(t *testing.T) {
 	if !strings.Contains(string(csv), "\n64,4,,,512,true,non-finite loss (NaN),") {
 		t.Fatalf("ppl_vs_len.csv:\n%s", csv)
 	}
-	for _, f := range []string{measure.PlotPNG, measure.PositionsJSON} {
+	for _, f := range []string{measure.PlotPNG, positions.RunJSON} {
 		if _, err := os.Stat(filepath.Join(r.Dir, f)); err != nil {
 			t.Error(err)
 		}

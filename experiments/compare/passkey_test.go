@@ -15,6 +15,7 @@ import (
 	"extrapolate/experiments/internal/testrun"
 	"extrapolate/experiments/measure"
 	"extrapolate/experiments/measure/passkey"
+	"extrapolate/experiments/measure/positions"
 	"extrapolate/position"
 )
 
@@ -49,7 +50,7 @@ runs:
 		t.Fatalf("%v, report %v", err, rep)
 	}
 	for _, run := range []string{"rope-s1", "learned-s1"} {
-		for _, f := range []string{measure.PositionsCSV, measure.PositionsJSON, passkey.RunCSV, passkey.RunJSON, passkey.RunPNG} {
+		for _, f := range []string{positions.RunCSV, positions.RunJSON, passkey.RunCSV, passkey.RunJSON, passkey.RunPNG} {
 			if _, err := os.Stat(filepath.Join(out, RunsDir, run, f)); err != nil {
 				t.Error(err)
 			}
@@ -68,7 +69,7 @@ runs:
 			t.Fatalf("learned, cell %+v", cell)
 		}
 	}
-	for _, f := range []string{measure.ComparisonPositionsCSV, measure.ComparisonPositionsJSON, measure.ComparisonPositionsPNG, passkey.ComparisonCSV, passkey.ComparisonJSON, passkey.ComparisonPNG, "passkey_rope.png", "passkey_learned.png"} {
+	for _, f := range []string{positions.ComparisonCSV, positions.ComparisonJSON, positions.ComparisonPNG, passkey.ComparisonCSV, passkey.ComparisonJSON, passkey.ComparisonPNG, "passkey_rope.png", "passkey_learned.png"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}

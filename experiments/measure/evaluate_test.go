@@ -33,17 +33,15 @@ func tinyModel(t *testing.T, scheme string) (config.Config, *model.Model, *data.
 
 // evaluateAll runs the protocol's pass with s over e's windows, for the score and the
 // per-position sums at every length.
-func evaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e config.Eval) ([]LengthResult, []PositionLoss, error) {
+func evaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e config.Eval) ([]LengthResult, []PassLength, error) {
 	ev := &Evaluation{Config: config.Config{Eval: e}, Model: m, Corpus: corpus}
 	var seen passSeen
 	err := ev.Pass(ctx, s, &seen)
 	var lengths []LengthResult
-	var byPos []PositionLoss
 	for _, pl := range seen {
 		lengths = append(lengths, pl.LengthResult)
-		byPos = append(byPos, PositionLoss{Length: pl.Length, sum: pl.Sum, count: pl.Count})
 	}
-	return lengths, byPos, err
+	return lengths, seen, err
 }
 
 // passSeen keeps how the pass ended at each length.
@@ -75,16 +73,16 @@ func TestStrideEqualLengthIsNonOverlapping(t *testing.T) {
 			t.Fatalf("length %d: stride %d gives loss %v over %d tokens, non-overlapping windows %v over %d",
 				n, n, *strided[0].Loss, strided[0].Tokens, *plain[i].Loss, plain[i].Tokens)
 		}
-		for p := range sbyPos[0].sum {
-			if sbyPos[0].sum[p] != byPos[i].sum[p] || sbyPos[0].count[p] != byPos[i].count[p] {
+		for p := range sbyPos[0].Sum {
+			if sbyPos[0].Sum[p] != byPos[i].Sum[p] || sbyPos[0].Count[p] != byPos[i].Count[p] {
 				t.Fatalf("length %d: loss at position %d differs", n, p)
 			}
 		}
 		var sum float64
 		tokens := 0
-		for p := range byPos[i].sum {
-			sum += byPos[i].sum[p]
-			tokens += byPos[i].count[p]
+		for p := range byPos[i].Sum {
+			sum += byPos[i].Sum[p]
+			tokens += byPos[i].Count[p]
 		}
 		if tokens != c.Eval.Tokens {
 			t.Fatalf("length %d: loss by position counts %d tokens, want %d", n, tokens, c.Eval.Tokens)
@@ -142,8 +140,8 @@ func TestSlidingWindowsFromDefinition(t *testing.T) {
 		t.Fatalf("stride %d: loss %.15f over %d tokens, the definition gives %.15f over %d", stride, *got[0].Loss, got[0].Tokens, want, tokens)
 	}
 	for p := range count {
-		if byPos[0].count[p] != count[p] {
-			t.Fatalf("position %d scored %d times, the definition says %d", p, byPos[0].count[p], count[p])
+		if byPos[0].Count[p] != count[p] {
+			t.Fatalf("position %d scored %d times, the definition says %d", p, byPos[0].Count[p], count[p])
 		}
 	}
 }
@@ -175,47 +173,6 @@ func TestTokenLossesMatchGraph(t *testing.T) {
 	}
 	if mean := sum / float64(len(out)); math.Abs(mean-loss) > 1e-6*loss {
 		t.Fatalf("per-token losses average %.9f, the graph's loss is %.9f", mean, loss)
-	}
-}
-
-func TestPositionBuckets(t *testing.T) {
-	const n, trainLen = 1024, 64
-	pl := PositionLoss{Length: n, Applicable: true, sum: make([]float64, n), count: make([]int, n)}
-	for p := range n {
-		pl.count[p] = 1 + p%3
-		pl.sum[p] = float64(p * pl.count[p]) // loss p at position p
-	}
-	pl.bucket(trainLen)
-	next, tokens := 0, 0
-	perOctave := map[int]int{}
-	for _, b := range pl.Positions {
-		if b.From != next || b.To < b.From {
-			t.Fatalf("bucket %+v does not start at %d", b, next)
-		}
-		if b.From < exactSpan*trainLen && b.To != b.From {
-			t.Fatalf("bucket %+v groups positions below %d", b, exactSpan*trainLen)
-		}
-		if b.From >= exactSpan*trainLen {
-			perOctave[int(math.Log2(float64(b.From)))]++
-		}
-		var sum float64
-		k := 0
-		for p := b.From; p <= b.To; p++ {
-			sum += float64(p * pl.count[p])
-			k += pl.count[p]
-		}
-		if b.Tokens != k || math.Abs(b.Loss-sum/float64(k)) > 1e-9 {
-			t.Fatalf("bucket %+v, want %d tokens and loss %g", b, k, sum/float64(k))
-		}
-		next, tokens = b.To+1, tokens+b.Tokens
-	}
-	if next != n {
-		t.Fatalf("buckets end at %d, want %d", next, n)
-	}
-	for o, k := range perOctave {
-		if k > bucketsPerOctave+1 || k < bucketsPerOctave-1 {
-			t.Errorf("%d buckets between %d and %d, want about %d", k, 1<<o, 2<<o, bucketsPerOctave)
-		}
 	}
 }
 

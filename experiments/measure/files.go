@@ -49,13 +49,9 @@ func WriteJSON(path string, v any) error {
 // Files of a comparison folder that the built-in measures write: a row or line per run, so named
 // apart from a run's files (ppl_vs_len.csv, ...), whose columns differ.
 const (
-	ComparisonCSV           = "ppl_by_run.csv"
-	ComparisonPNG           = "ppl_by_run.png"
-	ComparisonSVG           = "ppl_by_run.svg"
-	ComparisonPositionsCSV  = "loss_by_position_by_run.csv"
-	ComparisonPositionsJSON = "loss_by_position_by_run.json"
-	ComparisonPositionsPNG  = "loss_by_position_by_run.png"
-	ComparisonPositionsSVG  = "loss_by_position_by_run.svg"
+	ComparisonCSV = "ppl_by_run.csv"
+	ComparisonPNG = "ppl_by_run.png"
+	ComparisonSVG = "ppl_by_run.svg"
 )
 
 // Files of a run folder that the perplexity measure writes.

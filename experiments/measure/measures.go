@@ -24,7 +24,7 @@ var measures struct {
 // registry through its hook.
 func init() {
 	config.CheckMeasures = checkMeasures
-	RegisterBuiltin(perplexityMeasure{}, positionsMeasure{})
+	RegisterBuiltin(perplexityMeasure{})
 }
 
 // Register makes a measure available by its name, to eval.measures and every run and

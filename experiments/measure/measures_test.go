@@ -11,6 +11,7 @@ import (
 	"extrapolate/experiments/measure"
 	_ "extrapolate/experiments/measure/builtin" // the built-in measures, in their order
 	"extrapolate/experiments/measure/passkey"
+	"extrapolate/experiments/measure/positions"
 )
 
 // fileMeasure is a measure that only names its files, for the registry's checks.
@@ -27,7 +28,7 @@ func (m fileMeasure) Files() []string { return m.files }
 func TestRegisterMeasureRefuses(t *testing.T) {
 	for _, m := range []fileMeasure{
 		{"attention", nil},
-		{"other", []string{measure.PositionsCSV}},
+		{"other", []string{positions.RunCSV}},
 		{"other", []string{measure.ResultsJSON}},
 		{"lengths", nil}, // a field of the results file
 		{"../x", nil},

@@ -42,32 +42,3 @@ func perplexityLine(c plot.Curve) Line {
 	}
 	return l
 }
-
-// writePositionsFigure draws every series' loss by position at its longest length, in octave bins
-// of positions, mean ± std over seeds, in a panel per family.
-func (rep *Report) writePositionsFigure(dir, protocol string, binned []binnedCurve) error {
-	longest := 0
-	for _, b := range binned {
-		longest = max(longest, b.Length)
-	}
-	lines := make([]Line, len(rep.Series))
-	for i, b := range binned {
-		lines[i].Label = rep.Series[i].Label
-		if b.Length != longest {
-			lines[i].Label += fmt.Sprintf(" (length %d)", b.Length)
-		}
-		for k, p := range b.Bins {
-			// At the bin's geometric middle in tokens seen, position+1.
-			x := math.Sqrt(float64(p.From+1) * float64(p.To+1))
-			lines[i].XYs = append(lines[i].XYs, plotter.XY{X: x, Y: p.Loss})
-			lines[i].Low, lines[i].High = append(lines[i].Low, b.Std[k]), append(lines[i].High, b.Std[k])
-		}
-	}
-	f := Figure{
-		Title: fmt.Sprintf("%s: loss by position at length %d, in octaves of positions, mean ± std over %d seeds, %s",
-			rep.Name, longest, len(rep.Seeds), protocol),
-		XLabel: "tokens seen (position in the window + 1, log scale)", YLabel: "loss (nats per token)",
-		Lines: lines,
-	}
-	return rep.WriteFigure(filepath.Join(dir, ComparisonPositionsPNG), filepath.Join(dir, ComparisonPositionsSVG), f)
-}

@@ -19,11 +19,13 @@ import (
 	"extrapolate/experiments/measure"
 	"extrapolate/experiments/measure/attention"
 	"extrapolate/experiments/measure/passkey"
+	"extrapolate/experiments/measure/positions"
 	"extrapolate/experiments/measure/tasks"
 )
 
 func init() {
 	measure.RegisterBuiltin(
+		positions.Measure{},
 		passkey.Measure{},
 		attention.Measure{},
 		tasks.Measure{},
