@@ -12,6 +12,7 @@ import (
 
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/measure"
+	"extrapolate/experiments/measure/perplexity"
 	"extrapolate/experiments/measure/positions"
 	"extrapolate/experiments/plot"
 )
@@ -108,7 +109,7 @@ func TestComparisonFigures(t *testing.T) {
 		rep := syntheticFigures(t, dir, tc.labels)
 		writeSection(t, rep, "perplexity", dir)
 		writeSection(t, rep, "loss_by_position", dir)
-		for _, f := range []string{measure.ComparisonPNG, measure.ComparisonSVG, positions.ComparisonPNG, positions.ComparisonSVG} {
+		for _, f := range []string{perplexity.ComparisonPNG, perplexity.ComparisonSVG, positions.ComparisonPNG, positions.ComparisonSVG} {
 			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 				t.Error(err)
 			}

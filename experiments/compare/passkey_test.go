@@ -15,6 +15,7 @@ import (
 	"extrapolate/experiments/internal/testrun"
 	"extrapolate/experiments/measure"
 	"extrapolate/experiments/measure/passkey"
+	"extrapolate/experiments/measure/perplexity"
 	"extrapolate/experiments/measure/positions"
 	"extrapolate/position"
 )
@@ -80,7 +81,7 @@ runs:
 			t.Errorf("REPORT.md lacks %q", want)
 		}
 	}
-	pcsv, _ := os.ReadFile(filepath.Join(out, RunsDir, "rope-s1", measure.ResultsCSV))
+	pcsv, _ := os.ReadFile(filepath.Join(out, RunsDir, "rope-s1", perplexity.RunCSV))
 	if !strings.Contains(string(pcsv), "sliding windows, stride 24") {
 		t.Errorf("ppl_vs_len.csv does not name its protocol:\n%s", pcsv)
 	}

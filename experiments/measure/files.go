@@ -25,14 +25,6 @@ var RunOwnFiles = []string{ConfigFile, LogFile, ResultsJSON, CheckpointFile}
 // CSVFloat writes a number for a CSV file, to 8 significant digits.
 func CSVFloat(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
 
-// csvFloatOrEmpty is CSVFloat, or empty for a missing number.
-func csvFloatOrEmpty(x *float64) string {
-	if x == nil {
-		return ""
-	}
-	return CSVFloat(*x)
-}
-
 // WriteFile writes a results file whole or not at all, as every file of a run and a comparison
 // is written.
 func WriteFile(path string, b []byte) error { return atomicfile.WriteFile(path, b) }
@@ -45,21 +37,6 @@ func WriteJSON(path string, v any) error {
 	}
 	return WriteFile(path, append(b, '\n'))
 }
-
-// Files of a comparison folder that the built-in measures write: a row or line per run, so named
-// apart from a run's files (ppl_vs_len.csv, ...), whose columns differ.
-const (
-	ComparisonCSV = "ppl_by_run.csv"
-	ComparisonPNG = "ppl_by_run.png"
-	ComparisonSVG = "ppl_by_run.svg"
-)
-
-// Files of a run folder that the perplexity measure writes.
-const (
-	ResultsCSV = "ppl_vs_len.csv"
-	PlotPNG    = "ppl_vs_len.png"
-	PlotSVG    = "ppl_vs_len.svg"
-)
 
 // ErrInterrupted says a run stopped on request: in training, after saving a checkpoint; in
 // evaluation, with nothing recorded.

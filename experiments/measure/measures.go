@@ -19,13 +19,9 @@ var measures struct {
 	builtin int
 }
 
-// The built-in measures register here, in the order a report shows them; a measure of another
-// package registers from its init, after them. The config checks eval.measures against the
-// registry through its hook.
-func init() {
-	config.CheckMeasures = checkMeasures
-	RegisterBuiltin(perplexityMeasure{})
-}
+// The config checks eval.measures against the registry through its hook. The measures register
+// from their packages' inits: the built-in ones from package builtin's list, then any other.
+func init() { config.CheckMeasures = checkMeasures }
 
 // Register makes a measure available by its name, to eval.measures and every run and
 // report, after the built-in measures and those registered before it. It panics if the name is

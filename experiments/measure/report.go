@@ -201,15 +201,16 @@ func (rep *Report) SeriesWhere(match func(config.Config) bool) []*Series {
 	return out
 }
 
-// runsOf counts a label's runs, one a seed.
-func (rep *Report) runsOf(label string) int {
-	n := 0
+// AllOnTasks reports whether the comparison has runs and every one trained on tasks
+// (config.Task), never on the corpus: then its perplexity is no result, as the perplexity's
+// section and the claims on perplexity say.
+func (rep *Report) AllOnTasks() bool {
 	for _, r := range rep.Runs {
-		if r.Label == label {
-			n++
+		if r.Config.Task == nil {
+			return false
 		}
 	}
-	return n
+	return len(rep.Runs) > 0
 }
 
 // PerSeed returns each ok seed's perplexity at length n for a label.

@@ -15,6 +15,7 @@ import (
 	"extrapolate/experiments/measure"
 	"extrapolate/experiments/measure/attention"
 	_ "extrapolate/experiments/measure/builtin" // the measures a run takes, in their order
+	"extrapolate/experiments/measure/perplexity"
 	"extrapolate/model"
 	"extrapolate/position"
 )
@@ -40,7 +41,7 @@ func TestAttentionFromDefinition(t *testing.T) {
 			t.Fatal(err)
 		}
 		ev := &measure.Evaluation{Config: c, Model: m, Scheme: s, TrainScheme: s, Corpus: corpus}
-		without, err := ev.Perplexities(context.Background(), s)
+		without, err := perplexity.ByLength(context.Background(), ev, s)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,12 +19,14 @@ import (
 	"extrapolate/experiments/measure"
 	"extrapolate/experiments/measure/attention"
 	"extrapolate/experiments/measure/passkey"
+	"extrapolate/experiments/measure/perplexity"
 	"extrapolate/experiments/measure/positions"
 	"extrapolate/experiments/measure/tasks"
 )
 
 func init() {
 	measure.RegisterBuiltin(
+		perplexity.Measure{},
 		positions.Measure{},
 		passkey.Measure{},
 		attention.Measure{},

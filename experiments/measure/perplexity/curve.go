@@ -1,19 +1,20 @@
-package measure
+package perplexity
 
 import (
 	"sort"
 
+	"extrapolate/experiments/measure"
 	"extrapolate/experiments/plot"
 )
 
 // writePlot draws perplexity against evaluation length, both axes logarithmic, with the
-// training length marked, into PlotPNG and PlotSVG in dir.
+// training length marked, into RunPNG and RunSVG in dir.
 func writePlot(dir, title string, trainLen int, curves []plot.Curve) error {
-	return plot.Perplexity(dir, PlotPNG, PlotSVG, title, trainLen, curves)
+	return plot.Perplexity(dir, RunPNG, RunSVG, title, trainLen, curves)
 }
 
-// CurveOf aggregates runs of one scheme by length.
-func CurveOf(label string, runs []*Result) plot.Curve {
+// Curve aggregates runs of one scheme by length.
+func Curve(label string, runs []*measure.Result) plot.Curve {
 	c := plot.Curve{Label: label}
 	byLen := map[int][]float64{}
 	na, nonFinite := map[int]bool{}, map[int]bool{}
@@ -34,7 +35,7 @@ func CurveOf(label string, runs []*Result) plot.Curve {
 	}
 	sort.Ints(c.Lengths)
 	for _, n := range c.Lengths {
-		m, s := MeanStd(byLen[n])
+		m, s := measure.MeanStd(byLen[n])
 		c.Mean, c.Std = append(c.Mean, m), append(c.Std, s)
 	}
 	for n := range na {
