@@ -5,5 +5,6 @@
 //
 // It is a facade and holds no logic: it re-exports, under the names cmd/ and examples/ use, the
 // packages below it, which import each other in one direction only: config and plot, then
-// measure, claims, training (a run), and compare (a comparison and its report).
+// measure and the built-in measures under it, claims, training (a run), and compare (a
+// comparison and its report).
 package experiments

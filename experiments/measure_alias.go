@@ -2,8 +2,8 @@ package experiments
 
 import "extrapolate/experiments/measure"
 
-// The measures, the results file and a comparison's aggregate live in package measure, below
-// this one, which imports nothing of it; these are its names here, so that cmd/ imports
+// The measures' API, the results file and a comparison's aggregate live in package measure,
+// below this one, which imports nothing of it; these are its names here, so that cmd/ imports
 // experiments alone.
 
 // CheckpointFile is a run folder's checkpoint.

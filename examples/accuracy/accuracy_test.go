@@ -12,9 +12,20 @@ import (
 	"extrapolate/data"
 	"extrapolate/examples/accuracy"
 	"extrapolate/experiments"
+	"extrapolate/experiments/measure"
 	"extrapolate/internal/cmdtest"
 	"extrapolate/model"
 )
+
+// TestAfterTheBuiltins checks that the measure, registered from this package's init, comes after
+// every built-in one, and so does its section in a report and its field in a results file,
+// although Go initializes this package, by its import path, before the built-in ones' list.
+func TestAfterTheBuiltins(t *testing.T) {
+	want := "perplexity loss_by_position passkey attention tasks accuracy"
+	if got := strings.Join(measure.Names(), " "); got != want {
+		t.Fatalf("measures %s, want %s", got, want)
+	}
+}
 
 // TestInAComparison runs a tiny comparison that asks for the measure registered by this
 // package: every run keeps its accuracy in its results, and the report has its section and

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"extrapolate/experiments/measure"
+	"extrapolate/experiments/measure/passkey"
 )
 
 // Passkey claims. Their thresholds were fixed before the committed passkey comparison was run,
@@ -86,7 +87,7 @@ func (rep *judging) passkeyAt(label string, mult int, maxDepth float64) (mean fl
 		}
 		var sum float64
 		k := 0
-		for _, c := range measure.PasskeyOf(r.Result) {
+		for _, c := range passkey.Of(r.Result) {
 			if c.Length == n && c.Applicable && c.Depth <= maxDepth {
 				sum += c.Accuracy
 				k++

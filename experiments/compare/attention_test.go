@@ -11,6 +11,7 @@ import (
 
 	"extrapolate/experiments/internal/testrun"
 	"extrapolate/experiments/measure"
+	"extrapolate/experiments/measure/attention"
 )
 
 // TestAttentionInAComparison runs a tiny comparison with attention diagnostics: every run
@@ -44,8 +45,8 @@ runs:
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{measure.ComparisonAttentionCSV, measure.ComparisonAttentionJSON, measure.ComparisonEntropyPNG, measure.ComparisonFarSVG,
-		filepath.Join(RunsDir, "alibi-s2", measure.AttentionCSV)} {
+	for _, f := range []string{attention.ComparisonCSV, attention.ComparisonJSON, attention.EntropyPNG, attention.FarSVG,
+		filepath.Join(RunsDir, "alibi-s2", attention.RunCSV)} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
@@ -54,8 +55,8 @@ runs:
 	if !strings.Contains(string(md), "## Attention") || !strings.Contains(string(md), "attention is flattest in") {
 		t.Fatalf("REPORT.md has no attention section with its finding:\n%s", md)
 	}
-	var f struct{ Series []measure.SeriesAttention }
-	b, _ := os.ReadFile(filepath.Join(out, measure.ComparisonAttentionJSON))
+	var f struct{ Series []attention.Series }
+	b, _ := os.ReadFile(filepath.Join(out, attention.ComparisonJSON))
 	if err := json.Unmarshal(b, &f); err != nil {
 		t.Fatal(err)
 	}
@@ -77,8 +78,8 @@ runs:
 // lastBinOverHeads is a run's entropy in the last bin at length n, averaged over its heads.
 func lastBinOverHeads(t *testing.T, dir string, n int) float64 {
 	t.Helper()
-	var f struct{ Lengths []measure.AttentionLength }
-	b, err := os.ReadFile(filepath.Join(dir, measure.AttentionJSON))
+	var f struct{ Lengths []attention.Length }
+	b, err := os.ReadFile(filepath.Join(dir, attention.RunJSON))
 	if err != nil {
 		t.Fatal(err)
 	}

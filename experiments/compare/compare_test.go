@@ -15,6 +15,7 @@ import (
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/internal/testrun"
 	"extrapolate/experiments/measure"
+	"extrapolate/experiments/measure/perplexity"
 	"extrapolate/experiments/training"
 	"extrapolate/internal/inputerr"
 	"extrapolate/position"
@@ -148,7 +149,7 @@ func TestAggregate(t *testing.T) {
 	if st.Seeds != 2 || st.PPLMean != 14 || math.Abs(st.PPLStd-math.Sqrt2) > 1e-12 {
 		t.Fatalf("at 256: %+v, want mean 14, std √2", st)
 	}
-	b := rep.PerplexityCSV()
+	b := perplexity.CSV(&rep.Report)
 	if !strings.Contains(string(b), "rope,rope,mean,256,4,") || !strings.Contains(string(b), "rope,rope,std,256,4,") {
 		t.Fatalf("CSV lacks the mean and std rows:\n%s", b)
 	}
@@ -339,7 +340,7 @@ func TestComparisonShardsSkipAndShare(t *testing.T) {
 	if !strings.Contains(log.String(), "trains the same weights as") {
 		t.Fatalf("the yarn runs did not share the rope runs' training:\n%s", log.String())
 	}
-	first, _ := os.ReadFile(filepath.Join(out, measure.ComparisonCSV))
+	first, _ := os.ReadFile(filepath.Join(out, perplexity.ComparisonCSV))
 	// A re-run of everything skips every run and reports the same numbers.
 	log.Reset()
 	r.Shard = Shard{}
@@ -349,7 +350,7 @@ func TestComparisonShardsSkipAndShare(t *testing.T) {
 	if n := strings.Count(log.String(), "done, skipped"); n != 6 {
 		t.Fatalf("%d runs skipped, want 6:\n%s", n, log.String())
 	}
-	again, _ := os.ReadFile(filepath.Join(out, measure.ComparisonCSV))
+	again, _ := os.ReadFile(filepath.Join(out, perplexity.ComparisonCSV))
 	if string(first) != string(again) {
 		t.Fatal("the re-run changed the results")
 	}

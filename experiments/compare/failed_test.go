@@ -6,6 +6,7 @@ import (
 
 	"extrapolate/experiments/claims"
 	"extrapolate/experiments/measure"
+	"extrapolate/experiments/measure/perplexity"
 )
 
 // TestFailedRunsAreNotNotApplicable checks that a length no seed scored because every run of
@@ -44,7 +45,7 @@ func TestFailedRunsAreNotNotApplicable(t *testing.T) {
 	if st, _ := kerple.At(64); measure.FormatStat(st) != "7.40 ± 0.00 (1 failed)" {
 		t.Errorf("kerple at 1x: cell %q, want seed 1's mean and the failed seed said", measure.FormatStat(st))
 	}
-	if csv := string(rep.PerplexityCSV()); !strings.Contains(csv, "alibi,alibi,mean,64,1,,,failed for seeds [1 2],") || strings.Contains(csv, "not applicable") {
-		t.Errorf("%s:\n%s", measure.ComparisonCSV, csv)
+	if csv := string(perplexity.CSV(&rep.Report)); !strings.Contains(csv, "alibi,alibi,mean,64,1,,,failed for seeds [1 2],") || strings.Contains(csv, "not applicable") {
+		t.Errorf("%s:\n%s", perplexity.ComparisonCSV, csv)
 	}
 }

@@ -12,6 +12,8 @@ import (
 
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/measure"
+	"extrapolate/experiments/measure/perplexity"
+	"extrapolate/experiments/measure/positions"
 	"extrapolate/experiments/plot"
 )
 
@@ -107,7 +109,7 @@ func TestComparisonFigures(t *testing.T) {
 		rep := syntheticFigures(t, dir, tc.labels)
 		writeSection(t, rep, "perplexity", dir)
 		writeSection(t, rep, "loss_by_position", dir)
-		for _, f := range []string{measure.ComparisonPNG, measure.ComparisonSVG, measure.ComparisonPositionsPNG, measure.ComparisonPositionsSVG} {
+		for _, f := range []string{perplexity.ComparisonPNG, perplexity.ComparisonSVG, positions.ComparisonPNG, positions.ComparisonSVG} {
 			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 				t.Error(err)
 			}
@@ -157,21 +159,21 @@ func syntheticRun(t *testing.T, r measure.RunResult, k int, rng *rand.Rand) *mea
 	c := r.Config
 	slope := 0.06 * float64(k%7)
 	res := &measure.Result{Status: "ok", TrainLen: trainLen}
-	var pls []measure.PositionLoss
+	var pls []positions.Length
 	for _, n := range []int{64, 128, 256, 512, 1024} {
 		if r.Label == "learned" && n > trainLen {
 			res.Lengths = append(res.Lengths, measure.LengthResult{Length: n, Reason: "not applicable by design"})
-			pls = append(pls, measure.PositionLoss{Length: n, Reason: "not applicable by design"})
+			pls = append(pls, positions.Length{Length: n, Reason: "not applicable by design"})
 			continue
 		}
-		pl := measure.PositionLoss{Length: n, Applicable: true}
+		pl := positions.Length{Length: n, Applicable: true}
 		var sum float64
 		for p := range n {
 			loss := 1.8 + 1.5/math.Sqrt(float64(p+1)) + 0.1*rng.NormFloat64()
 			if p >= trainLen {
 				loss += slope * math.Log2(float64(p+1)/trainLen)
 			}
-			pl.Positions = append(pl.Positions, measure.PositionBucket{From: p, To: p, Tokens: c.Eval.Tokens / n, Loss: loss})
+			pl.Positions = append(pl.Positions, positions.Bucket{From: p, To: p, Tokens: c.Eval.Tokens / n, Loss: loss})
 			sum += loss
 		}
 		pls = append(pls, pl)
@@ -183,7 +185,7 @@ func syntheticRun(t *testing.T, r measure.RunResult, k int, rng *rand.Rand) *mea
 		t.Fatal(err)
 	}
 	f := positionsFile{Name: c.Name, Seed: c.Seed, TrainLen: trainLen, Protocol: c.Eval.Protocol(), Lengths: pls}
-	if err := measure.WriteJSON(filepath.Join(r.Dir, measure.PositionsJSON), f); err != nil {
+	if err := measure.WriteJSON(filepath.Join(r.Dir, positions.RunJSON), f); err != nil {
 		t.Fatal(err)
 	}
 	return res
@@ -191,11 +193,11 @@ func syntheticRun(t *testing.T, r measure.RunResult, k int, rng *rand.Rand) *mea
 
 // positionsFile is what the figures read of a run's loss_by_position.json.
 type positionsFile struct {
-	Name     string                 `json:"name"`
-	Seed     uint64                 `json:"seed"`
-	TrainLen int                    `json:"train_len"`
-	Protocol string                 `json:"protocol"`
-	Lengths  []measure.PositionLoss `json:"lengths"`
+	Name     string             `json:"name"`
+	Seed     uint64             `json:"seed"`
+	TrainLen int                `json:"train_len"`
+	Protocol string             `json:"protocol"`
+	Lengths  []positions.Length `json:"lengths"`
 }
 
 // writeSection writes a registered measure's section of rep, its figures among its files, into

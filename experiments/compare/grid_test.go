@@ -12,6 +12,7 @@ import (
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/internal/testrun"
 	"extrapolate/experiments/measure"
+	"extrapolate/experiments/measure/positions"
 	"extrapolate/experiments/training"
 	"extrapolate/internal/inputerr"
 )
@@ -184,7 +185,7 @@ func TestGridAndComparisonShareNoFolder(t *testing.T) {
 // report included.
 func checkDamagedPointRefused(t *testing.T, r *Runner, out string) {
 	t.Helper()
-	path := filepath.Join(out, "wide", RunsDir, "t5-s2", measure.PositionsJSON)
+	path := filepath.Join(out, "wide", RunsDir, "t5-s2", positions.RunJSON)
 	good, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

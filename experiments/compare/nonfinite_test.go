@@ -13,6 +13,8 @@ import (
 	"extrapolate/experiments/claims"
 	"extrapolate/experiments/internal/testrun"
 	"extrapolate/experiments/measure"
+	"extrapolate/experiments/measure/perplexity"
+	"extrapolate/experiments/measure/positions"
 	"extrapolate/experiments/training"
 	"extrapolate/position"
 )
@@ -75,11 +77,11 @@ func TestNonFiniteLengthRecorded(t *testing.T) {
 	if l, _ := back.At(64); !l.NonFinite || l.Loss != nil || len(back.Warnings) != 2 {
 		t.Fatalf("ppl_vs_len.json: %s", b)
 	}
-	csv, _ := os.ReadFile(filepath.Join(r.Dir, measure.ResultsCSV))
+	csv, _ := os.ReadFile(filepath.Join(r.Dir, perplexity.RunCSV))
 	if !strings.Contains(string(csv), "\n64,4,,,512,true,non-finite loss (NaN),") {
 		t.Fatalf("ppl_vs_len.csv:\n%s", csv)
 	}
-	for _, f := range []string{measure.PlotPNG, measure.PositionsJSON} {
+	for _, f := range []string{perplexity.RunPNG, positions.RunJSON} {
 		if _, err := os.Stat(filepath.Join(r.Dir, f)); err != nil {
 			t.Error(err)
 		}
@@ -189,8 +191,8 @@ func TestClaimsUndecidedOnNonFinite(t *testing.T) {
 	if err := rep.write(dir); err != nil {
 		t.Fatal(err)
 	}
-	csv, _ := os.ReadFile(filepath.Join(dir, measure.ComparisonCSV))
+	csv, _ := os.ReadFile(filepath.Join(dir, perplexity.ComparisonCSV))
 	if !strings.Contains(string(csv), "alibi,alibi,mean,1024,16,") || !strings.Contains(string(csv), "non-finite loss (+Inf) for seeds [2], left out") {
-		t.Fatalf("%s:\n%s", measure.ComparisonCSV, csv)
+		t.Fatalf("%s:\n%s", perplexity.ComparisonCSV, csv)
 	}
 }

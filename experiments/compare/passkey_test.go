@@ -14,6 +14,9 @@ import (
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/internal/testrun"
 	"extrapolate/experiments/measure"
+	"extrapolate/experiments/measure/passkey"
+	"extrapolate/experiments/measure/perplexity"
+	"extrapolate/experiments/measure/positions"
 	"extrapolate/position"
 )
 
@@ -48,26 +51,26 @@ runs:
 		t.Fatalf("%v, report %v", err, rep)
 	}
 	for _, run := range []string{"rope-s1", "learned-s1"} {
-		for _, f := range []string{measure.PositionsCSV, measure.PositionsJSON, measure.PasskeyCSV, measure.PasskeyJSON, measure.PasskeyPNG} {
+		for _, f := range []string{positions.RunCSV, positions.RunJSON, passkey.RunCSV, passkey.RunJSON, passkey.RunPNG} {
 			if _, err := os.Stat(filepath.Join(out, RunsDir, run, f)); err != nil {
 				t.Error(err)
 			}
 		}
 	}
-	var pk struct{ Cells []measure.PasskeyResult }
-	b, _ := os.ReadFile(filepath.Join(out, RunsDir, "learned-s1", measure.PasskeyJSON))
+	var pk struct{ Cells []passkey.Cell }
+	b, _ := os.ReadFile(filepath.Join(out, RunsDir, "learned-s1", passkey.RunJSON))
 	if err := json.Unmarshal(b, &pk); err != nil {
 		t.Fatal(err)
 	}
-	if len(pk.Cells) != 2*len(measure.PasskeyDepths) {
-		t.Fatalf("%d passkey cells, want %d", len(pk.Cells), 2*len(measure.PasskeyDepths))
+	if len(pk.Cells) != 2*len(passkey.Depths) {
+		t.Fatalf("%d passkey cells, want %d", len(pk.Cells), 2*len(passkey.Depths))
 	}
 	for _, cell := range pk.Cells {
-		if cell.Docs != measure.PasskeyDocs || cell.Applicable != (cell.Length == 48) || cell.Correct > cell.Docs {
+		if cell.Docs != passkey.Docs || cell.Applicable != (cell.Length == 48) || cell.Correct > cell.Docs {
 			t.Fatalf("learned, cell %+v", cell)
 		}
 	}
-	for _, f := range []string{measure.ComparisonPositionsCSV, measure.ComparisonPositionsJSON, measure.ComparisonPositionsPNG, measure.ComparisonPasskeyCSV, measure.ComparisonPasskeyJSON, measure.PasskeyPlotPNG, "passkey_rope.png", "passkey_learned.png"} {
+	for _, f := range []string{positions.ComparisonCSV, positions.ComparisonJSON, positions.ComparisonPNG, passkey.ComparisonCSV, passkey.ComparisonJSON, passkey.ComparisonPNG, "passkey_rope.png", "passkey_learned.png"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
@@ -78,7 +81,7 @@ runs:
 			t.Errorf("REPORT.md lacks %q", want)
 		}
 	}
-	pcsv, _ := os.ReadFile(filepath.Join(out, RunsDir, "rope-s1", measure.ResultsCSV))
+	pcsv, _ := os.ReadFile(filepath.Join(out, RunsDir, "rope-s1", perplexity.RunCSV))
 	if !strings.Contains(string(pcsv), "sliding windows, stride 24") {
 		t.Errorf("ppl_vs_len.csv does not name its protocol:\n%s", pcsv)
 	}
@@ -108,17 +111,17 @@ func syntheticPasskey(acc map[string][][4]float64, far map[string][4]float64) *R
 			c.Train.Passkey = &config.Passkey{Fraction: 0.2}
 			cfgs[label](&c)
 			res := &measure.Result{Status: "ok", TrainLen: 64}
-			var cells []measure.PasskeyResult
+			var cells []passkey.Cell
 			for i, n := range lengths {
 				p := 7.0
 				res.Lengths = append(res.Lengths, measure.LengthResult{Length: n, Applicable: true, Perplexity: &p, Loss: &p})
-				for _, d := range measure.PasskeyDepths {
+				for _, d := range passkey.Depths {
 					a := row[i]
 					// 0.5: the far needles passkey_alibi_local judges (its passkeyFarDepth).
 					if f, ok := far[label]; ok && d <= 0.5 {
 						a = f[i]
 					}
-					cells = append(cells, measure.PasskeyResult{Length: n, Depth: d, Applicable: true, Docs: 32, Accuracy: a})
+					cells = append(cells, passkey.Cell{Length: n, Depth: d, Applicable: true, Docs: 32, Accuracy: a})
 				}
 			}
 			if err := res.SetMeasurement("passkey", cells); err != nil {
@@ -142,7 +145,7 @@ func TestPasskeyClaims(t *testing.T) {
 		"alibi": {{0.95, 0.9, 0.9, 0.9}, {0.95, 0.9, 0.9, 0.9}},
 	}, map[string][4]float64{"alibi": {0.95, 0.2, 0.05, 0}})
 	// The comparison's table: each seed's mean over depths, then mean and std over seeds.
-	for _, sp := range good.Passkey() {
+	for _, sp := range passkey.SeriesOf(&good.Report) {
 		if sp.Label == "alibi" {
 			st := sp.ByLength[1] // 256: near needles 0.9, far ones 0.2, three of five depths far
 			want := (2*0.9 + 3*0.2) / 5

@@ -58,7 +58,7 @@ func checkLengths(field string, ls []LengthResult, c config.Config, s position.S
 	for i, l := range ls {
 		got[i] = l.Length
 	}
-	if err := sameLengths(field, got, c.Eval.Lengths); err != nil {
+	if err := SameLengths(field, got, c.Eval.Lengths); err != nil {
 		return err
 	}
 	for _, l := range ls {
@@ -69,9 +69,9 @@ func checkLengths(field string, ls []LengthResult, c config.Config, s position.S
 	return nil
 }
 
-// sameLengths says how the lengths of a file's field differ from the config's, which it must
+// SameLengths says how the lengths of a file's field differ from the config's, which it must
 // hold once each and in order; nil when they do not.
-func sameLengths(field string, got, want []int) error {
+func SameLengths(field string, got, want []int) error {
 	wantList := "the config evaluates at " + intList(want)
 	if len(got) == 0 {
 		return fmt.Errorf("%s: none; %s", field, wantList)
@@ -167,9 +167,9 @@ func intList(ns []int) string {
 	return strings.Join(s, ", ")
 }
 
-// readRunFile reads a file a run must have written, for a report: its absence is an error that
+// ReadRunFile reads a file a run must have written, for a report: its absence is an error that
 // says so, not an empty result.
-func readRunFile(path string) ([]byte, error) {
+func ReadRunFile(path string) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: missing, but the run's results say it finished", path)
@@ -180,9 +180,9 @@ func readRunFile(path string) ([]byte, error) {
 	return b, nil
 }
 
-// sameRun checks that a measure's file of a run is that run's, as its results file is: its
+// SameRun checks that a measure's file of a run is that run's, as its results file is: its
 // run's name and seed, training length and protocol.
-func sameRun(r RunResult, name string, seed uint64, trainLen int, protocol string) error {
+func SameRun(r RunResult, name string, seed uint64, trainLen int, protocol string) error {
 	c := r.Config
 	switch {
 	case name != c.Name || seed != c.Seed:

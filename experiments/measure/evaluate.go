@@ -125,7 +125,7 @@ func passLength(ctx context.Context, m *model.Model, s position.Scheme, set *dat
 	// targets are not scored again.
 	batch := min(max(1, batchTokens/n), len(ws))
 	if whole {
-		batch = evalBatch(len(ws), batchTokens/n)
+		batch = EvalBatch(len(ws), batchTokens/n)
 	}
 	g, err := m.Graph(s, batch, n, opts)
 	if model.IsNotApplicable(err) {
@@ -145,6 +145,17 @@ func passLength(ctx context.Context, m *model.Model, s position.Scheme, set *dat
 		return pl, err
 	}
 	return scoredLength(pl, acc, total/float64(set.Tokens), set.Tokens), nil
+}
+
+// positionAcc sums losses by position in the window.
+type positionAcc struct {
+	sum   []float64
+	count []int
+}
+
+func (a *positionAcc) add(t int, loss float64) {
+	a.sum[t] += loss
+	a.count[t]++
 }
 
 // windowScorer runs a length's graph over batches of its windows.
@@ -245,9 +256,9 @@ func nonFinite(loss, ppl float64, byPosition []float64) string {
 	return ""
 }
 
-// evalBatch is the largest number of windows at most limit that divides windows, so every batch
-// is full and one graph serves them all.
-func evalBatch(windows, limit int) int {
+// EvalBatch is the largest number of windows at most limit that divides windows, so every batch
+// is full and one graph serves them all: the protocol's pass and passkey retrieval batch so.
+func EvalBatch(windows, limit int) int {
 	for b := min(limit, windows); b > 1; b-- {
 		if windows%b == 0 {
 			return b

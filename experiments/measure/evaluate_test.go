@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"gorgonia.org/tensor"
-
 	"extrapolate/data"
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/internal/testrun"
@@ -35,17 +33,15 @@ func tinyModel(t *testing.T, scheme string) (config.Config, *model.Model, *data.
 
 // evaluateAll runs the protocol's pass with s over e's windows, for the score and the
 // per-position sums at every length.
-func evaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e config.Eval) ([]LengthResult, []PositionLoss, error) {
+func evaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e config.Eval) ([]LengthResult, []PassLength, error) {
 	ev := &Evaluation{Config: config.Config{Eval: e}, Model: m, Corpus: corpus}
 	var seen passSeen
 	err := ev.Pass(ctx, s, &seen)
 	var lengths []LengthResult
-	var byPos []PositionLoss
 	for _, pl := range seen {
 		lengths = append(lengths, pl.LengthResult)
-		byPos = append(byPos, PositionLoss{Length: pl.Length, sum: pl.Sum, count: pl.Count})
 	}
-	return lengths, byPos, err
+	return lengths, seen, err
 }
 
 // passSeen keeps how the pass ended at each length.
@@ -77,16 +73,16 @@ func TestStrideEqualLengthIsNonOverlapping(t *testing.T) {
 			t.Fatalf("length %d: stride %d gives loss %v over %d tokens, non-overlapping windows %v over %d",
 				n, n, *strided[0].Loss, strided[0].Tokens, *plain[i].Loss, plain[i].Tokens)
 		}
-		for p := range sbyPos[0].sum {
-			if sbyPos[0].sum[p] != byPos[i].sum[p] || sbyPos[0].count[p] != byPos[i].count[p] {
+		for p := range sbyPos[0].Sum {
+			if sbyPos[0].Sum[p] != byPos[i].Sum[p] || sbyPos[0].Count[p] != byPos[i].Count[p] {
 				t.Fatalf("length %d: loss at position %d differs", n, p)
 			}
 		}
 		var sum float64
 		tokens := 0
-		for p := range byPos[i].sum {
-			sum += byPos[i].sum[p]
-			tokens += byPos[i].count[p]
+		for p := range byPos[i].Sum {
+			sum += byPos[i].Sum[p]
+			tokens += byPos[i].Count[p]
 		}
 		if tokens != c.Eval.Tokens {
 			t.Fatalf("length %d: loss by position counts %d tokens, want %d", n, tokens, c.Eval.Tokens)
@@ -144,8 +140,8 @@ func TestSlidingWindowsFromDefinition(t *testing.T) {
 		t.Fatalf("stride %d: loss %.15f over %d tokens, the definition gives %.15f over %d", stride, *got[0].Loss, got[0].Tokens, want, tokens)
 	}
 	for p := range count {
-		if byPos[0].count[p] != count[p] {
-			t.Fatalf("position %d scored %d times, the definition says %d", p, byPos[0].count[p], count[p])
+		if byPos[0].Count[p] != count[p] {
+			t.Fatalf("position %d scored %d times, the definition says %d", p, byPos[0].Count[p], count[p])
 		}
 	}
 }
@@ -177,95 +173,6 @@ func TestTokenLossesMatchGraph(t *testing.T) {
 	}
 	if mean := sum / float64(len(out)); math.Abs(mean-loss) > 1e-6*loss {
 		t.Fatalf("per-token losses average %.9f, the graph's loss is %.9f", mean, loss)
-	}
-}
-
-func TestPositionBuckets(t *testing.T) {
-	const n, trainLen = 1024, 64
-	pl := PositionLoss{Length: n, Applicable: true, sum: make([]float64, n), count: make([]int, n)}
-	for p := range n {
-		pl.count[p] = 1 + p%3
-		pl.sum[p] = float64(p * pl.count[p]) // loss p at position p
-	}
-	pl.bucket(trainLen)
-	next, tokens := 0, 0
-	perOctave := map[int]int{}
-	for _, b := range pl.Positions {
-		if b.From != next || b.To < b.From {
-			t.Fatalf("bucket %+v does not start at %d", b, next)
-		}
-		if b.From < exactSpan*trainLen && b.To != b.From {
-			t.Fatalf("bucket %+v groups positions below %d", b, exactSpan*trainLen)
-		}
-		if b.From >= exactSpan*trainLen {
-			perOctave[int(math.Log2(float64(b.From)))]++
-		}
-		var sum float64
-		k := 0
-		for p := b.From; p <= b.To; p++ {
-			sum += float64(p * pl.count[p])
-			k += pl.count[p]
-		}
-		if b.Tokens != k || math.Abs(b.Loss-sum/float64(k)) > 1e-9 {
-			t.Fatalf("bucket %+v, want %d tokens and loss %g", b, k, sum/float64(k))
-		}
-		next, tokens = b.To+1, tokens+b.Tokens
-	}
-	if next != n {
-		t.Fatalf("buckets end at %d, want %d", next, n)
-	}
-	for o, k := range perOctave {
-		if k > bucketsPerOctave+1 || k < bucketsPerOctave-1 {
-			t.Errorf("%d buckets between %d and %d, want about %d", k, 1<<o, 2<<o, bucketsPerOctave)
-		}
-	}
-}
-
-// TestDigitsRight checks where the passkey answer is read: the five last positions of a window,
-// each predicting the next digit.
-func TestDigitsRight(t *testing.T) {
-	const n, v = 8, 256
-	doc := []byte("ab?12345") // targets of the window: doc shifted by one, then '6'
-	targets := make([]int, 2*n)
-	for i := range n {
-		targets[i] = int(doc[(i+1)%n])
-		targets[n+i] = targets[i]
-	}
-	targets[n-1], targets[2*n-1] = '6', '6'
-	logitsFor := func(pred func(r int) int) *tensor.Dense {
-		x := make([]float32, 2*n*v)
-		for r := range 2 * n {
-			x[r*v+pred(r)] = 1
-		}
-		return tensor.New(tensor.WithShape(2*n, v), tensor.WithBacking(x))
-	}
-	right := logitsFor(func(r int) int { return targets[r] })
-	if digitsRight(right, targets, 0, n) != 5 || digitsRight(right, targets, 1, n) != 5 {
-		t.Fatal("the right digits are not counted")
-	}
-	// Wrong before the answer: does not matter.
-	early := logitsFor(func(r int) int {
-		if r%n < n-5 {
-			return 'z'
-		}
-		return targets[r]
-	})
-	if digitsRight(early, targets, 1, n) != 5 {
-		t.Fatal("a wrong token before the answer made the answer wrong")
-	}
-	for _, c := range []struct {
-		name  string
-		pred  func(int) int
-		right int
-	}{
-		{"one digit off", func(r int) int { return map[bool]int{true: '0', false: targets[r]}[r == n-3] }, 4},
-		{"the last digit off", func(r int) int { return map[bool]int{true: 'x', false: targets[r]}[r == n-1] }, 4},
-		{"shifted by one", func(r int) int { return targets[max(r-1, 0)] }, 0},
-		{"the input, not the next token", func(r int) int { return int(doc[r%n]) }, 0},
-	} {
-		if got := digitsRight(logitsFor(c.pred), targets, 0, n); got != c.right {
-			t.Errorf("%s: %d digits right, want %d", c.name, got, c.right)
-		}
 	}
 }
 
@@ -307,8 +214,8 @@ func TestEvalBatch(t *testing.T) {
 	for _, c := range []struct{ windows, limit, want int }{
 		{1024, 256, 256}, {64, 16, 16}, {12, 5, 4}, {7, 3, 1}, {5, 100, 5}, {1, 1, 1},
 	} {
-		if got := evalBatch(c.windows, c.limit); got != c.want {
-			t.Errorf("evalBatch(%d, %d) = %d, want %d", c.windows, c.limit, got, c.want)
+		if got := EvalBatch(c.windows, c.limit); got != c.want {
+			t.Errorf("EvalBatch(%d, %d) = %d, want %d", c.windows, c.limit, got, c.want)
 		}
 	}
 }
@@ -328,7 +235,7 @@ func TestEvalSetScoresSameTokens(t *testing.T) {
 			t.Fatal(err)
 		}
 		windows := len(ws)
-		batch := evalBatch(windows, 2048/n)
+		batch := EvalBatch(windows, 2048/n)
 		if windows%batch != 0 || batch*n > 2048 {
 			t.Fatalf("length %d: batch of %d windows does not divide %d or exceeds the budget", n, batch, windows)
 		}

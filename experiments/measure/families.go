@@ -74,9 +74,9 @@ func (rep *Report) Reference() int {
 	return -1
 }
 
-// panelsNote says, for the report, how the figures are laid out: "a panel per family of schemes
+// PanelsNote says, for the report, how the figures are laid out: "a panel per family of schemes
 // (absolute positions, ...), plain RoPE (rope) in grey in each".
-func (rep *Report) panelsNote() string {
+func (rep *Report) PanelsNote() string {
 	var names []string
 	for f, idx := range rep.Families() {
 		if len(idx) > 0 {

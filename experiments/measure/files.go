@@ -22,58 +22,21 @@ const (
 // training log, its results and its checkpoint.
 var RunOwnFiles = []string{ConfigFile, LogFile, ResultsJSON, CheckpointFile}
 
-// CSVFloat is csvFloat, for the files of a run written above the measures (its training log).
-func CSVFloat(x float64) string { return csvFloat(x) }
-
-// csvFloat writes a number for a CSV file, to 8 significant digits.
-func csvFloat(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
-
-// csvFloatOrEmpty is csvFloat, or empty for a missing number.
-func csvFloatOrEmpty(x *float64) string {
-	if x == nil {
-		return ""
-	}
-	return csvFloat(*x)
-}
-
-func writeFile(path string, b []byte) error { return atomicfile.WriteFile(path, b) }
+// CSVFloat writes a number for a CSV file, to 8 significant digits.
+func CSVFloat(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
 
 // WriteFile writes a results file whole or not at all, as every file of a run and a comparison
-// is written: a measure of another package writes its files with it.
-func WriteFile(path string, b []byte) error { return writeFile(path, b) }
+// is written.
+func WriteFile(path string, b []byte) error { return atomicfile.WriteFile(path, b) }
 
-// WriteJSON is writeJSON, for the files of a run and a comparison written above the measures.
-func WriteJSON(path string, v any) error { return writeJSON(path, v) }
-
-// writeJSON writes v as indented JSON and a newline, as every results file is.
-func writeJSON(path string, v any) error {
+// WriteJSON writes v as indented JSON and a newline, as every results file is.
+func WriteJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeFile(path, append(b, '\n'))
+	return WriteFile(path, append(b, '\n'))
 }
-
-// Files of a comparison folder that the built-in measures write: a row or line per run, so named
-// apart from a run's files (ppl_vs_len.csv, ...), whose columns differ.
-const (
-	ComparisonCSV           = "ppl_by_run.csv"
-	ComparisonPNG           = "ppl_by_run.png"
-	ComparisonSVG           = "ppl_by_run.svg"
-	ComparisonPositionsCSV  = "loss_by_position_by_run.csv"
-	ComparisonPositionsJSON = "loss_by_position_by_run.json"
-	ComparisonPositionsPNG  = "loss_by_position_by_run.png"
-	ComparisonPositionsSVG  = "loss_by_position_by_run.svg"
-	ComparisonPasskeyCSV    = "passkey_by_run.csv"
-	ComparisonPasskeyJSON   = "passkey_by_run.json"
-)
-
-// Files of a run folder that the perplexity measure writes.
-const (
-	ResultsCSV = "ppl_vs_len.csv"
-	PlotPNG    = "ppl_vs_len.png"
-	PlotSVG    = "ppl_vs_len.svg"
-)
 
 // ErrInterrupted says a run stopped on request: in training, after saving a checkpoint; in
 // evaluation, with nothing recorded.

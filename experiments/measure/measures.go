@@ -9,33 +9,50 @@ import (
 	"extrapolate/experiments/config"
 )
 
-// measures is the registry of measures, in the order they registered: the order of their
-// sections in a report, of their lines in a summary and of their fields in a results file.
+// measures is the registry of measures: the built-in ones in their list's order, then the
+// others in the order they registered. It is the order of their sections in a report, of their
+// lines in a summary and of their fields in a results file.
 var measures struct {
 	mu   sync.RWMutex
 	list []Measure
+	// builtin counts the built-in measures, which lead list.
+	builtin int
 }
 
-// The built-in measures register here, in the order a report shows them; a measure of another
-// package registers from its init, after them. The config checks eval.measures against the
-// registry through its hook.
-func init() {
-	config.CheckMeasures = checkMeasures
-	for _, m := range []Measure{perplexityMeasure{}, positionsMeasure{}, passkeyMeasure{}, attentionMeasure{}} {
-		Register(m)
+// The config checks eval.measures against the registry through its hook. The measures register
+// from their packages' inits: the built-in ones from package builtin's list, then any other.
+func init() { config.CheckMeasures = checkMeasures }
+
+// Register makes a measure available by its name, to eval.measures and every run and
+// report, after the built-in measures and those registered before it. It panics if the name is
+// taken or one of its files is another's, as database/sql.Register does, since that is a
+// programming error.
+func Register(m Measure) { register("Register", m, false) }
+
+// RegisterBuiltin registers the built-in measures, in the order a report shows them, after
+// those registered so far by it and ahead of every other: package builtin calls it from its
+// init, with its list. Go initializes packages that do not import one another in the order of
+// their import paths, so a measure of another package (examples/accuracy) may register before
+// the list does; it still comes after the built-in ones. It panics as Register does.
+func RegisterBuiltin(ms ...Measure) {
+	for _, m := range ms {
+		register("RegisterBuiltin", m, true)
 	}
 }
 
-// Register makes a measure available by its name, to eval.measures and every run and
-// report. It panics if the name is taken or one of its files is another's, as
-// database/sql.Register does, since that is a programming error.
-func Register(m Measure) {
+// register adds m to the registry: at the end, or, built in, after the other built-in ones.
+func register(caller string, m Measure, builtin bool) {
 	measures.mu.Lock()
 	defer measures.mu.Unlock()
 	if err := checkNewMeasure(m); err != nil {
-		panic("measure: Register: " + err.Error())
+		panic("measure: " + caller + ": " + err.Error())
 	}
-	measures.list = append(measures.list, m)
+	at := len(measures.list)
+	if builtin {
+		at = measures.builtin
+		measures.builtin++
+	}
+	measures.list = slices.Insert(measures.list, at, m)
 }
 
 // checkNewMeasure refuses a measure whose name or files clash with a registered one's or with

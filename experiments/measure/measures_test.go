@@ -1,12 +1,17 @@
-package measure
+package measure_test
 
 import (
 	"encoding/json"
-	"extrapolate/experiments/config"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/measure"
+	_ "extrapolate/experiments/measure/builtin" // the built-in measures, in their order
+	"extrapolate/experiments/measure/passkey"
+	"extrapolate/experiments/measure/positions"
 )
 
 // fileMeasure is a measure that only names its files, for the registry's checks.
@@ -23,8 +28,8 @@ func (m fileMeasure) Files() []string { return m.files }
 func TestRegisterMeasureRefuses(t *testing.T) {
 	for _, m := range []fileMeasure{
 		{"attention", nil},
-		{"other", []string{PositionsCSV}},
-		{"other", []string{ResultsJSON}},
+		{"other", []string{positions.RunCSV}},
+		{"other", []string{measure.ResultsJSON}},
 		{"lengths", nil}, // a field of the results file
 		{"../x", nil},
 	} {
@@ -34,11 +39,11 @@ func TestRegisterMeasureRefuses(t *testing.T) {
 					t.Errorf("%+v registered", m)
 				}
 			}()
-			Register(m)
+			measure.Register(m)
 		}()
 	}
-	if strings.Join(Names(), " ") != "perplexity loss_by_position passkey attention" {
-		t.Errorf("measures %v after refusals", Names())
+	if strings.Join(measure.Names(), " ") != "perplexity loss_by_position passkey attention tasks" {
+		t.Errorf("measures %v after refusals", measure.Names())
 	}
 }
 
@@ -56,7 +61,7 @@ func TestEvalMeasures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := measuresOf(c); len(got) != 3 || got[2].Name() != "attention" {
+	if got := measure.MeasuresOf(c); len(got) != 3 || got[2].Name() != "attention" {
 		t.Errorf("measures of a config asking for attention: %v", got)
 	}
 	if c, err = config.Load(path, nil); err != nil {
@@ -65,7 +70,7 @@ func TestEvalMeasures(t *testing.T) {
 	if strings.Contains(string(c.Marshal()), "measures") {
 		t.Fatalf("a config without eval.measures mentions it:\n%s", c.Marshal())
 	}
-	if got := measuresOf(c); len(got) != 2 {
+	if got := measure.MeasuresOf(c); len(got) != 2 {
 		t.Errorf("measures of a config asking for none: %v", got)
 	}
 }
@@ -74,11 +79,11 @@ func TestEvalMeasures(t *testing.T) {
 // those of registered measures in the registry's order, then others by name, and read back as
 // they were written.
 func TestResultMeasurements(t *testing.T) {
-	res := &Result{Name: "r", Status: "ok"}
+	res := &measure.Result{Name: "r", Status: "ok"}
 	for _, kv := range []struct {
 		name string
 		v    any
-	}{{"zeta", 1}, {"passkey", []PasskeyResult{{Length: 64, Depth: 0.5, Accuracy: 0.25}}}, {"alpha", "a"}} {
+	}{{"zeta", 1}, {"passkey", []passkey.Cell{{Length: 64, Depth: 0.5, Accuracy: 0.25}}}, {"alpha", "a"}} {
 		if err := res.SetMeasurement(kv.name, kv.v); err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +99,7 @@ func TestResultMeasurements(t *testing.T) {
 			t.Fatalf("%s is not before %s:\n%s", order[i-1], order[i], s)
 		}
 	}
-	var back Result
+	var back measure.Result
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +107,7 @@ func TestResultMeasurements(t *testing.T) {
 	if string(again) != s {
 		t.Fatalf("read back and written again:\n%s\nwant:\n%s", again, s)
 	}
-	if cells := PasskeyOf(&back); len(cells) != 1 || cells[0].Accuracy != 0.25 {
+	if cells := passkey.Of(&back); len(cells) != 1 || cells[0].Accuracy != 0.25 {
 		t.Fatalf("passkey read back: %+v", cells)
 	}
 	if _, ok := back.Measured["name"]; ok {

@@ -2,6 +2,8 @@ package measure
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -144,12 +146,31 @@ func stats(runs []*Result, seeds, failed []uint64, lengths []int) []Stat {
 		st.Seeds = len(ppl)
 		if st.Seeds > 0 {
 			st.NotApplicable = ""
-			st.PPLMean, st.PPLStd = meanStd(ppl)
-			st.LossMean, st.LossStd = meanStd(loss)
+			st.PPLMean, st.PPLStd = MeanStd(ppl)
+			st.LossMean, st.LossStd = MeanStd(loss)
 		}
 		out = append(out, st)
 	}
 	return out
+}
+
+// MeanStd returns the mean and the sample standard deviation (0 for a single value): every
+// measure averages over seeds with it, so that its means are the comparison's own.
+func MeanStd(x []float64) (mean, std float64) {
+	if len(x) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	if len(x) < 2 {
+		return mean, 0
+	}
+	for _, v := range x {
+		std += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(std / float64(len(x)-1))
 }
 
 // PositionOf names a run's position scheme with its scaling and attention temperature.
@@ -180,15 +201,16 @@ func (rep *Report) SeriesWhere(match func(config.Config) bool) []*Series {
 	return out
 }
 
-// runsOf counts a label's runs, one a seed.
-func (rep *Report) runsOf(label string) int {
-	n := 0
+// AllOnTasks reports whether the comparison has runs and every one trained on tasks
+// (config.Task), never on the corpus: then its perplexity is no result, as the perplexity's
+// section and the claims on perplexity say.
+func (rep *Report) AllOnTasks() bool {
 	for _, r := range rep.Runs {
-		if r.Label == label {
-			n++
+		if r.Config.Task == nil {
+			return false
 		}
 	}
-	return n
+	return len(rep.Runs) > 0
 }
 
 // PerSeed returns each ok seed's perplexity at length n for a label.
@@ -247,6 +269,11 @@ func LeftOut(st Stat) string {
 		return ""
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// Percent writes a share as a percentage with the digits it needs.
+func Percent(x float64) string {
+	return strconv.FormatFloat(100*x, 'g', 3, 64) + "%"
 }
 
 func ScalingName(p position.Config) string {

@@ -12,6 +12,7 @@ import (
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/internal/testrun"
 	"extrapolate/experiments/measure"
+	"extrapolate/experiments/measure/perplexity"
 	"extrapolate/internal/inputerr"
 	"extrapolate/position"
 )
@@ -85,8 +86,8 @@ func TestResumeReproducesLosses(t *testing.T) {
 		}
 	}
 	// The results too.
-	a, _ := os.ReadFile(filepath.Join(dir, measure.ResultsCSV))
-	b, _ := os.ReadFile(filepath.Join(whole.Dir, measure.ResultsCSV))
+	a, _ := os.ReadFile(filepath.Join(dir, perplexity.RunCSV))
+	b, _ := os.ReadFile(filepath.Join(whole.Dir, perplexity.RunCSV))
 	if string(a) != string(b) {
 		t.Fatalf("results differ:\n%s\n%s", a, b)
 	}
@@ -228,7 +229,7 @@ func TestForeignFilesNotReplaced(t *testing.T) {
 	}{
 		{"hand-written config", map[string]string{measure.ConfigFile: "# my settings\nname: mine\n"}, measure.ConfigFile},
 		{"another config's", map[string]string{measure.ConfigFile: string(other.Marshal())}, "train.steps"},
-		{"a plot without config", map[string]string{measure.PlotPNG: "my picture"}, measure.PlotPNG},
+		{"a plot without config", map[string]string{perplexity.RunPNG: "my picture"}, perplexity.RunPNG},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

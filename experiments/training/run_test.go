@@ -13,6 +13,7 @@ import (
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/internal/testrun"
 	"extrapolate/experiments/measure"
+	"extrapolate/experiments/measure/perplexity"
 	"extrapolate/position"
 )
 
@@ -33,7 +34,7 @@ func TestRunWritesResults(t *testing.T) {
 	if l, _ := res.At(32); l.Applicable || !strings.Contains(l.Reason, "not applicable") {
 		t.Fatalf("learned past max_len: %+v, want not applicable with a reason", l)
 	}
-	for _, f := range []string{measure.ConfigFile, measure.LogFile, measure.ResultsCSV, measure.ResultsJSON, measure.PlotPNG, measure.PlotSVG, measure.CheckpointFile} {
+	for _, f := range []string{measure.ConfigFile, measure.LogFile, perplexity.RunCSV, measure.ResultsJSON, perplexity.RunPNG, perplexity.RunSVG, measure.CheckpointFile} {
 		if _, err := os.Stat(filepath.Join(r.Dir, f)); err != nil {
 			t.Error(err)
 		}

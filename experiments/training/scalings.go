@@ -11,6 +11,7 @@ import (
 	"extrapolate/data"
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/measure"
+	"extrapolate/experiments/measure/perplexity"
 	"extrapolate/experiments/measure/tasks"
 	"extrapolate/experiments/plot"
 	"extrapolate/internal/inputerr"
@@ -72,7 +73,7 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 	ev.Config.Eval = e
 	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, Tokens: e.Tokens, Corpus: corpus.Source, Protocol: e.Protocol(), BatchTokens: e.BatchTokens, Partial: t.Progress}
 	err = eachScaling(c, scalings, w, func(name string, s position.Scheme) error {
-		lengths, err := ev.Perplexities(ctx, s)
+		lengths, err := perplexity.ByLength(ctx, ev, s)
 		rep.Results = append(rep.Results, ScalingResult{Scaling: name, Lengths: lengths})
 		return err
 	})
@@ -113,13 +114,13 @@ func (rep *ScalingReport) Write(dir string) error {
 	}
 	var b bytes.Buffer
 	cw := csv.NewWriter(&b)
-	cw.Write(append([]string{"scaling"}, measure.LengthColumns...))
+	cw.Write(append([]string{"scaling"}, perplexity.Columns...))
 	var curves []plot.Curve
 	for _, r := range rep.Results {
 		for _, l := range r.Lengths {
-			cw.Write(append([]string{r.Scaling}, measure.LengthRow(l, rep.TrainLen, rep.Protocol)...))
+			cw.Write(append([]string{r.Scaling}, perplexity.Row(l, rep.TrainLen, rep.Protocol)...))
 		}
-		curves = append(curves, measure.CurveOf(r.Scaling, []*measure.Result{{Lengths: r.Lengths}}))
+		curves = append(curves, perplexity.Curve(r.Scaling, []*measure.Result{{Lengths: r.Lengths}}))
 	}
 	cw.Flush()
 	if err := measure.WriteFile(filepath.Join(dir, ScalingsCSV), b.Bytes()); err != nil {

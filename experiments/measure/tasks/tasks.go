@@ -1,8 +1,8 @@
 // Package tasks is the measure of length generalisation on tasks (package task): exact match
-// and per-token accuracy by size, on the same held-out examples for every run, registered from
-// its own package against the public measure API, as image/png is for image. It measures every
-// run with a task section, and reports, across a comparison, each task's accuracy by size as
-// small multiples, a table and the numbers the claims on tasks read (Stats).
+// and per-token accuracy by size, on the same held-out examples for every run, written against
+// the public measure API, as image/png is for image, and registered by package builtin. It
+// measures every run with a task section, and reports, across a comparison, each task's
+// accuracy by size as small multiples, a table and the numbers the claims on tasks read (Stats).
 package tasks
 
 import (
@@ -23,8 +23,6 @@ const (
 	RunCSV  = "tasks.csv"
 	RunJSON = "tasks.json"
 )
-
-func init() { measure.Register(Measure{}) }
 
 // Measure is exact match by task and size.
 type Measure struct{}

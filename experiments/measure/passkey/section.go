@@ -1,4 +1,4 @@
-package measure
+package passkey
 
 import (
 	"bytes"
@@ -10,21 +10,22 @@ import (
 	"strings"
 
 	"extrapolate/data"
+	"extrapolate/experiments/measure"
 	"extrapolate/experiments/plot"
 )
 
-// SeriesPasskey is one label's passkey retrieval, over its seeds.
-type SeriesPasskey struct {
+// Series is one label's passkey retrieval, over its seeds.
+type Series struct {
 	Label    string `json:"label"`
 	Position string `json:"position"`
 	// Cells are every seed's cells; ByLength the accuracy at each length.
-	Cells    []PasskeyResult `json:"-"`
-	ByLength []AccuracyStat  `json:"by_length"`
+	Cells    []Cell `json:"-"`
+	ByLength []Stat `json:"by_length"`
 }
 
-// AccuracyStat is passkey retrieval at one length over seeds: each seed's mean over depths, then
+// Stat is passkey retrieval at one length over seeds: each seed's mean over depths, then
 // the mean and standard deviation of those over seeds.
-type AccuracyStat struct {
+type Stat struct {
 	Length int     `json:"length"`
 	Seeds  int     `json:"seeds"` // 0: not applicable
 	Mean   float64 `json:"accuracy_mean"`
@@ -33,32 +34,26 @@ type AccuracyStat struct {
 	Digits float64 `json:"digits_mean"`
 }
 
-// passkeyFileName is a label's heat map in a comparison folder.
-func passkeyFileName(label, ext string) string { return "passkey_" + label + "." + ext }
+// heatMapName is a label's heat map in a comparison folder.
+func heatMapName(label, ext string) string { return "passkey_" + label + "." + ext }
 
-// PasskeyPlotPNG and PasskeyPlotSVG are a comparison's accuracy against length.
-const (
-	PasskeyPlotPNG = "passkey_vs_len.png"
-	PasskeyPlotSVG = "passkey_vs_len.svg"
-)
-
-// Passkey gathers passkey retrieval by label, for labels whose runs have it.
-func (rep *Report) Passkey() []SeriesPasskey {
-	var out []SeriesPasskey
+// SeriesOf gathers passkey retrieval by label, for labels whose runs have it.
+func SeriesOf(rep *measure.Report) []Series {
+	var out []Series
 	for _, s := range rep.Series {
-		sp := SeriesPasskey{Label: s.Label, Position: s.Position}
+		sp := Series{Label: s.Label, Position: s.Position}
 		perSeed := map[int][]float64{} // length → each seed's mean over depths
 		digits := map[int][]float64{}
 		for _, r := range rep.Runs {
 			if r.Label != s.Label || r.Result.Status != "ok" {
 				continue
 			}
-			cells := PasskeyOf(r.Result)
+			cells := Of(r.Result)
 			if len(cells) == 0 {
 				continue
 			}
 			sp.Cells = append(sp.Cells, cells...)
-			g := passkeyGrid(cells)
+			g := gridOf(cells)
 			for i, n := range g.lengths {
 				if m := rowMean(g.acc[i]); m >= 0 {
 					perSeed[n] = append(perSeed[n], m)
@@ -74,10 +69,10 @@ func (rep *Report) Passkey() []SeriesPasskey {
 			continue
 		}
 		for _, n := range rep.Lengths {
-			st := AccuracyStat{Length: n, Seeds: len(perSeed[n])}
+			st := Stat{Length: n, Seeds: len(perSeed[n])}
 			if st.Seeds > 0 {
-				st.Mean, st.Std = meanStd(perSeed[n])
-				st.Digits, _ = meanStd(digits[n])
+				st.Mean, st.Std = measure.MeanStd(perSeed[n])
+				st.Digits, _ = measure.MeanStd(digits[n])
 			}
 			sp.ByLength = append(sp.ByLength, st)
 		}
@@ -102,9 +97,16 @@ func rowMean(x []float64) float64 {
 	return sum / float64(n)
 }
 
-// writePasskey writes the comparison's passkey retrieval: every run's cells and each label's
-// means as CSV and JSON, a heat map per label and accuracy against length.
-func (rep *Report) writePasskey(dir string, sps []SeriesPasskey) error {
+// section is the comparison's passkey retrieval, by label.
+type section struct {
+	rep *measure.Report
+	sps []Series
+}
+
+// Write writes the comparison's passkey retrieval: every run's cells and each label's means as
+// CSV and JSON, a heat map per label and accuracy against length.
+func (s section) Write(dir string) error {
+	rep, sps := s.rep, s.sps
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write([]string{"label", "position", "seed", "length", "ratio", "depth", "docs", "correct", "accuracy", "digits_right", "applicable", "chance"})
@@ -112,9 +114,9 @@ func (rep *Report) writePasskey(dir string, sps []SeriesPasskey) error {
 		if r.Result.Status != "ok" {
 			continue
 		}
-		for _, c := range PasskeyOf(r.Result) {
-			w.Write([]string{r.Label, PositionOf(r.Config), strconv.FormatUint(r.Seed, 10), strconv.Itoa(c.Length), csvFloat(float64(c.Length) / float64(rep.TrainLen)),
-				csvFloat(c.Depth), strconv.Itoa(c.Docs), strconv.Itoa(c.Correct), csvFloat(c.Accuracy), csvFloat(c.Digits), strconv.FormatBool(c.Applicable), csvFloat(data.PasskeyChance)})
+		for _, c := range Of(r.Result) {
+			w.Write([]string{r.Label, measure.PositionOf(r.Config), strconv.FormatUint(r.Seed, 10), strconv.Itoa(c.Length), measure.CSVFloat(float64(c.Length) / float64(rep.TrainLen)),
+				measure.CSVFloat(c.Depth), strconv.Itoa(c.Docs), strconv.Itoa(c.Correct), measure.CSVFloat(c.Accuracy), measure.CSVFloat(c.Digits), strconv.FormatBool(c.Applicable), measure.CSVFloat(data.PasskeyChance)})
 		}
 	}
 	var lines []plot.Series
@@ -124,40 +126,41 @@ func (rep *Report) writePasskey(dir string, sps []SeriesPasskey) error {
 			if st.Seeds == 0 {
 				continue
 			}
-			ratio := csvFloat(float64(st.Length) / float64(rep.TrainLen))
-			w.Write([]string{sp.Label, sp.Position, "mean", strconv.Itoa(st.Length), ratio, "all", "", "", csvFloat(st.Mean), csvFloat(st.Digits), "true", csvFloat(data.PasskeyChance)})
-			w.Write([]string{sp.Label, sp.Position, "std", strconv.Itoa(st.Length), ratio, "all", "", "", csvFloat(st.Std), "", "true", csvFloat(data.PasskeyChance)})
+			ratio := measure.CSVFloat(float64(st.Length) / float64(rep.TrainLen))
+			w.Write([]string{sp.Label, sp.Position, "mean", strconv.Itoa(st.Length), ratio, "all", "", "", measure.CSVFloat(st.Mean), measure.CSVFloat(st.Digits), "true", measure.CSVFloat(data.PasskeyChance)})
+			w.Write([]string{sp.Label, sp.Position, "std", strconv.Itoa(st.Length), ratio, "all", "", "", measure.CSVFloat(st.Std), "", "true", measure.CSVFloat(data.PasskeyChance)})
 			l.XYs = append(l.XYs, struct{ X, Y float64 }{float64(st.Length), st.Mean})
 		}
 		lines = append(lines, l)
-		title := fmt.Sprintf("%s: passkey retrieval, mean over seeds (chance %s)", sp.Label, Percent(data.PasskeyChance))
-		if err := passkeyGrid(sp.Cells).draw(filepath.Join(dir, passkeyFileName(sp.Label, "png")), filepath.Join(dir, passkeyFileName(sp.Label, "svg")), title, rep.TrainLen); err != nil {
+		title := fmt.Sprintf("%s: passkey retrieval, mean over seeds (chance %s)", sp.Label, measure.Percent(data.PasskeyChance))
+		if err := gridOf(sp.Cells).draw(filepath.Join(dir, heatMapName(sp.Label, "png")), filepath.Join(dir, heatMapName(sp.Label, "svg")), title, rep.TrainLen); err != nil {
 			return err
 		}
 	}
 	w.Flush()
-	if err := writeFile(filepath.Join(dir, ComparisonPasskeyCSV), b.Bytes()); err != nil {
+	if err := measure.WriteFile(filepath.Join(dir, ComparisonCSV), b.Bytes()); err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(dir, ComparisonPasskeyJSON), struct {
-		TrainLen int             `json:"train_len"`
-		Chance   float64         `json:"chance"`
-		Series   []SeriesPasskey `json:"series"`
+	if err := measure.WriteJSON(filepath.Join(dir, ComparisonJSON), struct {
+		TrainLen int      `json:"train_len"`
+		Chance   float64  `json:"chance"`
+		Series   []Series `json:"series"`
 	}{rep.TrainLen, data.PasskeyChance, sps}); err != nil {
 		return err
 	}
 	title := fmt.Sprintf("%s: passkey accuracy, mean over depths and %d seeds", rep.Name, len(rep.Seeds))
-	return plot.Accuracy(filepath.Join(dir, PasskeyPlotPNG), filepath.Join(dir, PasskeyPlotSVG), title, rep.TrainLen, lines)
+	return plot.Accuracy(filepath.Join(dir, ComparisonPNG), filepath.Join(dir, ComparisonSVG), title, rep.TrainLen, lines)
 }
 
-// passkeyMarkdown is the report's passkey section, when the runs have passkey results.
-func (rep *Report) passkeyMarkdown(b io.Writer, sps []SeriesPasskey) {
+// Markdown is the report's passkey section.
+func (s section) Markdown(b io.Writer) {
+	rep, sps := s.rep, s.sps
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	p("\n## Passkey retrieval\n\n![passkey accuracy against length](%s)\n\n", PasskeyPlotPNG)
+	p("\n## Passkey retrieval\n\n![passkey accuracy against length](%s)\n\n", ComparisonPNG)
 	p("A document is validation text with the needle `key@NNNNN.` after a fraction (the depth) of the filler and the question `key@` at the end; an answer counts when the model's greedy continuation is all five digits of the key (chance: %s). Keys are held out from training; %d documents per length and depth, depths %s.\n\n",
-		Percent(data.PasskeyChance), PasskeyDocs, depthList())
+		measure.Percent(data.PasskeyChance), Docs, depthList())
 	// table writes a row per label and a column per length, each cell from its statistic.
-	table := func(head string, cell func(AccuracyStat) string) {
+	table := func(head string, cell func(Stat) string) {
 		p("| %s | position |", head)
 		for _, n := range rep.Lengths {
 			p(" %d (%gx) |", n, float64(n)/float64(rep.TrainLen))
@@ -175,18 +178,18 @@ func (rep *Report) passkeyMarkdown(b io.Writer, sps []SeriesPasskey) {
 			p("\n")
 		}
 	}
-	table("accuracy, mean ± std over seeds", func(st AccuracyStat) string { return Percent(st.Mean) + " ± " + Percent(st.Std) })
+	table("accuracy, mean ± std over seeds", func(st Stat) string { return measure.Percent(st.Mean) + " ± " + measure.Percent(st.Std) })
 	p("\nShare of single digits right (each given the true digits before it; chance 10%%), mean over depths and seeds:\n\n")
-	table("digits right", func(st AccuracyStat) string { return Percent(st.Digits) })
+	table("digits right", func(st Stat) string { return measure.Percent(st.Digits) })
 	p("\nBy depth (rows) and length (columns), mean over seeds:\n")
 	for _, sp := range sps {
-		p("\n**%s** ([heat map](%s))\n\n```\n%s```\n", sp.Label, passkeyFileName(sp.Label, "png"), passkeyTable(sp.Cells, rep.TrainLen))
+		p("\n**%s** ([heat map](%s))\n\n```\n%s```\n", sp.Label, heatMapName(sp.Label, "png"), textTable(sp.Cells, rep.TrainLen))
 	}
 }
 
 func depthList() string {
 	var s []string
-	for _, d := range PasskeyDepths {
+	for _, d := range Depths {
 		s = append(s, fmt.Sprintf("%g%%", 100*d))
 	}
 	return strings.Join(s, ", ")

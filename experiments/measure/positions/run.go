@@ -1,4 +1,4 @@
-package measure
+package positions
 
 import (
 	"bytes"
@@ -12,48 +12,30 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
+	"extrapolate/experiments/measure"
 	"extrapolate/experiments/plot"
 )
 
-// Files of loss by position, in a run folder and in a comparison folder.
-const (
-	PositionsCSV  = "loss_by_position.csv"
-	PositionsJSON = "loss_by_position.json"
-	PositionsPNG  = "loss_by_position.png"
-	PositionsSVG  = "loss_by_position.svg"
-)
-
-// PositionLoss is the mean loss at each position of the windows of one evaluation length: where
+// Length is the mean loss at each position of the windows of one evaluation length: where
 // in a window a scheme starts to fail, which one perplexity per length cannot show.
-type PositionLoss struct {
+type Length struct {
 	Length     int    `json:"length"`
 	Applicable bool   `json:"applicable"`
 	Reason     string `json:"reason,omitempty"`
 	// Positions are exact up to exactSpan times the training length, then log-spaced buckets.
-	Positions []PositionBucket `json:"positions"`
+	Positions []Bucket `json:"positions"`
 
 	sum   []float64 // per position: the sum of the scored targets' losses
 	count []int     // and how many were scored
 }
 
-// PositionBucket is the mean loss of the targets scored at positions From to To (inclusive; 0
+// Bucket is the mean loss of the targets scored at positions From to To (inclusive; 0
 // is a window's first token, predicted from no context).
-type PositionBucket struct {
+type Bucket struct {
 	From   int     `json:"from"`
 	To     int     `json:"to"`
 	Tokens int     `json:"tokens"`
 	Loss   float64 `json:"loss"`
-}
-
-// positionAcc sums losses by position in the window.
-type positionAcc struct {
-	sum   []float64
-	count []int
-}
-
-func (a *positionAcc) add(t int, loss float64) {
-	a.sum[t] += loss
-	a.count[t]++
 }
 
 // Past exactSpan training lengths, positions are grouped in bucketsPerOctave log-spaced buckets
@@ -65,7 +47,7 @@ const (
 )
 
 // bucket fills Positions from the per-position sums, for a model trained at trainLen.
-func (pl *PositionLoss) bucket(trainLen int) {
+func (pl *Length) bucket(trainLen int) {
 	pl.Positions = nil
 	exact := exactSpan * trainLen
 	for from := 0; from < len(pl.sum); {
@@ -75,7 +57,7 @@ func (pl *PositionLoss) bucket(trainLen int) {
 			next := int(math.Round(float64(exact) * math.Exp2((k+1)/bucketsPerOctave)))
 			to = min(max(next, from+1), len(pl.sum)) - 1
 		}
-		b := PositionBucket{From: from, To: to}
+		b := Bucket{From: from, To: to}
 		var sum float64
 		for t := from; t <= to; t++ {
 			sum += pl.sum[t]
@@ -89,21 +71,21 @@ func (pl *PositionLoss) bucket(trainLen int) {
 	}
 }
 
-// positionsFile is a run's loss_by_position.json.
-type positionsFile struct {
-	Name     string         `json:"name"`
-	Scheme   string         `json:"scheme"`
-	Scaling  string         `json:"scaling,omitempty"`
-	Seed     uint64         `json:"seed"`
-	TrainLen int            `json:"train_len"`
-	Protocol string         `json:"protocol"`
-	Lengths  []PositionLoss `json:"lengths"`
+// file is a run's loss_by_position.json.
+type file struct {
+	Name     string   `json:"name"`
+	Scheme   string   `json:"scheme"`
+	Scaling  string   `json:"scaling,omitempty"`
+	Seed     uint64   `json:"seed"`
+	TrainLen int      `json:"train_len"`
+	Protocol string   `json:"protocol"`
+	Lengths  []Length `json:"lengths"`
 }
 
-// writePositions writes a run's loss by position as CSV, JSON and a plot with a curve per
+// writeRun writes a run's loss by position as CSV, JSON and a plot with a curve per
 // evaluation length.
-func writePositions(dir string, res *Result, pls []PositionLoss) error {
-	f := positionsFile{Name: res.Name, Scheme: res.Scheme, Scaling: res.Scaling, Seed: res.Seed, TrainLen: res.TrainLen,
+func writeRun(dir string, res *measure.Result, pls []Length) error {
+	f := file{Name: res.Name, Scheme: res.Scheme, Scaling: res.Scaling, Seed: res.Seed, TrainLen: res.TrainLen,
 		Protocol: res.Protocol, Lengths: pls}
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
@@ -111,26 +93,26 @@ func writePositions(dir string, res *Result, pls []PositionLoss) error {
 	var series []plot.Series
 	for _, pl := range pls {
 		for _, p := range pl.Positions {
-			w.Write([]string{strconv.Itoa(pl.Length), strconv.Itoa(p.From), strconv.Itoa(p.To), strconv.Itoa(p.Tokens), csvFloat(p.Loss), res.Protocol})
+			w.Write([]string{strconv.Itoa(pl.Length), strconv.Itoa(p.From), strconv.Itoa(p.To), strconv.Itoa(p.Tokens), measure.CSVFloat(p.Loss), res.Protocol})
 		}
 		if pl.Applicable {
-			series = append(series, positionSeries("length "+strconv.Itoa(pl.Length), pl.Positions))
+			series = append(series, plotSeries("length "+strconv.Itoa(pl.Length), pl.Positions))
 		}
 	}
 	w.Flush()
-	if err := writeFile(filepath.Join(dir, PositionsCSV), b.Bytes()); err != nil {
+	if err := measure.WriteFile(filepath.Join(dir, RunCSV), b.Bytes()); err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(dir, PositionsJSON), f); err != nil {
+	if err := measure.WriteJSON(filepath.Join(dir, RunJSON), f); err != nil {
 		return err
 	}
 	title := res.Name + ": loss by position, " + res.Protocol
-	return plot.Positions(filepath.Join(dir, PositionsPNG), filepath.Join(dir, PositionsSVG), title, res.TrainLen, series)
+	return plot.Positions(filepath.Join(dir, RunPNG), filepath.Join(dir, RunSVG), title, res.TrainLen, series)
 }
 
-// positionSeries is loss by position as a line: x is the number of tokens seen, position+1, at
+// plotSeries is loss by position as a line: x is the number of tokens seen, position+1, at
 // the middle of each bucket.
-func positionSeries(label string, ps []PositionBucket) plot.Series {
+func plotSeries(label string, ps []Bucket) plot.Series {
 	s := plot.Series{Label: label}
 	for _, p := range ps {
 		s.XYs = append(s.XYs, plotter.XY{X: float64(p.From+p.To)/2 + 1, Y: p.Loss})
@@ -138,15 +120,15 @@ func positionSeries(label string, ps []PositionBucket) plot.Series {
 	return s
 }
 
-// readPositions reads a finished run's loss by position, checked against its results
-// (positionsFile.check): a run has it at every length.
-func readPositions(r RunResult) ([]PositionLoss, error) {
-	path := filepath.Join(r.Dir, PositionsJSON)
-	b, err := readRunFile(path)
+// read reads a finished run's loss by position, checked against its results
+// (file.check): a run has it at every length.
+func read(r measure.RunResult) ([]Length, error) {
+	path := filepath.Join(r.Dir, RunJSON)
+	b, err := measure.ReadRunFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var f positionsFile
+	var f file
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("%s: does not read as a run's loss by position: %v", path, err)
 	}
@@ -160,15 +142,15 @@ func readPositions(r RunResult) ([]PositionLoss, error) {
 // evaluation length, scored exactly where the results have a finite loss, and there in buckets
 // that cover every position of the window once, in order, and hold every token the length
 // scored, each with a loss a cross-entropy can have.
-func (f *positionsFile) check(r RunResult) error {
-	if err := sameRun(r, f.Name, f.Seed, f.TrainLen, f.Protocol); err != nil {
+func (f *file) check(r measure.RunResult) error {
+	if err := measure.SameRun(r, f.Name, f.Seed, f.TrainLen, f.Protocol); err != nil {
 		return err
 	}
 	got := make([]int, len(f.Lengths))
 	for i, pl := range f.Lengths {
 		got[i] = pl.Length
 	}
-	if err := sameLengths("lengths", got, r.Config.Eval.Lengths); err != nil {
+	if err := measure.SameLengths("lengths", got, r.Config.Eval.Lengths); err != nil {
 		return err
 	}
 	for _, pl := range f.Lengths {
@@ -194,7 +176,7 @@ func (f *positionsFile) check(r RunResult) error {
 
 // checkBuckets checks one length's buckets: every position from 0 to n-1 once, in order, with
 // tokens, together the tokens the length scored, and losses a cross-entropy can have.
-func checkBuckets(ps []PositionBucket, n, tokens int) error {
+func checkBuckets(ps []Bucket, n, tokens int) error {
 	next, total := 0, 0
 	for _, p := range ps {
 		switch {

@@ -1,8 +1,10 @@
-package measure
+package positions
 
 import (
 	"fmt"
 	"math/bits"
+
+	"extrapolate/experiments/measure"
 )
 
 // logBins groups a window's loss by position into octave bins of positions, {0}, [1,2), [2,4),
@@ -11,13 +13,13 @@ import (
 // A bin's loss is the token-weighted mean of its buckets'; a bucket belongs to the bin of its
 // first position (a run's wider buckets start on the octaves when the training length is a power
 // of two), and the bin spans its buckets' positions. Only a comparison's figure is binned.
-func logBins(ps []PositionBucket) []PositionBucket {
-	var out []PositionBucket
+func logBins(ps []Bucket) []Bucket {
+	var out []Bucket
 	var sums []float64
 	last := -1 // the octave of out's last bin
 	for _, p := range ps {
 		if o := bits.Len(uint(p.From)); o != last {
-			out, sums, last = append(out, PositionBucket{From: p.From}), append(sums, 0), o
+			out, sums, last = append(out, Bucket{From: p.From}), append(sums, 0), o
 		}
 		k := len(out) - 1
 		out[k].To = p.To
@@ -36,13 +38,13 @@ func logBins(ps []PositionBucket) []PositionBucket {
 // then their mean (Bins' Loss, with Tokens summed over seeds) and standard deviation.
 type binnedCurve struct {
 	Length int
-	Bins   []PositionBucket
+	Bins   []Bucket
 	Std    []float64
 }
 
-// binnedPositions gives, by series of rep.Series, its loss by position in octave bins at the
+// binnedOf gives, by series of rep.Series, its loss by position in octave bins at the
 // longest length it was scored at; a series without loss by position has no bins.
-func (rep *Report) binnedPositions(byLabel positionsByLength) ([]binnedCurve, error) {
+func binnedOf(rep *measure.Report, byLabel byLength) ([]binnedCurve, error) {
 	out := make([]binnedCurve, len(rep.Series))
 	for i, s := range rep.Series {
 		byLen := byLabel[s.Label]
@@ -63,8 +65,8 @@ func (rep *Report) binnedPositions(byLabel positionsByLength) ([]binnedCurve, er
 }
 
 // binSeeds bins each seed's buckets and averages the bins over seeds.
-func binSeeds(seeds [][]PositionBucket) ([]PositionBucket, []float64, error) {
-	var binned [][]PositionBucket
+func binSeeds(seeds [][]Bucket) ([]Bucket, []float64, error) {
+	var binned [][]Bucket
 	for _, ps := range seeds {
 		binned = append(binned, logBins(ps))
 	}

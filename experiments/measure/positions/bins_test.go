@@ -1,4 +1,4 @@
-package measure
+package positions
 
 import (
 	"math"
@@ -9,12 +9,12 @@ import (
 // TestLogBins bins a synthetic loss by position by hand: exact positions 0 to 15, two tokens
 // each at loss t, then two buckets over 16..31.
 func TestLogBins(t *testing.T) {
-	var ps []PositionBucket
+	var ps []Bucket
 	for p := range 16 {
-		ps = append(ps, PositionBucket{From: p, To: p, Tokens: 2, Loss: float64(p)})
+		ps = append(ps, Bucket{From: p, To: p, Tokens: 2, Loss: float64(p)})
 	}
-	ps = append(ps, PositionBucket{From: 16, To: 23, Tokens: 8, Loss: 3}, PositionBucket{From: 24, To: 31, Tokens: 24, Loss: 7})
-	want := []PositionBucket{
+	ps = append(ps, Bucket{From: 16, To: 23, Tokens: 8, Loss: 3}, Bucket{From: 24, To: 31, Tokens: 24, Loss: 7})
+	want := []Bucket{
 		{From: 0, To: 0, Tokens: 2, Loss: 0},
 		{From: 1, To: 1, Tokens: 2, Loss: 1},
 		{From: 2, To: 3, Tokens: 4, Loss: 2.5},
@@ -27,12 +27,12 @@ func TestLogBins(t *testing.T) {
 	}
 	// A second seed one nat higher everywhere: the bins' mean is half a nat higher, their
 	// standard deviation √0.5.
-	seed2 := make([]PositionBucket, len(ps))
+	seed2 := make([]Bucket, len(ps))
 	for k, p := range ps {
 		p.Loss++
 		seed2[k] = p
 	}
-	mean, std, err := binSeeds([][]PositionBucket{ps, seed2})
+	mean, std, err := binSeeds([][]Bucket{ps, seed2})
 	if err != nil {
 		t.Fatal(err)
 	}

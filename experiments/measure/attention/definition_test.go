@@ -1,4 +1,4 @@
-package measure
+package attention_test
 
 import (
 	"context"
@@ -7,62 +7,18 @@ import (
 	"strings"
 	"testing"
 
+	"gorgonia.org/tensor"
+
 	"extrapolate/data"
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/internal/testrun"
-	"extrapolate/model/nn"
+	"extrapolate/experiments/measure"
+	"extrapolate/experiments/measure/attention"
+	_ "extrapolate/experiments/measure/builtin" // the measures a run takes, in their order
+	"extrapolate/experiments/measure/perplexity"
+	"extrapolate/model"
 	"extrapolate/position"
 )
-
-// TestAttentionBinsByHand bins statistics summed from two hand-built windows of 6 tokens, one
-// head, far keys at least 2 back: in the first, each query attends uniformly to its keys; in the
-// second, query i puts half its attention on key 0 and half on itself (all on key 0 at i = 0).
-// The expected bins are the closed forms: uniform attention over i+1 keys has entropy log(i+1)
-// and far mass (i−1)/(i+1); the halves have entropy log 2 and far mass 1/2 from i = 2 on.
-func TestAttentionBinsByHand(t *testing.T) {
-	const n, far = 6, 2
-	st := &nn.AttentionStats{Far: far, Entropy: make([]float64, n), FarMass: make([]float64, n), Sequences: 2}
-	for i := range n {
-		uniform, halves := make([]float64, i+1), make([]float64, i+1)
-		for j := range uniform {
-			uniform[j] = 1 / float64(i+1)
-		}
-		halves[0] += 0.5
-		halves[i] += 0.5
-		for _, p := range [][]float64{uniform, halves} {
-			for j, x := range p {
-				if x > 0 {
-					st.Entropy[i] -= x * math.Log(x)
-				}
-				if i-j >= far {
-					st.FarMass[i] += x
-				}
-			}
-		}
-	}
-	ln := math.Log
-	want := []AttentionBin{
-		{From: 0, To: 0, Entropy: 0, Uniform: 0, Far: 0},
-		{From: 1, To: 1, Entropy: ln(2), Uniform: ln(2), Far: 0},
-		{From: 2, To: 3, Entropy: ((ln(3)+ln(2))/2 + (ln(4)+ln(2))/2) / 2, Uniform: (ln(3) + ln(4)) / 2,
-			Far: ((1.0/3+0.5)/2 + (2.0/4+0.5)/2) / 2},
-		{From: 4, To: 5, Entropy: ((ln(5)+ln(2))/2 + (ln(6)+ln(2))/2) / 2, Uniform: (ln(5) + ln(6)) / 2,
-			Far: ((3.0/5+0.5)/2 + (4.0/6+0.5)/2) / 2},
-	}
-	got := attentionBins(st, 0, n)
-	if len(got) != len(want) {
-		t.Fatalf("%d bins %+v, want %d", len(got), got, len(want))
-	}
-	for k, w := range want {
-		g := got[k]
-		if g.From != w.From || g.To != w.To || math.Abs(g.Entropy-w.Entropy) > 1e-12 || math.Abs(g.Uniform-w.Uniform) > 1e-12 || math.Abs(g.Far-w.Far) > 1e-12 {
-			t.Errorf("bin %d: %+v, want %+v", k, g, w)
-		}
-	}
-	if u := uniformLastOctave(n); math.Abs(u-want[3].Uniform) > 1e-12 {
-		t.Errorf("uniform entropy of the last octave %v, want %v", u, want[3].Uniform)
-	}
-}
 
 // TestAttentionFromDefinition measures attention through a run's evaluation, with the query
 // weights zeroed so that every score is the scheme's bias alone: uniform attention for NoPE,
@@ -74,8 +30,9 @@ func TestAttentionFromDefinition(t *testing.T) {
 		c.Model.Layers = 2
 		c.Eval.Measures = []string{"attention"}
 		rc := testrun.Resolved(t, c)
-		_, s := rc.Schemes()
-		m, err := newModel(rc)
+		// A fresh model, built as a run builds it before training.
+		train, s := rc.Schemes()
+		m, err := model.New(rc.ModelConfig(), train, tensor.Float32, rc.Config().Seed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,8 +40,8 @@ func TestAttentionFromDefinition(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ev := &Evaluation{Config: c, Model: m, Scheme: s, TrainScheme: s, Corpus: corpus}
-		without, err := ev.Perplexities(context.Background(), s)
+		ev := &measure.Evaluation{Config: c, Model: m, Scheme: s, TrainScheme: s, Corpus: corpus}
+		without, err := perplexity.ByLength(context.Background(), ev, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +49,12 @@ func TestAttentionFromDefinition(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, l := range recs[0].(*perplexityRun).lengths {
+		// The perplexity's numbers, as its recorder puts them in the results file.
+		res := &measure.Result{TrainLen: c.Train.SeqLen}
+		if err := recs[0].Record(t.TempDir(), res); err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range res.Lengths {
 			if *l.Loss != *without[i].Loss {
 				t.Fatalf("%s at %d: loss %v with attention statistics, %v without", scheme, l.Length, *l.Loss, *without[i].Loss)
 			}
@@ -105,14 +67,13 @@ func TestAttentionFromDefinition(t *testing.T) {
 		if recs, err = ev.Measure(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		att := recs[len(recs)-1].(*attentionRun)
-		checkAttention(t, scheme, s, c, att.lengths)
+		checkAttention(t, scheme, s, c, attention.Lengths(recs[len(recs)-1]))
 	}
 }
 
 // checkAttention compares a run's attention with the softmax of the scheme's bias (zero when
 // it has none), query by query, binned in octaves here.
-func checkAttention(t *testing.T, scheme string, s position.Scheme, c config.Config, got []AttentionLength) {
+func checkAttention(t *testing.T, scheme string, s position.Scheme, c config.Config, got []attention.Length) {
 	t.Helper()
 	if len(got) != len(c.Eval.Lengths) {
 		t.Fatalf("%s: attention at %d lengths, want %d", scheme, len(got), len(c.Eval.Lengths))
@@ -167,11 +128,11 @@ func softmaxStats(bias []float64, i, far int) (entropy, farMass float64) {
 
 // octaves averages per-query values over the queries whose positions have the same bit length:
 // 0; 1; 2, 3; 4 to 7; ...
-func octaves(n int, at func(i int) (float64, float64)) []AttentionBin {
-	var out []AttentionBin
+func octaves(n int, at func(i int) (float64, float64)) []attention.Bin {
+	var out []attention.Bin
 	for i := range n {
 		if len(out) == 0 || bits.Len(uint(i)) != bits.Len(uint(out[len(out)-1].From)) {
-			out = append(out, AttentionBin{From: i})
+			out = append(out, attention.Bin{From: i})
 		}
 		b := &out[len(out)-1]
 		e, f := at(i)
@@ -182,23 +143,4 @@ func octaves(n int, at func(i int) (float64, float64)) []AttentionBin {
 		b.Uniform = (b.Uniform*k + math.Log(float64(i+1))) / (k + 1)
 	}
 	return out
-}
-
-// TestSpearman checks the rank correlation on small cases worked by hand.
-func TestSpearman(t *testing.T) {
-	for _, c := range []struct {
-		x, y []float64
-		want float64
-	}{
-		{[]float64{1, 2, 3}, []float64{10, 20, 30}, 1},
-		{[]float64{1, 2, 3}, []float64{3, 2, 1}, -1},
-		// Ranks 1, 2, 3, 4 against 2, 1, 4, 3: 1 − 6·4/(4·15) = 0.6.
-		{[]float64{0.1, 0.2, 0.3, 0.4}, []float64{5, 1, 9, 7}, 0.6},
-		// A tie: ranks 1.5, 1.5, 3 against 1, 2, 3: correlation 0.5·√3 ≈ 0.866.
-		{[]float64{1, 1, 2}, []float64{1, 2, 3}, math.Sqrt(3) / 2},
-	} {
-		if got := spearman(c.x, c.y); math.Abs(got-c.want) > 1e-12 {
-			t.Errorf("spearman(%v, %v) = %v, want %v", c.x, c.y, got, c.want)
-		}
-	}
 }

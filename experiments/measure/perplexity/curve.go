@@ -1,20 +1,20 @@
-package measure
+package perplexity
 
 import (
-	"math"
 	"sort"
 
+	"extrapolate/experiments/measure"
 	"extrapolate/experiments/plot"
 )
 
 // writePlot draws perplexity against evaluation length, both axes logarithmic, with the
-// training length marked, into PlotPNG and PlotSVG in dir.
+// training length marked, into RunPNG and RunSVG in dir.
 func writePlot(dir, title string, trainLen int, curves []plot.Curve) error {
-	return plot.Perplexity(dir, PlotPNG, PlotSVG, title, trainLen, curves)
+	return plot.Perplexity(dir, RunPNG, RunSVG, title, trainLen, curves)
 }
 
-// CurveOf aggregates runs of one scheme by length.
-func CurveOf(label string, runs []*Result) plot.Curve {
+// Curve aggregates runs of one scheme by length.
+func Curve(label string, runs []*measure.Result) plot.Curve {
 	c := plot.Curve{Label: label}
 	byLen := map[int][]float64{}
 	na, nonFinite := map[int]bool{}, map[int]bool{}
@@ -35,7 +35,7 @@ func CurveOf(label string, runs []*Result) plot.Curve {
 	}
 	sort.Ints(c.Lengths)
 	for _, n := range c.Lengths {
-		m, s := meanStd(byLen[n])
+		m, s := measure.MeanStd(byLen[n])
 		c.Mean, c.Std = append(c.Mean, m), append(c.Std, s)
 	}
 	for n := range na {
@@ -51,26 +51,4 @@ func CurveOf(label string, runs []*Result) plot.Curve {
 	sort.Ints(c.NotApplicable)
 	sort.Ints(c.NonFinite)
 	return c
-}
-
-// MeanStd is meanStd for measures registered from other packages, so that their seed averages
-// are the comparison's own.
-func MeanStd(x []float64) (mean, std float64) { return meanStd(x) }
-
-// meanStd returns the mean and the sample standard deviation (0 for a single value).
-func meanStd(x []float64) (mean, std float64) {
-	if len(x) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	if len(x) < 2 {
-		return mean, 0
-	}
-	for _, v := range x {
-		std += (v - mean) * (v - mean)
-	}
-	return mean, math.Sqrt(std / float64(len(x)-1))
 }
