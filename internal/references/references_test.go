@@ -8,7 +8,7 @@ import (
 
 	"extrapolate/experiments/claims"
 	"extrapolate/experiments/measure"
-	_ "extrapolate/experiments/measure/tasks" // registers the measure of tasks
+	_ "extrapolate/experiments/measure/builtin" // registers the built-in measures
 	"extrapolate/position"
 	"extrapolate/task"
 )
