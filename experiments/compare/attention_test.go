@@ -55,6 +55,10 @@ runs:
 	if !strings.Contains(string(md), "## Attention") || !strings.Contains(string(md), "attention is flattest in") {
 		t.Fatalf("REPORT.md has no attention section with its finding:\n%s", md)
 	}
+	// The report says on what processor its time was spent, as the runs record it.
+	if cpu := rep.Runs[0].Result.CPU; cpu == "" || !strings.Contains(string(md), "of computation in all, on "+cpu+";") {
+		t.Errorf("REPORT.md does not give the runs' processor %q with its time", cpu)
+	}
 	var f struct{ Series []attention.Series }
 	b, _ := os.ReadFile(filepath.Join(out, attention.ComparisonJSON))
 	if err := json.Unmarshal(b, &f); err != nil {

@@ -3,8 +3,10 @@ package compare
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -126,7 +128,7 @@ func (rep *Report) markdown(sections []measure.Section) []byte {
 		}
 		p("| %s | %d | %d | %s | %.3f | %s |\n", r.Label, r.Seed, res.Steps, train, res.FinalTrainLoss, status)
 	}
-	p("\nTraining and evaluation took %.0f s of computation in all; runs that differ from an earlier one only in a RoPE scaling applied at evaluation reuse its training, and show its name.\n", rep.computeSeconds())
+	p("\nTraining and evaluation took %.0f s of computation in all, on %s; runs that differ from an earlier one only in a RoPE scaling applied at evaluation reuse its training, and show its name.\n", rep.computeSeconds(), processors(rep.Runs))
 	return b.Bytes()
 }
 
@@ -148,6 +150,20 @@ func (rep *Report) sharedTraining() []string {
 }
 
 // computeSeconds is the time the runs took to train and evaluate, each shared training once.
+// processors names the processors the runs record, "; " between them, or says none did.
+func processors(runs []measure.RunResult) string {
+	cpus := map[string]bool{}
+	for _, r := range runs {
+		if r.Result != nil && r.Result.CPU != "" {
+			cpus[r.Result.CPU] = true
+		}
+	}
+	if len(cpus) == 0 {
+		return "processors not recorded"
+	}
+	return strings.Join(slices.Sorted(maps.Keys(cpus)), "; ")
+}
+
 func (rep *Report) computeSeconds() float64 {
 	total := 0.0
 	for i, shared := range rep.sharedTraining() {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -213,22 +212,14 @@ func (rep *Report) gridMarkdown() []byte {
 // gridIntro writes the title, what produced the grid and on which CPUs, and the points' table.
 func (rep *Report) gridIntro(b *bytes.Buffer) {
 	var compute float64
-	cpus := map[string]bool{}
+	var runs []measure.RunResult
 	for _, pt := range rep.Points {
 		compute += pt.Report.computeSeconds()
-		for _, r := range pt.Report.Runs {
-			if r.Result.CPU != "" {
-				cpus[r.Result.CPU] = true
-			}
-		}
-	}
-	cpuList := slices.Sorted(maps.Keys(cpus))
-	if len(cpuList) == 0 {
-		cpuList = []string{"not recorded"}
+		runs = append(runs, pt.Report.Runs...)
 	}
 	fmt.Fprintf(b, "# Claims by scale: %s\n\n", rep.Comparison.Name)
 	fmt.Fprintf(b, "Produced by `%s` on %s. The same runs, trained at %d tokens and scored at %d to %d, at each of %d points; every claim is judged at every point by the rule and threshold of the single comparison (below). Training and evaluation took %.0f s of computation in all, on %s.\n\n",
-		rep.Command, rep.Generated.Format("2006-01-02"), rep.TrainLen, rep.Lengths[0], rep.Lengths[len(rep.Lengths)-1], len(rep.Points), compute, strings.Join(cpuList, "; "))
+		rep.Command, rep.Generated.Format("2006-01-02"), rep.TrainLen, rep.Lengths[0], rep.Lengths[len(rep.Lengths)-1], len(rep.Points), compute, processors(runs))
 	b.WriteString("## Points\n\n| point | settings | weights | training tokens | report |\n|---|---|---:|---:|---|\n")
 	for _, pt := range rep.Points {
 		fmt.Fprintf(b, "| %s | %s | %d | %d | [%s](%s/%s) |\n", pt.Name, orDash(pt.Set), pt.Params, pt.TrainTokens, pt.Name, pt.Name, ReportFile)
