@@ -206,7 +206,7 @@ func (rep *Report) Summary() string {
 	}
 	fmt.Fprintf(&b, "%-22s", "perplexity")
 	for _, n := range rep.Lengths {
-		fmt.Fprintf(&b, " %15s", fmt.Sprintf("%d (%gx)", n, float64(n)/float64(rep.TrainLen)))
+		fmt.Fprintf(&b, " %15s", fmt.Sprintf("%d (%s)", n, measure.Ratio(n, rep.TrainLen)))
 	}
 	b.WriteByte('\n')
 	for _, s := range rep.Series {

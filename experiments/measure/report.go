@@ -271,6 +271,16 @@ func LeftOut(st Stat) string {
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
+// Ratio writes length n as a multiple of the training length: 2x, 16x, 0.5x, and, for a
+// length that is no simple multiple (a task run's training window), three digits, 0.842x.
+func Ratio(n, trainLen int) string {
+	r := float64(n) / float64(trainLen)
+	if r >= 1000 {
+		return strconv.FormatFloat(r, 'f', 0, 64) + "x"
+	}
+	return strconv.FormatFloat(r, 'g', 3, 64) + "x"
+}
+
 // Percent writes a share as a percentage with the digits it needs.
 func Percent(x float64) string {
 	return strconv.FormatFloat(100*x, 'g', 3, 64) + "%"

@@ -42,7 +42,7 @@ func (s section) Markdown(w io.Writer) {
 	}
 	p("| run | position |")
 	for _, n := range rep.Lengths {
-		p(" %d (%gx) |", n, float64(n)/float64(rep.TrainLen))
+		p(" %d (%s) |", n, measure.Ratio(n, rep.TrainLen))
 	}
 	p("\n|---|---|%s\n", strings.Repeat("---:|", len(rep.Lengths)))
 	for _, s := range rep.Series {

@@ -1,0 +1,20 @@
+package measure
+
+import "testing"
+
+// TestRatio checks how a length is written as a multiple of the training length: whole and
+// simple multiples as %g writes them, as every committed report has them, and a task window's
+// odd ratio in three digits.
+func TestRatio(t *testing.T) {
+	for _, c := range []struct {
+		n, trainLen int
+		want        string
+	}{
+		{64, 64, "1x"}, {1024, 64, "16x"}, {32, 64, "0.5x"}, {96, 64, "1.5x"}, {4096, 64, "64x"},
+		{32, 38, "0.842x"}, {65536, 64, "1024x"}, {100000, 64, "1562x"},
+	} {
+		if got := Ratio(c.n, c.trainLen); got != c.want {
+			t.Errorf("Ratio(%d, %d) = %s, want %s", c.n, c.trainLen, got, c.want)
+		}
+	}
+}
