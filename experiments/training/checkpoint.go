@@ -209,10 +209,24 @@ func readCheckpoint(path string) (Meta, map[string]*tensor.Dense, error) {
 }
 
 // adopt copies a checkpoint's weights, optimizer moments and training state into the trainer.
+// A finished run's checkpoint holds no moments (save): nothing trains after it.
 func (t *trainer) adopt(meta Meta, byName map[string]*tensor.Dense, path string) error {
 	if err := loadParams(t.model, byName, path); err != nil {
 		return err
 	}
+	if meta.State.Phase != phaseDone {
+		if err := t.adoptMoments(byName, path); err != nil {
+			return err
+		}
+	}
+	t.st = meta.State
+	t.opt.Step = meta.State.OptStep
+	t.sampler.Generator().State = meta.State.Sampler
+	return nil
+}
+
+// adoptMoments copies AdamW's moments of every weight from a checkpoint into the optimizer.
+func (t *trainer) adoptMoments(byName map[string]*tensor.Dense, path string) error {
 	for i, p := range t.model.Params {
 		m, v := byName["adam.m."+p.Name], byName["adam.v."+p.Name]
 		if m == nil || v == nil || !m.Shape().Eq(p.Value.Shape()) || !v.Shape().Eq(p.Value.Shape()) || m.Dtype() != p.Value.Dtype() || v.Dtype() != p.Value.Dtype() {
@@ -221,9 +235,6 @@ func (t *trainer) adopt(meta Meta, byName map[string]*tensor.Dense, path string)
 		copy(t.opt.M[i].Raw, m.Raw)
 		copy(t.opt.V[i].Raw, v.Raw)
 	}
-	t.st = meta.State
-	t.opt.Step = meta.State.OptStep
-	t.sampler.Generator().State = meta.State.Sampler
 	return nil
 }
 
@@ -264,13 +275,19 @@ func loadParams(m *model.Model, byName map[string]*tensor.Dense, path string) er
 	return nil
 }
 
+// save writes the checkpoint: the weights and the training state, and, while training is not
+// finished, AdamW's moments, which resuming needs. A finished run's checkpoint is for
+// evaluating, sampling, exporting and sharing its weights with runs of the same training, none
+// of which trains further: without the moments it is a third of the size.
 func (t *trainer) save() error {
 	var ts []checkpoint.Tensor
 	for _, p := range t.model.Params {
 		ts = append(ts, checkpoint.Tensor{Name: p.Name, Value: p.Value})
 	}
-	for i, p := range t.model.Params {
-		ts = append(ts, checkpoint.Tensor{Name: "adam.m." + p.Name, Value: t.opt.M[i]}, checkpoint.Tensor{Name: "adam.v." + p.Name, Value: t.opt.V[i]})
+	if t.st.Phase != phaseDone {
+		for i, p := range t.model.Params {
+			ts = append(ts, checkpoint.Tensor{Name: "adam.m." + p.Name, Value: t.opt.M[i]}, checkpoint.Tensor{Name: "adam.v." + p.Name, Value: t.opt.V[i]})
+		}
 	}
 	t.st.OptStep = t.opt.Step
 	t.st.Sampler = t.sampler.Generator().State

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"extrapolate/checkpoint"
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/internal/testrun"
 	"extrapolate/experiments/measure"
@@ -265,5 +266,61 @@ func TestForeignFilesNotReplaced(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "mine" {
 		t.Fatal("the run touched notes.txt")
+	}
+}
+
+// tensorNames lists the tensors of a run folder's checkpoint.
+func tensorNames(t *testing.T, dir string) []string {
+	t.Helper()
+	var meta Meta
+	ts, err := checkpoint.Read(filepath.Join(dir, measure.CheckpointFile), &meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, x := range ts {
+		names = append(names, x.Name)
+	}
+	return names
+}
+
+// TestFinishedCheckpointHoldsWeights checks what a checkpoint keeps: AdamW's moments while
+// training can resume, the weights alone once the run is finished, and a finished run run
+// again takes its checkpoint as it is.
+func TestFinishedCheckpointHoldsWeights(t *testing.T) {
+	c := testrun.Config(t, "rope")
+	dir := filepath.Join(t.TempDir(), "run")
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &Run{Resolved: testrun.Resolved(t, c), Dir: dir, afterStep: func(_ string, step int) {
+		if step == 2 {
+			cancel()
+		}
+	}}
+	if _, err := r.Execute(ctx); !errors.Is(err, measure.ErrInterrupted) {
+		t.Fatalf("interrupting: %v", err)
+	}
+	cancel()
+	moments := func(names []string) int {
+		n := 0
+		for _, name := range names {
+			if strings.HasPrefix(name, "adam.") {
+				n++
+			}
+		}
+		return n
+	}
+	mid := tensorNames(t, dir)
+	if moments(mid) == 0 || moments(mid) != 2*(len(mid)-moments(mid)) {
+		t.Fatalf("interrupted checkpoint %v: want two moments a weight", mid)
+	}
+	for range 2 { // finish it, then run it again
+		r := &Run{Resolved: testrun.Resolved(t, c), Dir: dir}
+		if _, err := r.Execute(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		done := tensorNames(t, dir)
+		if moments(done) != 0 || len(done) != len(mid)-moments(mid) {
+			t.Fatalf("finished checkpoint %v: want the %d weights alone", done, len(mid)-moments(mid))
+		}
 	}
 }
