@@ -3,7 +3,7 @@
 // A checkpoint trained on tasks is scored on its tasks instead: exact match at every test size,
 // on the held-out examples its run was scored on.
 //
-//	go run ./cmd/eval -checkpoint results/rope/model.ckpt -scaling none,linear,ntk,dynamic_ntk,yarn
+//	go run ./cmd/eval -checkpoint examples/checkpoints/rope_ntk.ckpt -scaling none,linear,ntk,dynamic_ntk,yarn
 //	go run ./cmd/eval -checkpoint results/tasks_ci/runs/rope-s1/model.ckpt -scaling none,yarn
 package main
 

@@ -3,7 +3,8 @@
 //
 //	go run ./cmd/inspect -scheme rope -scaling yarn -dim 16 -base 10000 -train-len 128 -eval-len 512 -factor 4 -json
 //	go run ./cmd/inspect -scheme alibi -heads 8 -eval-len 32        # draws inspect_alibi.png
-//	go run ./cmd/inspect -checkpoint results/t5/model.ckpt          # a trained scheme's biases
+//	go run ./cmd/inspect -checkpoint examples/checkpoints/rope_ntk.ckpt   # a trained checkpoint's scheme
+//	go run ./cmd/inspect -checkpoint results/t5/model.ckpt          # a trained scheme's biases, after -config t5
 package main
 
 import (

@@ -2,8 +2,8 @@
 // byte drawn from the model's prediction after the text so far, to see what a scheme does with
 // positions past its training length as text rather than as a perplexity.
 //
-//	go run ./cmd/sample -checkpoint results/rope/model.ckpt -prompt 'func main() {' -n 300
-//	go run ./cmd/sample -checkpoint results/rope/model.ckpt -prompt-file p.go -n 500 -scaling yarn -temperature 0
+//	go run ./cmd/sample -checkpoint examples/checkpoints/rope_ntk.ckpt -prompt 'func main() {' -n 300
+//	go run ./cmd/sample -checkpoint examples/checkpoints/rope_ntk.ckpt -prompt-file p.go -n 500 -scaling yarn -temperature 0
 //
 // The model is byte-level: the prompt's bytes go in and bytes come out. Every step runs the
 // full forward pass over the whole text so far (no cache of keys and values: at this size it is
