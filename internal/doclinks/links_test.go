@@ -25,13 +25,18 @@ var (
 	inlineLink = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
 )
 
-// TestLinks checks every relative link of README.md and docs/*.md: its file must exist and its
-// #anchor, in a Markdown page, must be one of that page's headings.
+// TestLinks checks every relative link of README.md, docs/*.md and docs/notes/*.md: its file
+// must exist and its #anchor, in a Markdown page, must be one of that page's headings.
 func TestLinks(t *testing.T) {
 	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	notes, err := filepath.Glob(filepath.Join(root, "docs", "notes", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, notes...)
 	pages = append([]string{filepath.Join(root, "README.md")}, pages...)
 	anchors := map[string]map[string]bool{}
 	anchorsOf := func(page string) map[string]bool {
