@@ -151,6 +151,17 @@ func trainTiny(t *testing.T, set func(c *experiments.Config)) string {
 // scored is a loss by scaling and length; NaN for a length that is not applicable.
 type scored map[string]map[int]float64
 
+// add records the loss at a scaling and length, nil for not applicable.
+func (s scored) add(scaling string, n int, loss *float64) {
+	if s[scaling] == nil {
+		s[scaling] = map[int]float64{}
+	}
+	s[scaling][n] = math.NaN()
+	if loss != nil {
+		s[scaling][n] = *loss
+	}
+}
+
 // evalPerplexities scores the checkpoint under the named scalings (nil: none and the config's
 // own) as cmd/eval does.
 func evalPerplexities(t *testing.T, ckpt string, names []string) scored {
@@ -179,12 +190,8 @@ func evalPerplexities(t *testing.T, ckpt string, names []string) scored {
 	}
 	out := scored{}
 	for _, r := range rep.Results {
-		out[r.Scaling] = map[int]float64{}
 		for _, l := range r.Lengths {
-			out[r.Scaling][l.Length] = math.NaN()
-			if l.Loss != nil {
-				out[r.Scaling][l.Length] = *l.Loss
-			}
+			out.add(r.Scaling, l.Length, l.Loss)
 		}
 	}
 	return out
@@ -217,12 +224,8 @@ func loaderPerplexities(t *testing.T, dir string, names []string) scored {
 	}
 	out := scored{}
 	for _, r := range rep.Results {
-		out[r.Scaling] = map[int]float64{}
 		for _, l := range r.Lengths {
-			out[r.Scaling][l.Length] = math.NaN()
-			if l.Loss != nil {
-				out[r.Scaling][l.Length] = *l.Loss
-			}
+			out.add(r.Scaling, l.Length, l.Loss)
 		}
 	}
 	return out
