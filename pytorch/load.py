@@ -506,8 +506,8 @@ def windows(n, stride, tokens):
     return out
 
 
-def perplexity(model, valid, n, tokens, stride, batch_tokens, scaling=None):
-    """The mean loss and perplexity over the first tokens targets at length n, as cmd/eval
+def length_loss(model, valid, n, tokens, stride, batch_tokens, scaling=None):
+    """(loss, None): the mean loss over the first tokens targets at length n, as cmd/eval
     scores them; (None, reason) for a length the scheme cannot handle."""
     if len(valid) < tokens + 1:
         raise ValueError(f"{tokens} tokens, but the validation text holds only {len(valid) - 1}")
@@ -564,7 +564,7 @@ def main(argv=None):
     for sc in scalings:
         rows = []
         for n in lengths:
-            loss, reason = perplexity(model, valid, n, tokens, e["stride"], batch_tokens, sc)
+            loss, reason = length_loss(model, valid, n, tokens, e["stride"], batch_tokens, sc)
             rows.append({"length": n, "loss": loss, "perplexity": None if loss is None else math.exp(loss), "reason": reason})
         results.append({"scaling": scaling_name(sc), "lengths": rows})
     if a.json:

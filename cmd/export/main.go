@@ -1,9 +1,9 @@
 // Command export writes a trained checkpoint's model in a form other tools read: its weights as
 // safetensors and a JSON config naming the scheme, its scaling and every setting needed to
-// rebuild the model and score it as cmd/eval does. export/load.py rebuilds it in PyTorch.
+// rebuild the model and score it as cmd/eval does. pytorch/load.py rebuilds it in PyTorch.
 //
 //	go run ./cmd/export -checkpoint results/rope/model.ckpt -out results/rope/export
-//	python3 export/load.py results/rope/export
+//	python3 pytorch/load.py results/rope/export
 //
 // Only the model's weights are exported, not the optimizer's state. An existing export is not
 // replaced without -overwrite, and nothing is written unless both files can be made.
