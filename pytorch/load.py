@@ -5,6 +5,7 @@
     python3 pytorch/load.py results/rope/export                      # perplexity by length
     python3 pytorch/load.py results/rope/export --scaling none,yarn --lengths 64,256
     python3 pytorch/load.py results/rope/export --json               # the numbers as JSON
+    python3 pytorch/load.py results/rope/export results/alibi/export # several, torch loaded once
 
 As a module: `model = load("results/rope/export")` gives a `Model` whose `logits(ids)` takes a
 (batch, n) LongTensor of bytes; `model.losses(ids, targets)` the loss of every token.
@@ -529,9 +530,53 @@ def length_loss(model, valid, n, tokens, stride, batch_tokens, scaling=None):
     return loss, None
 
 
+def parse_scalings(spec, factor):
+    """The scalings --scaling names, each at its defaults with factor; None for none."""
+    out = []
+    for name in spec.split(","):
+        if name != "none" and name not in SCALINGS:
+            raise ValueError(f"--scaling {name}: known: none, {', '.join(SCALINGS)}")
+        out.append(None if name == "none" else {"type": name, "factor": factor, "params": {}})
+    return out
+
+
+def evaluate(folder, a):
+    """The report of one export: its perplexity by scaling and length, as the flags ask."""
+    model = load(folder, getattr(torch, a.dtype))
+    cfg = model.config
+    e = cfg["eval"]
+    lengths = [int(x) for x in a.lengths.split(",")] if a.lengths else e["lengths"]
+    tokens = a.tokens or e["tokens"]
+    batch_tokens = max(e["batch_tokens"], max(lengths))
+    if a.scaling:
+        scalings = parse_scalings(a.scaling, a.factor)
+    else:
+        scalings = [None] + ([cfg["position"]["scaling"]] if cfg["position"]["scaling"] else [])
+    valid = validation_text(cfg, a.corpus, a.goroot)
+    results = []
+    for sc in scalings:
+        rows = []
+        for n in lengths:
+            loss, reason = length_loss(model, valid, n, tokens, e["stride"], batch_tokens, sc)
+            rows.append({"length": n, "loss": loss, "perplexity": None if loss is None else math.exp(loss), "reason": reason})
+        results.append({"scaling": scaling_name(sc), "lengths": rows})
+    return {"folder": folder, "name": cfg["name"], "scheme": cfg["position"]["scheme"], "train_len": cfg["train_len"],
+            "tokens": tokens, "protocol": e["protocol"], "lengths": lengths, "results": results}
+
+
+def print_table(r):
+    print(f"{r['name']}: {r['scheme']} scheme, trained at {r['train_len']} tokens; {r['tokens']} validation tokens, {r['protocol']}")
+    heads = (f"{n} ({n / r['train_len']:g}x)" for n in r["lengths"])
+    print(f"{'perplexity':<24}" + "".join(f" {h:>10}" for h in heads))
+    for x in r["results"]:
+        cells = ("n/a" if c["perplexity"] is None else f"{c['perplexity']:.3f}" for c in x["lengths"])
+        print(f"{x['scaling']:<24}" + "".join(f" {c:>10}" for c in cells))
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("folder", help="the folder cmd/export wrote: config.json and model.safetensors")
+    p.add_argument("folders", nargs="+", metavar="folder",
+                   help="a folder cmd/export wrote (config.json and model.safetensors); several are scored in turn")
     p.add_argument("--corpus", help="the text corpus's file (default: config.json's data.path)")
     p.add_argument("--goroot", help="the Go root whose sources the gosrc corpus reads (default: go env GOROOT)")
     p.add_argument("--lengths", help="comma-separated evaluation lengths (default: config.json's)")
@@ -541,42 +586,20 @@ def main(argv=None):
     p.add_argument("--factor", default="auto", help="the scalings' factor: auto (n/L) or a number ≥ 1")
     p.add_argument("--dtype", default="float64", choices=["float64", "float32"])
     p.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
-    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.add_argument("--json", action="store_true", help="print the results as JSON: a list, one report per folder")
     a = p.parse_args(argv)
     torch.set_num_threads(a.threads)
-    model = load(a.folder, getattr(torch, a.dtype))
-    cfg = model.config
-    e = cfg["eval"]
-    lengths = [int(x) for x in a.lengths.split(",")] if a.lengths else e["lengths"]
-    tokens = a.tokens or e["tokens"]
-    batch_tokens = max(e["batch_tokens"], max(lengths))
-    scalings = [None]
-    if cfg["position"]["scaling"]:
-        scalings.append(cfg["position"]["scaling"])
     if a.scaling:
-        scalings = []
-        for name in a.scaling.split(","):
-            if name != "none" and name not in SCALINGS:
-                p.error(f"--scaling {name}: known: none, {', '.join(SCALINGS)}")
-            scalings.append(None if name == "none" else {"type": name, "factor": a.factor, "params": {}})
-    valid = validation_text(cfg, a.corpus, a.goroot)
-    results = []
-    for sc in scalings:
-        rows = []
-        for n in lengths:
-            loss, reason = length_loss(model, valid, n, tokens, e["stride"], batch_tokens, sc)
-            rows.append({"length": n, "loss": loss, "perplexity": None if loss is None else math.exp(loss), "reason": reason})
-        results.append({"scaling": scaling_name(sc), "lengths": rows})
+        parse_scalings(a.scaling, a.factor)  # refused before any folder is read
+    reports = [evaluate(folder, a) for folder in a.folders]
     if a.json:
-        json.dump({"name": cfg["name"], "train_len": cfg["train_len"], "tokens": tokens, "results": results}, sys.stdout, indent=2)
+        json.dump(reports, sys.stdout, indent=2)
         print()
         return
-    print(f"{cfg['name']}: {cfg['position']['scheme']} scheme, trained at {cfg['train_len']} tokens; {tokens} validation tokens, {e['protocol']}")
-    heads = (f"{n} ({n / cfg['train_len']:g}x)" for n in lengths)
-    print(f"{'perplexity':<24}" + "".join(f" {h:>10}" for h in heads))
-    for r in results:
-        cells = ("n/a" if x["perplexity"] is None else f"{x['perplexity']:.3f}" for x in r["lengths"])
-        print(f"{r['scaling']:<24}" + "".join(f" {c:>10}" for c in cells))
+    for i, r in enumerate(reports):
+        if i:
+            print()
+        print_table(r)
 
 
 if __name__ == "__main__":

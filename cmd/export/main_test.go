@@ -96,7 +96,8 @@ const tolerance = 2e-6
 
 // TestLoaderReproducesEval trains a tiny model of each variant, scores it with cmd/eval's
 // computation, exports it, and checks that the PyTorch loader, rebuilding the model from the
-// export alone, gives the same perplexity at every length and scaling.
+// export alone, gives the same perplexity at every length and scaling. The loader scores every
+// export that takes the same -scaling in one run, so that PyTorch starts four times, not 18.
 func TestLoaderReproducesEval(t *testing.T) {
 	if err := exec.Command(python, "-c", "import torch").Run(); err != nil {
 		if os.Getenv("CI") != "" {
@@ -105,17 +106,30 @@ func TestLoaderReproducesEval(t *testing.T) {
 		t.Skipf("%s cannot import torch (%v): apt-get install python3-torch", python, err)
 	}
 	start := time.Now()
+	want, dirs := map[string]scored{}, map[string]string{}
+	groups := map[string][]string{} // variants by the -scaling the loader is given
 	for _, v := range variants {
-		t.Run(v.name, func(t *testing.T) {
-			ckpt := trainTiny(t, v.set)
-			want := evalPerplexities(t, ckpt, v.scalings)
-			dir := filepath.Join(t.TempDir(), "export")
-			if code, _, stderr := cmdtest.Run(t, binary, "", "-checkpoint", ckpt, "-out", dir); code != 0 {
-				t.Fatalf("export: exit %d: %s", code, stderr)
-			}
-			got := loaderPerplexities(t, dir, v.scalings)
-			compare(t, want, got)
-		})
+		ckpt := trainTiny(t, v.set)
+		want[v.name] = evalPerplexities(t, ckpt, v.scalings)
+		dirs[v.name] = filepath.Join(t.TempDir(), "export")
+		if code, _, stderr := cmdtest.Run(t, binary, "", "-checkpoint", ckpt, "-out", dirs[v.name]); code != 0 {
+			t.Fatalf("%s: export: exit %d: %s", v.name, code, stderr)
+		}
+		arg := strings.Join(v.scalings, ",")
+		groups[arg] = append(groups[arg], v.name)
+	}
+	got := map[string]scored{}
+	for arg, names := range groups {
+		var folders []string
+		for _, n := range names {
+			folders = append(folders, dirs[n])
+		}
+		for i, s := range loaderPerplexities(t, folders, arg) {
+			got[names[i]] = s
+		}
+	}
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) { compare(t, want[v.name], got[v.name]) })
 	}
 	t.Logf("%d variants in %s", len(variants), time.Since(start).Round(time.Second))
 }
@@ -197,12 +211,13 @@ func evalPerplexities(t *testing.T, ckpt string, names []string) scored {
 	return out
 }
 
-// loaderPerplexities runs the loader on an export and reads its JSON.
-func loaderPerplexities(t *testing.T, dir string, names []string) scored {
+// loaderPerplexities runs the loader on exports, with -scaling scalings unless it is empty, and
+// reads its JSON: a report per folder, in order.
+func loaderPerplexities(t *testing.T, folders []string, scalings string) []scored {
 	t.Helper()
-	args := []string{loader, dir, "--json"}
-	if names != nil {
-		args = append(args, "--scaling", strings.Join(names, ","))
+	args := append([]string{loader, "--json"}, folders...)
+	if scalings != "" {
+		args = append(args, "--scaling", scalings)
 	}
 	cmd := exec.Command(python, args...)
 	var stdout, stderr bytes.Buffer
@@ -210,7 +225,7 @@ func loaderPerplexities(t *testing.T, dir string, names []string) scored {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("loader: %v: %s", err, stderr.String())
 	}
-	var rep struct {
+	var reps []struct {
 		Results []struct {
 			Scaling string `json:"scaling"`
 			Lengths []struct {
@@ -219,13 +234,16 @@ func loaderPerplexities(t *testing.T, dir string, names []string) scored {
 			} `json:"lengths"`
 		} `json:"results"`
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
-		t.Fatalf("loader output %q: %v", stdout.String(), err)
+	if err := json.Unmarshal(stdout.Bytes(), &reps); err != nil || len(reps) != len(folders) {
+		t.Fatalf("loader output %q for %d folders: %v", stdout.String(), len(folders), err)
 	}
-	out := scored{}
-	for _, r := range rep.Results {
-		for _, l := range r.Lengths {
-			out.add(r.Scaling, l.Length, l.Loss)
+	out := make([]scored, len(reps))
+	for i, rep := range reps {
+		out[i] = scored{}
+		for _, r := range rep.Results {
+			for _, l := range r.Lengths {
+				out[i].add(r.Scaling, l.Length, l.Loss)
+			}
 		}
 	}
 	return out
