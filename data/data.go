@@ -51,8 +51,8 @@ var GoPackages = []string{
 	"go/format",
 }
 
-// validEvery puts every validEvery-th file (or the last tenth of a single text) in validation.
-const validEvery = 10
+// ValidEvery puts every ValidEvery-th file (or the last tenth of a single text) in validation.
+const ValidEvery = 10
 
 // Check reports the first field of the data section that makes no sense, without reading
 // anything.
@@ -129,7 +129,7 @@ func loadGoSource() (*Corpus, error) {
 		if err != nil {
 			return nil, fmt.Errorf("data: gosrc corpus: %w", err)
 		}
-		if i%validEvery == validEvery-1 {
+		if i%ValidEvery == ValidEvery-1 {
 			c.Valid = append(c.Valid, b...)
 		} else {
 			c.Train = append(c.Train, b...)
@@ -157,7 +157,7 @@ func loadText(path string) (*Corpus, error) {
 	if at, ok := isText(b); !ok {
 		return nil, fmt.Errorf("data.path: %s does not look like text from byte %d on (NUL bytes or mostly invalid UTF-8)", path, at)
 	}
-	cut := len(b) - len(b)/validEvery
+	cut := len(b) - len(b)/ValidEvery
 	return &Corpus{Name: "text", Train: b[:cut], Valid: b[cut:], Source: path, Files: 1}, nil
 }
 

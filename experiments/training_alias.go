@@ -46,3 +46,15 @@ const (
 // so that a command can refuse an output folder before it spends time on work it could not save
 // (writable.Check).
 func CheckWritable(dir string) error { return writable.Check(dir) }
+
+// Export is a trained model as safetensors weights and a JSON config (training.Export).
+type Export = training.Export
+
+// NewExport makes the export of a trained model (training.NewExport).
+func NewExport(t *Trained) (*Export, error) { return training.NewExport(t) }
+
+// Files of an export.
+const (
+	ExportWeights = training.ExportWeights
+	ExportConfig  = training.ExportConfig
+)

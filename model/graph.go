@@ -453,7 +453,7 @@ type ops struct {
 
 var fused = ops{
 	embed:        nn.Embed,
-	layerNorm:    func(x, g, b *G.Node) (*G.Node, error) { return nn.LayerNorm(x, g, b, lnEps) },
+	layerNorm:    func(x, g, b *G.Node) (*G.Node, error) { return nn.LayerNorm(x, g, b, LayerNormEps) },
 	linear:       nn.Linear,
 	attention:    nn.Attention,
 	gelu:         nn.GELU,

@@ -48,8 +48,8 @@ func (c Config) Check() error {
 	return err
 }
 
-// lnEps is LayerNorm's ε, PyTorch's default.
-const lnEps = 1e-5
+// LayerNormEps is LayerNorm's ε, PyTorch's default; an export states it for its loader.
+const LayerNormEps = 1e-5
 
 // initStd is the standard deviation of the initial weight matrices, as in GPT-2.
 const initStd = 0.02

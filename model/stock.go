@@ -17,7 +17,7 @@ func (gr *Graph) stock(m *Model, rows int) ops {
 		embed: func(ids, wte, pe *G.Node, n int, _ bool) (*G.Node, error) {
 			return stock.Embed(ids, wte, pe, n)
 		},
-		layerNorm:    func(x, g, b *G.Node) (*G.Node, error) { return stock.LayerNorm(x, g, b, lnEps) },
+		layerNorm:    func(x, g, b *G.Node) (*G.Node, error) { return stock.LayerNorm(x, g, b, LayerNormEps) },
 		linear:       stock.Linear,
 		attention:    stock.Attention,
 		gelu:         stock.GELU,

@@ -1,0 +1,127 @@
+// Command export writes a trained checkpoint's model in a form other tools read: its weights as
+// safetensors and a JSON config naming the scheme, its scaling and every setting needed to
+// rebuild the model and score it as cmd/eval does. pytorch/load.py rebuilds it in PyTorch.
+//
+//	go run ./cmd/export -checkpoint results/rope/model.ckpt -out results/rope/export
+//	python3 pytorch/load.py results/rope/export
+//
+// Only the model's weights are exported, not the optimizer's state. An existing export is not
+// replaced without -overwrite, and nothing is written unless both files can be made.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"extrapolate/experiments"
+	"extrapolate/internal/atomicfile"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// options are the command's flags, parsed.
+type options struct {
+	ckpt, out          string
+	overwrite, partial bool
+}
+
+// parseFlags reads args into options, or says on one line what is wrong with them.
+func parseFlags(args []string) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.ckpt, "checkpoint", "", "checkpoint file written by train (results/<name>/model.ckpt)")
+	fs.StringVar(&o.out, "out", "", "folder to write "+experiments.ExportWeights+" and "+experiments.ExportConfig+" into (default: export/ beside the checkpoint)")
+	fs.BoolVar(&o.overwrite, "overwrite", false, "replace an existing export in -out")
+	fs.BoolVar(&o.partial, "partial", false, "export a checkpoint saved before training finished")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return nil, fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0))
+	case o.ckpt == "":
+		return nil, fmt.Errorf("-checkpoint: missing; give the checkpoint to export")
+	}
+	if o.out == "" {
+		o.out = filepath.Join(filepath.Dir(o.ckpt), "export")
+	}
+	return o, nil
+}
+
+// run exports as args ask and returns the exit status: 2 for anything the input gets wrong, 1
+// for a failure to write.
+func run(args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(stdout, "usage: export -checkpoint FILE [-out DIR] [-overwrite] [-partial]")
+		return 0
+	}
+	fail := func(code int, err error) int {
+		fmt.Fprintln(stderr, "export:", err)
+		return code
+	}
+	if err != nil {
+		return fail(2, err)
+	}
+	weights, config := filepath.Join(o.out, experiments.ExportWeights), filepath.Join(o.out, experiments.ExportConfig)
+	if err := o.checkOut(weights, config); err != nil {
+		return fail(2, err)
+	}
+	t, err := experiments.LoadCheckpoint(o.ckpt)
+	if err != nil {
+		return fail(2, err)
+	}
+	if !t.Finished && !o.partial {
+		return fail(2, fmt.Errorf("%s: saved at %s, before training finished; finish it with train, or export it as it is with -partial", o.ckpt, t.Progress))
+	}
+	e, err := experiments.NewExport(t)
+	if err != nil {
+		return fail(1, err)
+	}
+	if err := write(o.out, weights, config, e); err != nil {
+		return fail(1, err)
+	}
+	fmt.Fprintf(stdout, "exported %s (%s scheme, %d weights) to %s and %s\n", o.ckpt, t.Config.Position.Scheme, len(t.Model.Params), weights, config)
+	return 0
+}
+
+// checkOut refuses an output folder that cannot be written, or that holds an export already
+// when -overwrite is not given.
+func (o *options) checkOut(files ...string) error {
+	if err := experiments.CheckWritable(o.out); err != nil {
+		return fmt.Errorf("-out: %w", err)
+	}
+	if o.overwrite {
+		return nil
+	}
+	for _, f := range files {
+		if _, err := os.Lstat(f); err == nil {
+			return fmt.Errorf("-out: %s exists; use -overwrite to replace it", f)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("-out: %w", err)
+		}
+	}
+	return nil
+}
+
+// write writes the export's two files, each atomically. The weights go first, and are removed
+// again if the config cannot be written, so that a failure leaves no export that is half new.
+func write(dir, weights, config string, e *experiments.Export) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(weights, e.Weights); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(config, e.Config); err != nil {
+		os.Remove(weights)
+		return err
+	}
+	return nil
+}
