@@ -471,9 +471,20 @@ func committed(page string, args []string) (string, error) {
 		}
 		c := cs[0]
 		seeds := c.seeds()
-		fmt.Fprintf(&b, "| [%s](%s) | %d | %d to %d | %s | %d | %d to %d | %d | %.0f s (%s) | %s |\n",
-			n, link(page, n), runs, seeds[0], seeds[len(seeds)-1], strings.Join(ws, ", "), c.TrainLen,
-			c.Lengths[0], c.Lengths[len(c.Lengths)-1], len(judged), secs, duration(secs), strings.Join(cpus, "; "))
+		trained := strconv.Itoa(c.TrainLen)
+		scored := fmt.Sprintf("%d to %d", c.Lengths[0], c.Lengths[len(c.Lengths)-1])
+		if c.tasks() {
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for _, r := range c.Runs {
+				for _, t := range r.Result.Tasks {
+					lo, hi = math.Min(lo, t.Ratio), math.Max(hi, t.Ratio)
+				}
+			}
+			trained, scored = "each task's window", fmt.Sprintf("%gx to %gx its task's sizes", lo, hi)
+		}
+		fmt.Fprintf(&b, "| [%s](%s) | %d | %d to %d | %s | %s | %s | %d | %.0f s (%s) | %s |\n",
+			n, link(page, n), runs, seeds[0], seeds[len(seeds)-1], strings.Join(ws, ", "), trained,
+			scored, len(judged), secs, duration(secs), strings.Join(cpus, "; "))
 	}
 	return b.String(), nil
 }
@@ -508,9 +519,15 @@ func taskRuns(page string, args []string) (string, error) {
 			schemes = append(schemes, s)
 		}
 	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range c.Runs {
+		for _, t := range r.Result.Tasks {
+			lo, hi = math.Min(lo, t.Ratio), math.Max(hi, t.Ratio)
+		}
+	}
 	seeds := c.seeds()
-	return fmt.Sprintf("The committed task comparison, [`results/%s`](%s), trains %s on each of %s, seeds %d to %d (%d runs), and scores each model at 0.5x to 4x its task's largest training size.\n",
-		args[0], link(page, args[0]), and(schemes), and(tasks), seeds[0], seeds[len(seeds)-1], len(c.Runs)), nil
+	return fmt.Sprintf("The committed task comparison, [`results/%s`](%s), trains %s on each of %s, seeds %d to %d (%d runs), and scores each model at %gx to %gx its task's largest training size.\n",
+		args[0], link(page, args[0]), and(schemes), and(tasks), seeds[0], seeds[len(seeds)-1], len(c.Runs), lo, hi), nil
 }
 
 func and(s []string) string {

@@ -38,7 +38,8 @@ type comparison struct {
 				Perplexity *float64 `json:"perplexity"`
 			} `json:"lengths"`
 			Tasks []struct {
-				Task string `json:"task"`
+				Task  string  `json:"task"`
+				Ratio float64 `json:"ratio"`
 			} `json:"tasks"`
 		} `json:"result"`
 	} `json:"runs"`
