@@ -115,8 +115,8 @@ func submitProblems(text string) []string {
 	return problems
 }
 
-// TestPagesSubmit checks the Slurm submissions of README.md and docs/*.md as TestConfigs checks
-// the configs'.
+// TestPagesSubmit checks the Slurm submissions in the code blocks of README.md and docs/*.md
+// (the commands a reader runs; prose may show one refused) as TestConfigs checks the configs'.
 func TestPagesSubmit(t *testing.T) {
 	for _, page := range pages(t) {
 		b, err := os.ReadFile(page)
@@ -124,7 +124,11 @@ func TestPagesSubmit(t *testing.T) {
 			t.Fatal(err)
 		}
 		name, _ := filepath.Rel(root, page)
-		for _, p := range submitProblems(string(b)) {
+		var code strings.Builder
+		for _, f := range fenced(string(b)) {
+			code.WriteString(string(b[f[0]:f[1]]))
+		}
+		for _, p := range submitProblems(code.String()) {
 			t.Errorf("%s: %s", name, p)
 		}
 	}

@@ -67,9 +67,23 @@ func TestDocNumbers(t *testing.T) {
 // the reports', or a marker it cannot read.
 func check(page, text string) (string, []string) {
 	var problems []string
+	fences := fenced(text)
+	inFence := func(off int) bool {
+		for _, f := range fences {
+			if off >= f[0] && off < f[1] {
+				return true
+			}
+		}
+		return false
+	}
 	line := func(off int) int { return strings.Count(text[:off], "\n") + 1 }
 	fixed := text
+	readable := 0
 	for _, m := range block.FindAllStringSubmatchIndex(text, -1) {
+		if inFence(m[0]) {
+			continue
+		}
+		readable++
 		words := strings.Fields(text[m[2]:m[3]])
 		body := text[m[4]:m[5]]
 		want, err := generate(page, words)
@@ -84,6 +98,10 @@ func check(page, text string) (string, []string) {
 		}
 	}
 	for _, m := range marker.FindAllStringSubmatchIndex(text, -1) {
+		if inFence(m[0]) {
+			continue
+		}
+		readable++
 		key, written := text[m[2]:m[3]], text[m[4]:m[5]]
 		v, err := lookup(key)
 		if err != nil {
@@ -94,8 +112,13 @@ func check(page, text string) (string, []string) {
 			problems = append(problems, fmt.Sprintf("line %d: %s says %s, the reports %s (%s)", line(m[0]), key, written, want, strconv.FormatFloat(v, 'g', 6, 64)))
 		}
 	}
-	readable := len(block.FindAllString(text, -1)) + len(marker.FindAllString(text, -1))
-	if n := len(stray.FindAllString(text, -1)); n != readable {
+	n := 0
+	for _, m := range stray.FindAllStringIndex(text, -1) {
+		if !inFence(m[0]) {
+			n++
+		}
+	}
+	if n != readable {
 		problems = append(problems, fmt.Sprintf("%d markers or block openings, of which only %d read as such (a marker needs its number right after it; a block needs `<!-- end -->`)", n, readable))
 	}
 	return fixed, problems
@@ -351,4 +374,22 @@ func lookup(key string) (float64, error) {
 		return 0, fmt.Errorf("%s: no passkey accuracy of %s at %d", c.Name, w[2], n)
 	}
 	return 0, fmt.Errorf("unknown %q", w[1])
+}
+
+// fenced returns the spans of text's fenced code blocks, whose text is shown, not checked.
+func fenced(text string) [][2]int {
+	var spans [][2]int
+	off, start := 0, -1
+	for _, l := range strings.SplitAfter(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			if start < 0 {
+				start = off
+			} else {
+				spans = append(spans, [2]int{start, off + len(l)})
+				start = -1
+			}
+		}
+		off += len(l)
+	}
+	return spans
 }
