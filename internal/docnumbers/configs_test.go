@@ -13,6 +13,8 @@ import (
 var (
 	// about matches a time a config's comment states.
 	about = regexp.MustCompile(`[Aa]bout ([0-9]+(?:\.[0-9]+)?) (minutes?|hours?)`)
+	// runCount matches a number of runs a comment states.
+	runCount = regexp.MustCompile(`\b([0-9]+) runs\b`)
 	// weightCount matches a weight count a comment states.
 	weightCount = regexp.MustCompile(`([0-9]+(?:\.[0-9]+)?[kM]) weights`)
 	// repoPath matches a file of the repository a comment names.
@@ -68,6 +70,15 @@ func configProblems(name, comments string) []string {
 			}
 			if mins := secs / 60; v > 1.5*mins || v < mins/1.5 {
 				problems = append(problems, fmt.Sprintf("%q, but the report's runs took %.0f s (%.0f minutes) of computation", m[0], secs, mins))
+			}
+		}
+		runs := 0
+		for _, c := range cs {
+			runs += len(c.Runs)
+		}
+		for _, m := range runCount.FindAllStringSubmatch(comments, -1) {
+			if n, _ := strconv.Atoi(m[1]); n != runs {
+				problems = append(problems, fmt.Sprintf("%q, but the report has %d", m[0], runs))
 			}
 		}
 		for _, m := range weightCount.FindAllStringSubmatch(comments, -1) {
