@@ -20,7 +20,7 @@ var (
 	// repoPath matches a file of the repository a comment names.
 	repoPath = regexp.MustCompile(`\b(?:experiments|docs|configs|slurm|internal|cmd|data|position|model|task)/[A-Za-z0-9_./-]*[A-Za-z0-9_]`)
 	// submit matches a Slurm submission, whose array may not have more tasks than runs.
-	submit = regexp.MustCompile("slurm/submit\\.sh ([A-Za-z0-9_]+) ([0-9]+)")
+	submit = regexp.MustCompile(`slurm/submit\.sh ([A-Za-z0-9_]+) ([0-9]+)`)
 )
 
 // TestConfigs checks the comments of configs/*.yaml: a time stated for a comparison whose
