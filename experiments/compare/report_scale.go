@@ -218,12 +218,27 @@ func (rep *Report) gridIntro(b *bytes.Buffer) {
 		runs = append(runs, pt.Report.Runs...)
 	}
 	fmt.Fprintf(b, "# Claims by scale: %s\n\n", rep.Comparison.Name)
-	fmt.Fprintf(b, "Produced by `%s` on %s. The same runs, trained at %d tokens and scored at %d to %d, at each of %d points; every claim is judged at every point by the rule and threshold of the single comparison (below). Training and evaluation took %.0f s of computation in all, on %s.\n\n",
-		rep.Command, rep.Generated.Format("2006-01-02"), rep.TrainLen, rep.Lengths[0], rep.Lengths[len(rep.Lengths)-1], len(rep.Points), compute, processors(runs))
+	fmt.Fprintf(b, "Produced by `%s` on %s. The same runs, %s, at each of %d points; every claim is judged at every point by the rule and threshold of the single comparison (below). Training and evaluation took %.0f s of computation in all, on %s.\n\n",
+		rep.Command, rep.Generated.Format("2006-01-02"), rep.trainedAt(), len(rep.Points), compute, processors(runs))
 	b.WriteString("## Points\n\n| point | settings | weights | training tokens | report |\n|---|---|---:|---:|---|\n")
 	for _, pt := range rep.Points {
 		fmt.Fprintf(b, "| %s | %s | %d | %d | [%s](%s/%s) |\n", pt.Name, orDash(pt.Set), pt.Params, pt.TrainTokens, pt.Name, pt.Name, ReportFile)
 	}
+}
+
+// trainedAt says at which length the grid's runs train and at which they are scored: one
+// length for all, or each point's own and the multiples of it.
+func (rep *Report) trainedAt() string {
+	if !rep.lengthsVary() {
+		return fmt.Sprintf("trained at %d tokens and scored at %d to %d", rep.TrainLen, rep.Lengths[0], rep.Lengths[len(rep.Lengths)-1])
+	}
+	var lens []string
+	for _, n := range rep.trainLens() {
+		lens = append(lens, strconv.Itoa(n))
+	}
+	first := rep.Points[0].Report
+	return fmt.Sprintf("trained at %s tokens (each point at its own) and scored at %s to %s its training length",
+		strings.Join(lens, ", "), measure.Ratio(first.Lengths[0], first.TrainLen), measure.Ratio(first.Lengths[len(first.Lengths)-1], first.TrainLen))
 }
 
 // gridVerdicts writes the table of each claim's verdict and deciding ratio by point.
