@@ -1,7 +1,10 @@
 package compare
 
 import (
+	"context"
+	"encoding/csv"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,6 +18,68 @@ const lengthGrid = `grid:
   - {name: L16}
   - {name: L32, set: {train.seq_len: 32, train.batch_size: 2, eval.lengths: [32, 64, 128, 512], eval.batch_tokens: 512}}
 `
+
+// TestLengthGrid runs a grid whose points train at different lengths: each point's claims are
+// judged at multiples of its own training length, and the grid's report has the verdicts by
+// training length, their CSV and a figure per claim.
+func TestLengthGrid(t *testing.T) {
+	dir := t.TempDir()
+	plan, err := LoadPlan(gridFiles(t, dir, lengthGrid), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results")
+	rep, err := (&Runner{Plan: plan, Dir: out, Command: "test"}).Execute(context.Background())
+	if err != nil || rep == nil {
+		t.Fatalf("the grid: %v, report %v", err, rep)
+	}
+	long := rep.Points[1]
+	if long.Report.TrainLen != 32 || long.TrainTokens != rep.Points[0].TrainTokens {
+		t.Fatalf("the L32 point trains at %d on %d tokens, want 32 on the L16 point's %d", long.Report.TrainLen, long.TrainTokens, rep.Points[0].TrainTokens)
+	}
+	if r, ok := long.claimAt("alibi_flat"); !ok || r.Deciding == nil || !strings.Contains(r.Evidence, "at 16x") {
+		t.Fatalf("alibi_flat at L32: %+v", r)
+	}
+	if st, ok := long.Report.Series[0].At(16 * 32); !ok || st.Seeds != 2 {
+		t.Errorf("the L32 point's alibi at 16x its training length: %+v", st)
+	}
+	for _, f := range []string{LengthCSV, lengthFigure("alibi_flat", "png"), lengthFigure("alibi_flat", "svg"), scaleFigure("alibi_flat", "png")} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(out, ReportFile))
+	for _, want := range []string{
+		"trained at 16 and 32 tokens (each point at its own) and scored at 1x to 16x its training length",
+		"## Verdicts by training length",
+		"| claim | limit | points | trained at 16 | trained at 32 | holds at |",
+		"| alibi_flat | ≤ 1.05 | d16 | ",
+		"![alibi_flat](length_alibi_flat.png)",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("REPORT.md lacks %q:\n%s", want, md)
+		}
+	}
+	f, _ := os.Open(filepath.Join(out, LengthCSV))
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Per claim and point: the mean's row and one per seed.
+	if len(rows) < 7 || strings.Join(rows[0], ",") != "claim,line,point,d_model,train_len,train_tokens,verdict,what,limit,at_least,seed,ratio" {
+		t.Fatalf("%s: %q", LengthCSV, rows)
+	}
+	var lens []string
+	for _, r := range rows[1:] {
+		if r[0] == "alibi_flat" && r[10] == "mean" {
+			lens = append(lens, r[2]+"@"+r[4])
+		}
+	}
+	if strings.Join(lens, " ") != "L16@16 L32@32" {
+		t.Errorf("alibi_flat's rows by point: %v", lens)
+	}
+}
 
 // TestLengthGridRefusesOtherMultiples checks that points at different training lengths must be
 // scored at the same multiples of them.

@@ -139,6 +139,11 @@ func (rep *Report) writeGrid(dir string) error {
 			return err
 		}
 	}
+	if rep.lengthsVary() {
+		if err := rep.writeLength(dir); err != nil {
+			return err
+		}
+	}
 	return measure.WriteFile(filepath.Join(dir, ReportFile), rep.gridMarkdown())
 }
 
@@ -195,6 +200,9 @@ func (rep *Report) gridMarkdown() []byte {
 	var b bytes.Buffer
 	rep.gridIntro(&b)
 	rep.gridVerdicts(&b)
+	if rep.lengthsVary() {
+		rep.lengthVerdicts(&b)
+	}
 	b.WriteString("\n## Deciding ratios against size and budget\n\nEach figure: the claim's deciding ratio at each point against the model's weights (left) and the tokens it trained on (right), the bars spanning the seeds, the dashed line the rule's limit.\n")
 	for _, cl := range rep.gridClaims() {
 		if rep.hasRatios(cl.ID) {
@@ -237,8 +245,9 @@ func (rep *Report) trainedAt() string {
 		lens = append(lens, strconv.Itoa(n))
 	}
 	first := rep.Points[0].Report
-	return fmt.Sprintf("trained at %s tokens (each point at its own) and scored at %s to %s its training length",
-		strings.Join(lens, ", "), measure.Ratio(first.Lengths[0], first.TrainLen), measure.Ratio(first.Lengths[len(first.Lengths)-1], first.TrainLen))
+	last := len(lens) - 1
+	return fmt.Sprintf("trained at %s and %s tokens (each point at its own) and scored at %s to %s its training length",
+		strings.Join(lens[:last], ", "), lens[last], measure.Ratio(first.Lengths[0], first.TrainLen), measure.Ratio(first.Lengths[len(first.Lengths)-1], first.TrainLen))
 }
 
 // gridVerdicts writes the table of each claim's verdict and deciding ratio by point.
