@@ -77,6 +77,9 @@ func (r *Runner) buildGridReport() (*Report, error) {
 		})
 	}
 	top.TrainLen, top.Lengths = top.Points[0].Report.TrainLen, top.Points[0].Report.Lengths
+	if top.sections, err = gridSections(top.Points); err != nil {
+		return nil, err
+	}
 	return top, nil
 }
 
@@ -141,6 +144,11 @@ func (rep *Report) writeGrid(dir string) error {
 	}
 	if rep.lengthsVary() {
 		if err := rep.writeLength(dir); err != nil {
+			return err
+		}
+	}
+	for _, s := range rep.sections {
+		if err := s.Write(dir); err != nil {
 			return err
 		}
 	}
@@ -210,6 +218,9 @@ func (rep *Report) gridMarkdown() []byte {
 		}
 	}
 	rep.gridPerplexity(&b)
+	for _, s := range rep.sections {
+		s.Markdown(&b)
+	}
 	b.WriteString("\n## Rules\n\n")
 	for _, cl := range rep.gridClaims() {
 		fmt.Fprintf(&b, "- **%s**: %s. %s\n", cl.ID, cl.Statement, cl.Rule)
