@@ -146,19 +146,7 @@ func (rep *Report) lengthCSV() []byte {
 				if !ok {
 					continue
 				}
-				row := []string{cl.ID, l.Name, pt.Name, strconv.Itoa(l.Width), strconv.Itoa(pt.Report.TrainLen), strconv.Itoa(pt.TrainTokens), string(r.Verdict), "", "", "", "", ""}
-				d := r.Deciding
-				if d == nil {
-					w.Write(row)
-					continue
-				}
-				row[7], row[8], row[9] = d.What, strconv.FormatFloat(d.Limit, 'g', -1, 64), strconv.FormatBool(d.AtLeast)
-				row[10], row[11] = "mean", strconv.FormatFloat(d.Ratio, 'g', 6, 64)
-				w.Write(row)
-				for i, x := range d.SeedRatios {
-					row[10], row[11] = strconv.FormatUint(d.Seeds[i], 10), strconv.FormatFloat(x, 'g', 6, 64)
-					w.Write(row)
-				}
+				writeDeciding(w, []string{cl.ID, l.Name, pt.Name, strconv.Itoa(l.Width), strconv.Itoa(pt.Report.TrainLen), strconv.Itoa(pt.TrainTokens), string(r.Verdict)}, r.Deciding)
 			}
 		}
 	}

@@ -166,23 +166,30 @@ func (rep *Report) gridCSV() []byte {
 			if !ok {
 				continue
 			}
-			row := []string{cl.ID, p.Name, strconv.Itoa(p.Params), strconv.Itoa(p.TrainTokens), string(r.Verdict), "", "", "", "", ""}
-			d := r.Deciding
-			if d == nil {
-				w.Write(row)
-				continue
-			}
-			row[5], row[6], row[7] = d.What, strconv.FormatFloat(d.Limit, 'g', -1, 64), strconv.FormatBool(d.AtLeast)
-			row[8], row[9] = "mean", strconv.FormatFloat(d.Ratio, 'g', 6, 64)
-			w.Write(row)
-			for i, x := range d.SeedRatios {
-				row[8], row[9] = strconv.FormatUint(d.Seeds[i], 10), strconv.FormatFloat(x, 'g', 6, 64)
-				w.Write(row)
-			}
+			writeDeciding(w, []string{cl.ID, p.Name, strconv.Itoa(p.Params), strconv.Itoa(p.TrainTokens), string(r.Verdict)}, r.Deciding)
 		}
 	}
 	w.Flush()
 	return b.Bytes()
+}
+
+// writeDeciding writes a claim's rows at a point: the point's columns, then the deciding ratio's
+// what, limit, at_least, seed and ratio, a row for the ratio of the means ("mean") and one per
+// seed; a single row with those columns empty when nothing decided the claim.
+func writeDeciding(w *csv.Writer, point []string, d *claims.Deciding) {
+	row := append(point, "", "", "", "", "")
+	k := len(point)
+	if d == nil {
+		w.Write(row)
+		return
+	}
+	row[k], row[k+1], row[k+2] = d.What, strconv.FormatFloat(d.Limit, 'g', -1, 64), strconv.FormatBool(d.AtLeast)
+	row[k+3], row[k+4] = "mean", strconv.FormatFloat(d.Ratio, 'g', 6, 64)
+	w.Write(row)
+	for i, x := range d.SeedRatios {
+		row[k+3], row[k+4] = strconv.FormatUint(d.Seeds[i], 10), strconv.FormatFloat(x, 'g', 6, 64)
+		w.Write(row)
+	}
 }
 
 // verdictCell is a claim's verdict and deciding ratio at a point, for the table.

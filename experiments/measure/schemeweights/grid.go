@@ -58,20 +58,14 @@ func (g gridSection) Markdown(w io.Writer) {
 	first := g.points[0].rep
 	wrote := false
 	for i, s := range g.points {
-		for _, label := range s.labels() {
-			for l := 0; ; l++ {
-				st, ok := fireStats(s.runs, label, l)
-				if !ok {
-					break
-				}
-				if !wrote {
-					g.fireHeader(w, first)
-					wrote = true
-				}
-				fmt.Fprintf(w, "| %s | %d | %s | %d | %s | %.3g | %.3f | %.3f |%s\n", g.names[i], s.rep.TrainLen, label, l,
-					st.thresholdCell(), st.c, st.trainedInput, st.input[len(st.input)-1], cells(st.bias, "%.3f"))
+		s.eachFIRE(func(label string, l int, st fireStat) {
+			if !wrote {
+				g.fireHeader(w, first)
+				wrote = true
 			}
-		}
+			fmt.Fprintf(w, "| %s | %d | %s | %d | %s | %.3g | %.3f | %.3f |%s\n", g.names[i], s.rep.TrainLen, label, l,
+				st.thresholdCell(), st.c, st.trainedInput, st.input[len(st.input)-1], cells(st.bias, "%.3f"))
+		})
 	}
 	if wrote {
 		longest := measure.Ratio(first.Lengths[len(first.Lengths)-1], first.TrainLen)

@@ -111,30 +111,40 @@ func (s section) labels() []string {
 	return out
 }
 
-// writeFIRE writes FIRE's table, a row per label and layer; false when no run has FIRE.
-func (s section) writeFIRE(w io.Writer) bool {
-	rep, wrote := s.rep, false
+// eachFIRE calls f for every label's FIRE layers over its seeds, in the comparison's order;
+// false when no run has FIRE.
+func (s section) eachFIRE(f func(label string, l int, st fireStat)) bool {
+	found := false
 	for _, label := range s.labels() {
 		for l := 0; ; l++ {
 			st, ok := fireStats(s.runs, label, l)
 			if !ok {
 				break
 			}
-			if !wrote {
-				fmt.Fprintf(w, "FIRE's threshold (mean over seeds, range) and c, the largest MLP input training gave, and the input and bias at the farthest key of each length:\n\n| run | layer | threshold | c | input in training |")
-				for _, n := range rep.Lengths {
-					fmt.Fprintf(w, " input %s |", measure.Ratio(n, rep.TrainLen))
-				}
-				for _, n := range rep.Lengths {
-					fmt.Fprintf(w, " bias %s |", measure.Ratio(n, rep.TrainLen))
-				}
-				fmt.Fprintf(w, "\n|---|---:|---:|---:|---:|%s\n", strings.Repeat("---:|", 2*len(rep.Lengths)))
-				wrote = true
-			}
-			fmt.Fprintf(w, "| %s | %d | %s | %.3g | %.3f |%s%s\n", label, l, st.thresholdCell(), st.c, st.trainedInput, cells(st.input, "%.3f"), cells(st.bias, "%.3f"))
+			f(label, l, st)
+			found = true
 		}
 	}
-	return wrote
+	return found
+}
+
+// writeFIRE writes FIRE's table, a row per label and layer; false when no run has FIRE.
+func (s section) writeFIRE(w io.Writer) bool {
+	rep, wrote := s.rep, false
+	return s.eachFIRE(func(label string, l int, st fireStat) {
+		if !wrote {
+			fmt.Fprintf(w, "FIRE's threshold (mean over seeds, range) and c, the largest MLP input training gave, and the input and bias at the farthest key of each length:\n\n| run | layer | threshold | c | input in training |")
+			for _, n := range rep.Lengths {
+				fmt.Fprintf(w, " input %s |", measure.Ratio(n, rep.TrainLen))
+			}
+			for _, n := range rep.Lengths {
+				fmt.Fprintf(w, " bias %s |", measure.Ratio(n, rep.TrainLen))
+			}
+			fmt.Fprintf(w, "\n|---|---:|---:|---:|---:|%s\n", strings.Repeat("---:|", 2*len(rep.Lengths)))
+			wrote = true
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %.3g | %.3f |%s%s\n", label, l, st.thresholdCell(), st.c, st.trainedInput, cells(st.input, "%.3f"), cells(st.bias, "%.3f"))
+	})
 }
 
 // thresholdCell is the threshold's mean over seeds and, with several, their range.
