@@ -124,6 +124,23 @@ func (f FIRE) input(p fireLayer, i, j int) (x, u, v float64, byThreshold bool) {
 	return u / v, u, v, byThreshold
 }
 
+// Threshold is the layer's threshold L = |m·L0|: a query before it divides its distances by
+// ψ(L), not by ψ of its own position, so its MLP inputs stay below 1.
+func (f FIRE) Threshold(w [][]float64, layer int) float64 {
+	return math.Abs(w[fireM][layer] * f.L0)
+}
+
+// Scale is the layer's learned c and threshold multiplier m.
+func (f FIRE) Scale(w [][]float64, layer int) (c, m float64) {
+	return w[fireC][layer], w[fireM][layer]
+}
+
+// Input is the layer's MLP input for query i and key j ≤ i: ψ(i−j) / (ψ(max(L, i)) + ε).
+func (f FIRE) Input(w [][]float64, layer, i, j int) float64 {
+	x, _, _, _ := f.input(f.layer(w, layer), i, j)
+	return x
+}
+
 // LearnedBias evaluates the layer's MLP at every query and earlier key.
 func (f FIRE) LearnedBias(w [][]float64, layer, n int) (*Bias, error) {
 	if layer < 0 || layer >= f.Layers {

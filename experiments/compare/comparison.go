@@ -13,6 +13,7 @@ import (
 
 	"extrapolate/experiments/claims"
 	"extrapolate/experiments/config"
+	"extrapolate/experiments/measure"
 	"extrapolate/internal/strictyaml"
 )
 
@@ -204,7 +205,8 @@ func (c *Config) resolveGrid() error {
 		if err := config.CheckName(field, p.Name); err != nil {
 			return err
 		}
-		if p.Name == RunsDir || p.Name == ReportFile || strings.HasPrefix(p.Name, "claims_by_point.") || strings.HasPrefix(p.Name, "scale_") {
+		if p.Name == RunsDir || p.Name == ReportFile || strings.HasPrefix(p.Name, "claims_by_point.") || strings.HasPrefix(p.Name, "scale_") ||
+			strings.HasPrefix(p.Name, "claims_by_length.") || strings.HasPrefix(p.Name, "length_") {
 			return fmt.Errorf("%s: %q is the name of one of the comparison's own files or folders", field, p.Name)
 		}
 		if seen[p.Name] {
@@ -247,8 +249,8 @@ type Plan struct {
 }
 
 // Resolve plans every (run, seed) of the comparison, in a fixed order: with a grid, point by
-// point. Every run must train at the same length on the same data and be scored on the same
-// tokens.
+// point. Every run of a point must train at the same length on the same data and be scored on
+// the same tokens; points may differ in training length (samePointProtocol).
 func (c *Config) Resolve() (*Plan, error) {
 	if len(c.Grid) == 0 {
 		runs, err := c.planRuns()
@@ -268,7 +270,7 @@ func (c *Config) Resolve() (*Plan, error) {
 			return nil, fmt.Errorf("grid[%d] (%s): %w", i, p.Name, err)
 		}
 		if len(out) > 0 {
-			if err := sameProtocol(out[0].Config, plan[0].Config); err != nil {
+			if err := samePointProtocol(out[0].Config, plan[0].Config); err != nil {
 				return nil, fmt.Errorf("grid[%d] (%s): %w", i, p.Name, err)
 			}
 		}
@@ -378,4 +380,30 @@ func sameProtocol(a, b config.Config) error {
 		return fmt.Errorf("eval.stride: %s differs from the first run's %s", b.Eval.Protocol(), a.Eval.Protocol())
 	}
 	return nil
+}
+
+// samePointProtocol checks that two grid points score the same validation tokens of the same
+// data in the same protocol, at the same multiples of their training lengths. Points may train
+// at different lengths, each with its own batch and evaluation lengths: the claims judge each
+// point at multiples of its own training length, so a training-length axis compares like with
+// like.
+func samePointProtocol(a, b config.Config) error {
+	if a.Train.SeqLen != b.Train.SeqLen {
+		ma, mb := multiples(a), multiples(b)
+		if !slices.Equal(ma, mb) {
+			return fmt.Errorf("train.seq_len %d scores eval.lengths %v at %s its training length, not at the first point's %s",
+				b.Train.SeqLen, b.Eval.Lengths, strings.Join(mb, ", "), strings.Join(ma, ", "))
+		}
+		b.Train.SeqLen, b.Eval.Lengths = a.Train.SeqLen, a.Eval.Lengths
+	}
+	return sameProtocol(a, b)
+}
+
+// multiples are a config's evaluation lengths as multiples of its training length: "1x", "2x".
+func multiples(c config.Config) []string {
+	out := make([]string, len(c.Eval.Lengths))
+	for i, n := range c.Eval.Lengths {
+		out[i] = measure.Ratio(n, c.Train.SeqLen)
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"extrapolate/experiments/claims"
 	"extrapolate/experiments/plot"
 )
 
@@ -28,16 +29,11 @@ func (rep *Report) writeScaleFigure(dir, id string) (err error) {
 // limit, and what the ratio is (a ratio at 4x, say).
 func (rep *Report) scalePoints(id string) (pts []plot.ScalePoint, limit float64, what string) {
 	for _, pt := range rep.Points {
-		r, ok := pt.claimAt(id)
-		if !ok || r.Deciding == nil {
+		q, d, ok := pt.scalePoint(id)
+		if !ok {
 			continue
 		}
-		d := r.Deciding
-		lo, hi := d.Ratio, d.Ratio
-		if len(d.SeedRatios) > 0 {
-			lo, hi = min(lo, slices.Min(d.SeedRatios)), max(hi, slices.Max(d.SeedRatios))
-		}
-		pts = append(pts, plot.ScalePoint{Name: pt.Name, What: d.What, Params: float64(pt.Params), Tokens: float64(pt.TrainTokens), Ratio: d.Ratio, Low: lo, High: hi})
+		pts = append(pts, q)
 		limit, what = d.Limit, d.What
 	}
 	// The ratio nearest to failing may be another at another point (4x at one, 16x at the
@@ -52,4 +48,20 @@ func (rep *Report) scalePoints(id string) (pts []plot.ScalePoint, limit float64,
 		}
 	}
 	return pts, limit, what
+}
+
+// scalePoint is the claim's deciding ratio at the point, with the range of its seeds', and the
+// claim's deciding comparison; false when the point did not decide the claim.
+func (pt *PointReport) scalePoint(id string) (plot.ScalePoint, *claims.Deciding, bool) {
+	r, ok := pt.claimAt(id)
+	if !ok || r.Deciding == nil {
+		return plot.ScalePoint{}, nil, false
+	}
+	d := r.Deciding
+	lo, hi := d.Ratio, d.Ratio
+	if len(d.SeedRatios) > 0 {
+		lo, hi = min(lo, slices.Min(d.SeedRatios)), max(hi, slices.Max(d.SeedRatios))
+	}
+	return plot.ScalePoint{Name: pt.Name, What: d.What, Params: float64(pt.Params), Tokens: float64(pt.TrainTokens),
+		TrainLen: float64(pt.Report.TrainLen), Ratio: d.Ratio, Low: lo, High: hi}, d, true
 }

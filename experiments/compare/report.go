@@ -29,7 +29,7 @@ type Report struct {
 	Points []*PointReport `json:"-"`
 
 	// sections are the measures' sections, made from the runs' files when the report is: writing
-	// it reads nothing.
+	// it reads nothing. A grid's are those across its points (measure.GridReporter).
 	sections []measure.Section
 }
 
@@ -63,6 +63,31 @@ func (rep *Report) measureSections() ([]measure.Section, error) {
 			continue
 		}
 		s, err := r.Section(&rep.Report)
+		if err != nil {
+			return nil, inputerr.Wrap(fmt.Errorf("%s: %w", m.Name(), err))
+		}
+		if s != nil {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// gridSections gathers the registered measures' sections of a grid's report, across its points
+// (measure.GridReporter), in the registry's order; their errors are the input's fault, as a
+// point's are.
+func gridSections(points []*PointReport) ([]measure.Section, error) {
+	gp := make([]measure.GridPoint, len(points))
+	for i, p := range points {
+		gp[i] = measure.GridPoint{Name: p.Name, Report: &p.Report.Report}
+	}
+	var out []measure.Section
+	for _, m := range measure.All() {
+		g, ok := m.(measure.GridReporter)
+		if !ok {
+			continue
+		}
+		s, err := g.GridSection(gp)
 		if err != nil {
 			return nil, inputerr.Wrap(fmt.Errorf("%s: %w", m.Name(), err))
 		}

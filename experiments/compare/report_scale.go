@@ -77,6 +77,9 @@ func (r *Runner) buildGridReport() (*Report, error) {
 		})
 	}
 	top.TrainLen, top.Lengths = top.Points[0].Report.TrainLen, top.Points[0].Report.Lengths
+	if top.sections, err = gridSections(top.Points); err != nil {
+		return nil, err
+	}
 	return top, nil
 }
 
@@ -139,6 +142,16 @@ func (rep *Report) writeGrid(dir string) error {
 			return err
 		}
 	}
+	if rep.lengthsVary() {
+		if err := rep.writeLength(dir); err != nil {
+			return err
+		}
+	}
+	for _, s := range rep.sections {
+		if err := s.Write(dir); err != nil {
+			return err
+		}
+	}
 	return measure.WriteFile(filepath.Join(dir, ReportFile), rep.gridMarkdown())
 }
 
@@ -153,23 +166,30 @@ func (rep *Report) gridCSV() []byte {
 			if !ok {
 				continue
 			}
-			row := []string{cl.ID, p.Name, strconv.Itoa(p.Params), strconv.Itoa(p.TrainTokens), string(r.Verdict), "", "", "", "", ""}
-			d := r.Deciding
-			if d == nil {
-				w.Write(row)
-				continue
-			}
-			row[5], row[6], row[7] = d.What, strconv.FormatFloat(d.Limit, 'g', -1, 64), strconv.FormatBool(d.AtLeast)
-			row[8], row[9] = "mean", strconv.FormatFloat(d.Ratio, 'g', 6, 64)
-			w.Write(row)
-			for i, x := range d.SeedRatios {
-				row[8], row[9] = strconv.FormatUint(d.Seeds[i], 10), strconv.FormatFloat(x, 'g', 6, 64)
-				w.Write(row)
-			}
+			writeDeciding(w, []string{cl.ID, p.Name, strconv.Itoa(p.Params), strconv.Itoa(p.TrainTokens), string(r.Verdict)}, r.Deciding)
 		}
 	}
 	w.Flush()
 	return b.Bytes()
+}
+
+// writeDeciding writes a claim's rows at a point: the point's columns, then the deciding ratio's
+// what, limit, at_least, seed and ratio, a row for the ratio of the means ("mean") and one per
+// seed; a single row with those columns empty when nothing decided the claim.
+func writeDeciding(w *csv.Writer, point []string, d *claims.Deciding) {
+	row := append(point, "", "", "", "", "")
+	k := len(point)
+	if d == nil {
+		w.Write(row)
+		return
+	}
+	row[k], row[k+1], row[k+2] = d.What, strconv.FormatFloat(d.Limit, 'g', -1, 64), strconv.FormatBool(d.AtLeast)
+	row[k+3], row[k+4] = "mean", strconv.FormatFloat(d.Ratio, 'g', 6, 64)
+	w.Write(row)
+	for i, x := range d.SeedRatios {
+		row[k+3], row[k+4] = strconv.FormatUint(d.Seeds[i], 10), strconv.FormatFloat(x, 'g', 6, 64)
+		w.Write(row)
+	}
 }
 
 // verdictCell is a claim's verdict and deciding ratio at a point, for the table.
@@ -195,6 +215,9 @@ func (rep *Report) gridMarkdown() []byte {
 	var b bytes.Buffer
 	rep.gridIntro(&b)
 	rep.gridVerdicts(&b)
+	if rep.lengthsVary() {
+		rep.lengthVerdicts(&b)
+	}
 	b.WriteString("\n## Deciding ratios against size and budget\n\nEach figure: the claim's deciding ratio at each point against the model's weights (left) and the tokens it trained on (right), the bars spanning the seeds, the dashed line the rule's limit.\n")
 	for _, cl := range rep.gridClaims() {
 		if rep.hasRatios(cl.ID) {
@@ -202,6 +225,9 @@ func (rep *Report) gridMarkdown() []byte {
 		}
 	}
 	rep.gridPerplexity(&b)
+	for _, s := range rep.sections {
+		s.Markdown(&b)
+	}
 	b.WriteString("\n## Rules\n\n")
 	for _, cl := range rep.gridClaims() {
 		fmt.Fprintf(&b, "- **%s**: %s. %s\n", cl.ID, cl.Statement, cl.Rule)
@@ -218,12 +244,28 @@ func (rep *Report) gridIntro(b *bytes.Buffer) {
 		runs = append(runs, pt.Report.Runs...)
 	}
 	fmt.Fprintf(b, "# Claims by scale: %s\n\n", rep.Comparison.Name)
-	fmt.Fprintf(b, "Produced by `%s` on %s. The same runs, trained at %d tokens and scored at %d to %d, at each of %d points; every claim is judged at every point by the rule and threshold of the single comparison (below). Training and evaluation took %.0f s of computation in all, on %s.\n\n",
-		rep.Command, rep.Generated.Format("2006-01-02"), rep.TrainLen, rep.Lengths[0], rep.Lengths[len(rep.Lengths)-1], len(rep.Points), compute, processors(runs))
+	fmt.Fprintf(b, "Produced by `%s` on %s. The same runs, %s, at each of %d points; every claim is judged at every point by the rule and threshold of the single comparison (below). Training and evaluation took %.0f s of computation in all, on %s.\n\n",
+		rep.Command, rep.Generated.Format("2006-01-02"), rep.trainedAt(), len(rep.Points), compute, processors(runs))
 	b.WriteString("## Points\n\n| point | settings | weights | training tokens | report |\n|---|---|---:|---:|---|\n")
 	for _, pt := range rep.Points {
 		fmt.Fprintf(b, "| %s | %s | %d | %d | [%s](%s/%s) |\n", pt.Name, orDash(pt.Set), pt.Params, pt.TrainTokens, pt.Name, pt.Name, ReportFile)
 	}
+}
+
+// trainedAt says at which length the grid's runs train and at which they are scored: one
+// length for all, or each point's own and the multiples of it.
+func (rep *Report) trainedAt() string {
+	if !rep.lengthsVary() {
+		return fmt.Sprintf("trained at %d tokens and scored at %d to %d", rep.TrainLen, rep.Lengths[0], rep.Lengths[len(rep.Lengths)-1])
+	}
+	var lens []string
+	for _, n := range rep.trainLens() {
+		lens = append(lens, strconv.Itoa(n))
+	}
+	first := rep.Points[0].Report
+	last := len(lens) - 1
+	return fmt.Sprintf("trained at %s and %s tokens (each point at its own) and scored at %s to %s its training length",
+		strings.Join(lens[:last], ", "), lens[last], measure.Ratio(first.Lengths[0], first.TrainLen), measure.Ratio(first.Lengths[len(first.Lengths)-1], first.TrainLen))
 }
 
 // gridVerdicts writes the table of each claim's verdict and deciding ratio by point.

@@ -106,6 +106,20 @@ type Reporter interface {
 	Section(rep *Report) (Section, error)
 }
 
+// GridReporter is a Reporter with a section in a grid's report too, across its points: how what
+// it measures moves with the points' settings (FIRE's threshold with the training length). Its
+// section is made, like a point's, before the grid writes anything.
+type GridReporter interface {
+	GridSection(points []GridPoint) (Section, error)
+}
+
+// GridPoint is one point of a comparison's grid as a GridReporter reads it: its name and its
+// runs, aggregated.
+type GridPoint struct {
+	Name   string
+	Report *Report
+}
+
 // Section is a measure's part of a comparison: its files beside REPORT.md, and its markdown.
 type Section interface {
 	// Write writes the section's tables and figures into the comparison's folder.

@@ -42,7 +42,7 @@ func TestRegisterMeasureRefuses(t *testing.T) {
 			measure.Register(m)
 		}()
 	}
-	if strings.Join(measure.Names(), " ") != "perplexity loss_by_position passkey attention tasks" {
+	if strings.Join(measure.Names(), " ") != "perplexity loss_by_position passkey attention tasks scheme_weights" {
 		t.Errorf("measures %v after refusals", measure.Names())
 	}
 }

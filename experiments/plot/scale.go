@@ -28,11 +28,11 @@ func Scale(title string, pts []ScalePoint, limit float64) (Grid, error) {
 }
 
 // A ScalePoint is a claim's deciding ratio at one grid point, with the range of its seeds'
-// ratios, and what the ratio is (a ratio at 4x, say).
+// ratios, and what the ratio is (a ratio at 4x, say); TrainLen is the point's training length.
 type ScalePoint struct {
-	Name, What       string
-	Params, Tokens   float64
-	Ratio, Low, High float64
+	Name, What               string
+	Params, Tokens, TrainLen float64
+	Ratio, Low, High         float64
 }
 
 // scalePanel draws the points against x on a logarithmic axis, each labelled with its grid

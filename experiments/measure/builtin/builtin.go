@@ -21,6 +21,7 @@ import (
 	"extrapolate/experiments/measure/passkey"
 	"extrapolate/experiments/measure/perplexity"
 	"extrapolate/experiments/measure/positions"
+	"extrapolate/experiments/measure/schemeweights"
 	"extrapolate/experiments/measure/tasks"
 )
 
@@ -31,5 +32,6 @@ func init() {
 		passkey.Measure{},
 		attention.Measure{},
 		tasks.Measure{},
+		schemeweights.Measure{},
 	)
 }
