@@ -1,0 +1,57 @@
+package plot
+
+import (
+	"math"
+	"strconv"
+	"testing"
+
+	gonum "gonum.org/v1/plot"
+)
+
+// TestLinearTicks checks that every labelled tick of a ratio axis says its value: gonum's own
+// ticks labelled 1.05, 1.08 and 1.15 "1.1".
+func TestLinearTicks(t *testing.T) {
+	for _, r := range [][2]float64{{0.937, 1.058}, {0.91, 1.085}, {0.98, 1.16}, {1.3, 11.2}, {0.25, 0.86}, {0.9, 1.9}, {0.999, 1.001}} {
+		var labelled []gonum.Tick
+		for _, tk := range (linearTicks{}).Ticks(r[0], r[1]) {
+			if tk.Value < r[0] || tk.Value > r[1] {
+				t.Errorf("%v: tick %v off the axis", r, tk.Value)
+			}
+			if tk.Label != "" {
+				labelled = append(labelled, tk)
+			}
+		}
+		if len(labelled) < 4 || len(labelled) > 11 {
+			t.Errorf("%v: %d labelled ticks, want 4 to 11", r, len(labelled))
+		}
+		for i, tk := range labelled {
+			v, err := strconv.ParseFloat(tk.Label, 64)
+			if err != nil || math.Abs(v-tk.Value) > 1e-9*math.Max(1, math.Abs(tk.Value)) {
+				t.Errorf("%v: tick at %v labelled %q", r, tk.Value, tk.Label)
+			}
+			if i > 0 && len(tk.Label) != len(labelled[0].Label) && math.Abs(tk.Value) < 10 && math.Abs(labelled[0].Value) < 10 {
+				t.Errorf("%v: labels %q and %q with different digits", r, labelled[0].Label, tk.Label)
+			}
+		}
+	}
+	if got := (linearTicks{}).Ticks(1, 1); got != nil {
+		t.Errorf("an empty axis has ticks %v", got)
+	}
+}
+
+// TestScaleLimit checks the limit's words and that the y axis holds the limit and every seed.
+func TestScaleLimit(t *testing.T) {
+	if got := (Limit{Value: 1.05}).Passes(); got != "passes ≤ 1.05" {
+		t.Errorf("at most: %q", got)
+	}
+	if got := (Limit{Value: 1.5, AtLeast: true}).Passes(); got != "passes ≥ 1.5" {
+		t.Errorf("at least: %q", got)
+	}
+	pts := []ScalePoint{{Ratio: 0.99, Low: 0.98, High: 1.0}, {Ratio: 1.07, Low: 1.06, High: 1.075}}
+	for _, limit := range []float64{1.02, 1.2, 0.5} {
+		lo, hi := scaleYRange(pts, limit)
+		if lo >= math.Min(limit, 0.98) || hi <= math.Max(limit, 1.075) {
+			t.Errorf("limit %v: y from %v to %v", limit, lo, hi)
+		}
+	}
+}
