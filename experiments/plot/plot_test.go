@@ -64,6 +64,15 @@ func TestSchemeStyles(t *testing.T) {
 			}
 		}
 	}
+	// The schemes the passkey, task and scale comparisons draw in one panel.
+	together := map[string]string{fmt.Sprint(ReferenceStyle.Color): "rope"}
+	for _, key := range []string{"nope", "learned", "sinusoidal", "rope+yarn", "rope+linear", "alibi", "t5", "kerple", "fire"} {
+		c := fmt.Sprint(SchemeStyle(key).Color)
+		if other, ok := together[c]; ok {
+			t.Errorf("%s has the colour of %s", key, other)
+		}
+		together[c] = key
+	}
 	if n != len(schemeStyles) {
 		t.Errorf("the test knows %d schemes, the table %d", n, len(schemeStyles))
 	}

@@ -55,3 +55,18 @@ func TestScaleLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestColumnEdge checks where a heat map marks a length: after the last column it covers.
+func TestColumnEdge(t *testing.T) {
+	lengths := []int{64, 128, 256, 512, 1024}
+	for _, tc := range []struct {
+		n    int
+		want float64
+		ok   bool
+	}{{64, 0.5, true}, {256, 2.5, true}, {300, 2.5, true}, {4096, 4.5, true}, {32, 0, false}} {
+		got, ok := columnEdge(lengths, tc.n)
+		if ok != tc.ok || (ok && got != tc.want) {
+			t.Errorf("%d: %v %v, want %v %v", tc.n, got, ok, tc.want, tc.ok)
+		}
+	}
+}

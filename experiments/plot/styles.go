@@ -36,7 +36,6 @@ var (
 	teal       = color.RGBA{68, 170, 153, 255}
 	olive      = color.RGBA{153, 153, 51, 255}
 	wine       = color.RGBA{136, 34, 85, 255}
-	darkGreen  = color.RGBA{17, 119, 51, 255}
 	rose       = color.RGBA{204, 102, 119, 255}
 	magenta    = color.RGBA{170, 68, 153, 255}
 )
@@ -63,8 +62,9 @@ var ReferenceStyle = Style{Color: color.Gray{Y: 150}, Width: vg.Points(1.2)}
 // schemeStyles is the one table of the schemes' looks: a scheme, keyed as SchemeKey words it
 // (the scheme, then its variant, scaling and temperature joined by "+"), is drawn in its colour
 // and marker in every figure of every report. Within a family of schemes (a panel of a
-// comparison's figures) no two share a colour; across families a colour comes back with
-// another marker. Every line is solid: dashes mean a fine-tuned run (FineTuned) or a second
+// comparison's figures) no two share a colour, nor do the schemes the passkey, task and scale
+// comparisons draw together (nope, learned, sinusoidal, RoPE, YaRN, PI, ALiBi, T5, KERPLE,
+// FIRE); across families a colour comes back with another marker. Every line is solid: dashes mean a fine-tuned run (FineTuned) or a second
 // series of a scheme in one report (Variant), and dash-dots a scheme not in the table.
 var schemeStyles = map[string]struct {
 	c     color.Color
@@ -72,27 +72,27 @@ var schemeStyles = map[string]struct {
 }{
 	// absolute positions
 	"nope":       {black, ring},
-	"learned":    {orange, square},
-	"sinusoidal": {darkGreen, triangle},
+	"learned":    {olive, square},
+	"sinusoidal": {wine, triangle},
 	// RoPE and its scalings; plain RoPE is the reference (ReferenceStyle)
-	"rope+linear":      {vermillion, cross},
-	"rope+ntk":         {wine, circle},
+	"rope+linear":      {teal, cross},
+	"rope+ntk":         {indigo, circle},
 	"rope+dynamic_ntk": {rose, box},
-	"rope+yarn":        {skyBlue, pyramid},
+	"rope+yarn":        {vermillion, pyramid},
 	"rope+llama3":      {olive, ring},
-	"rope+partial":     {teal, square},
+	"rope+partial":     {skyBlue, square},
 	"rope+p":           {magenta, plus},
-	"xpos":             {indigo, triangle},
+	"xpos":             {black, triangle},
 	// attention biases
 	"alibi":  {blue, circle},
-	"t5":     {orange, pyramid},
+	"t5":     {orange, triangle},
 	"kerple": {green, box},
 	"fire":   {purple, cross},
 	// temperatures and mixes
 	"mix":             {orange, ring},
-	"nope+logn":       {indigo, ring},
+	"nope+logn":       {indigo, square},
 	"rope+logn":       {vermillion, triangle},
-	"nope+logn_train": {skyBlue, square},
+	"nope+logn_train": {skyBlue, triangle},
 	"rope+logn_train": {green, pyramid},
 	"nope+ssmax":      {olive, box},
 	"rope+ssmax":      {wine, plus},
