@@ -70,3 +70,34 @@ func TestColumnEdge(t *testing.T) {
 		}
 	}
 }
+
+// TestPanelYRange checks the y range of a panel: a flat family's few percent fill it when the
+// reference would squash them, the reference's cut; a reference that would not is kept whole.
+func TestPanelYRange(t *testing.T) {
+	xs := []float64{64, 128, 256, 512, 1024}
+	line := func(ys ...float64) Line {
+		var l Line
+		for i, y := range ys {
+			l.XYs = append(l.XYs, struct{ X, Y float64 }{xs[i], y})
+		}
+		return l
+	}
+	f := ByFamily{LogY: true, TrainLen: 64, Reference: 0, Lines: []Line{
+		line(6.5, 7, 12, 18, 23),          // the reference, RoPE
+		line(7.57, 7.5, 7.46, 7.48, 7.49), // ALiBi, flat
+		line(7.0, 6.9, 6.95, 7.0, 7.1),    // KERPLE
+		line(11, 27, 47, 60, 70),          // sinusoidal
+		line(11.5, 12, 13, 14, 15),        // NoPE
+	}}
+	bias := f.panelYRange([]int{1, 2})
+	if bias.Max > 9 || bias.Min < 6 || bias.Max/bias.Min > 1.4 {
+		t.Errorf("biases: y from %v to %v, want about 6.3 to 8.3 (a factor of 1.2 padded)", bias.Min, bias.Max)
+	}
+	if !leaves(f.Lines[0], bias) {
+		t.Error("the reference is not cut in the biases' panel")
+	}
+	abs := f.panelYRange([]int{3, 4})
+	if abs.Min > 6.5 || abs.Max < 70 || leaves(f.Lines[0], abs) {
+		t.Errorf("absolute: y from %v to %v, want the reference whole", abs.Min, abs.Max)
+	}
+}
