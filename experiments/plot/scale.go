@@ -180,7 +180,11 @@ func (linearTicks) Ticks(min, max float64) []gonum.Tick {
 	var t []gonum.Tick
 	for k := math.Ceil(min/step - 1e-9); k*step <= max+step*1e-9; k++ {
 		// The value is its label's, so that 19 × 0.1 is 1.9, on the axis.
-		label := strconv.FormatFloat(k*step, 'f', digits, 64)
+		x := k * step
+		if x == 0 {
+			x = 0 // not -0, which is labelled "-0"
+		}
+		label := strconv.FormatFloat(x, 'f', digits, 64)
 		v, _ := strconv.ParseFloat(label, 64)
 		t = append(t, gonum.Tick{Value: v, Label: label})
 		// Unlabelled minor ticks halfway.

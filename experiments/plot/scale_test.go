@@ -3,6 +3,7 @@ package plot
 import (
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 
 	gonum "gonum.org/v1/plot"
@@ -11,7 +12,7 @@ import (
 // TestLinearTicks checks that every labelled tick of a ratio axis says its value: gonum's own
 // ticks labelled 1.05, 1.08 and 1.15 "1.1".
 func TestLinearTicks(t *testing.T) {
-	for _, r := range [][2]float64{{0.937, 1.058}, {0.91, 1.085}, {0.98, 1.16}, {1.3, 11.2}, {0.25, 0.86}, {0.9, 1.9}, {0.999, 1.001}} {
+	for _, r := range [][2]float64{{0.937, 1.058}, {0.91, 1.085}, {0.98, 1.16}, {1.3, 11.2}, {0.25, 0.86}, {0.9, 1.9}, {0.999, 1.001}, {-0.05, 1.05}, {-0.3, 6.6}} {
 		var labelled []gonum.Tick
 		for _, tk := range (linearTicks{}).Ticks(r[0], r[1]) {
 			if tk.Value < r[0] || tk.Value > r[1] {
@@ -26,7 +27,7 @@ func TestLinearTicks(t *testing.T) {
 		}
 		for i, tk := range labelled {
 			v, err := strconv.ParseFloat(tk.Label, 64)
-			if err != nil || math.Abs(v-tk.Value) > 1e-9*math.Max(1, math.Abs(tk.Value)) {
+			if err != nil || math.Abs(v-tk.Value) > 1e-9*math.Max(1, math.Abs(tk.Value)) || strings.HasPrefix(tk.Label, "-0") {
 				t.Errorf("%v: tick at %v labelled %q", r, tk.Value, tk.Label)
 			}
 			if i > 0 && len(tk.Label) != len(labelled[0].Label) && math.Abs(tk.Value) < 10 && math.Abs(labelled[0].Value) < 10 {
