@@ -59,8 +59,8 @@ func (pow2Ticks) Ticks(min, max float64) []gonum.Tick {
 }
 
 // logTicks labels 1, 2 and 5 times each power of ten on a log axis, and also 1.5, 3 and 7
-// when the axis spans less than a decade, so that a short axis still reads; under a factor of
-// 3, it labels a linear axis's ticks (linearTicks).
+// when the axis spans less than a factor of 30, so that a short axis still reads; under a
+// factor of 3, it labels a linear axis's ticks (linearTicks).
 type logTicks struct{}
 
 func (logTicks) Ticks(min, max float64) []gonum.Tick {
@@ -69,7 +69,7 @@ func (logTicks) Ticks(min, max float64) []gonum.Tick {
 		return linearTicks{}.Ticks(min, max)
 	}
 	steps := []float64{1, 2, 5}
-	if max/min < 10 {
+	if max/min < 30 {
 		steps = []float64{1, 1.5, 2, 3, 5, 7}
 	}
 	var t []gonum.Tick
