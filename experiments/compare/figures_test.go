@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strconv"
 	"testing"
@@ -70,23 +69,65 @@ func TestFamiliesOfCommittedComparisons(t *testing.T) {
 	}
 }
 
-// TestSeriesStyles checks that every figure of a report gives a label the same style, the
-// reference's to plain RoPE.
+// TestSeriesStyles checks that every figure of a report gives a label the same style: its
+// scheme's, the reference's to plain RoPE, no two series alike.
 func TestSeriesStyles(t *testing.T) {
 	rep := syntheticFigures(t, t.TempDir(), nil)
 	if len(rep.Series) != 21 {
 		t.Fatalf("%d series, want 21", len(rep.Series))
 	}
 	ref := rep.Reference()
+	styles := rep.Styles()
 	for i, s := range rep.Series {
-		want := plot.SeriesStyle(i)
+		want := rep.SchemeStyleOf(s.Label)
 		if i == ref {
 			want = plot.ReferenceStyle
 		}
-		// The perplexity and loss figures take rep.Styles(), the passkey one rep.styleOf.
-		if got := rep.Styles()[i]; !reflect.DeepEqual(got, want) || !reflect.DeepEqual(*rep.StyleOf(s.Label), want) {
+		// The perplexity and loss figures take rep.Styles(), the passkey one rep.StyleOf.
+		if got := styles[i]; !plot.Same(got, want) || !plot.Same(*rep.StyleOf(s.Label), want) {
 			t.Errorf("%s: style %+v, want %+v", s.Label, got, want)
 		}
+		for j := range i {
+			if plot.Same(styles[i], styles[j]) {
+				t.Errorf("%s is drawn like %s", s.Label, rep.Series[j].Label)
+			}
+		}
+	}
+}
+
+// TestStylesFollowTheScheme checks that a scheme has one style whatever the comparison and the
+// order of its series: ALiBi's in compare, in passkey and in compare with its series reversed.
+func TestStylesFollowTheScheme(t *testing.T) {
+	styleOf := func(rep *Report, label string) plot.Style {
+		t.Helper()
+		s := rep.StyleOf(label)
+		if s == nil {
+			t.Fatalf("%s: no series %s", rep.Name, label)
+		}
+		return *s
+	}
+	compare, passkey := plannedReport(t, "compare"), plannedReport(t, "passkey")
+	reversed := plannedReport(t, "compare")
+	slices.Reverse(reversed.Series)
+	if reversed.Series[0].Label == compare.Series[0].Label {
+		t.Fatal("the series were not reordered")
+	}
+	alibi := styleOf(compare, "alibi")
+	if !plot.Same(alibi, plot.SchemeStyle("alibi")) {
+		t.Errorf("alibi in compare: %+v, want the table's %+v", alibi, plot.SchemeStyle("alibi"))
+	}
+	for _, label := range []string{"alibi", "rope", "rope_yarn", "rope_pi"} {
+		want := styleOf(compare, label)
+		for _, rep := range []*Report{passkey, reversed} {
+			if got := styleOf(rep, label); !plot.Same(got, want) {
+				t.Errorf("%s: %+v, in compare %+v", label, got, want)
+			}
+		}
+	}
+	// The fine-tuned YaRN run of passkey: YaRN's colour and marker, dashed.
+	ft, yarn := styleOf(passkey, "rope_yarn_ft"), styleOf(passkey, "rope_yarn")
+	if ft.Color != yarn.Color || ft.Shape != yarn.Shape || ft.Dashes == nil || yarn.Dashes != nil {
+		t.Errorf("rope_yarn_ft %+v, rope_yarn %+v: want one colour and marker, the fine-tuned dashed", ft, yarn)
 	}
 }
 

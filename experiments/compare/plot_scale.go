@@ -18,7 +18,7 @@ func (rep *Report) writeScaleFigure(dir, id string) (err error) {
 	if len(pts) == 0 {
 		return nil
 	}
-	fig, err := plot.Scale(fmt.Sprintf("%s: %s (limit %g, dashed)", id, what, limit), pts, limit)
+	fig, err := plot.Scale(fmt.Sprintf("%s: %s (limit %g dashed; shaded: %s)", id, what, limit.Value, limit.Passes()), pts, limit)
 	if err != nil {
 		return err
 	}
@@ -26,15 +26,15 @@ func (rep *Report) writeScaleFigure(dir, id string) (err error) {
 }
 
 // scalePoints returns the claim's deciding ratio at each grid point that decided it, the rule's
-// limit, and what the ratio is (a ratio at 4x, say).
-func (rep *Report) scalePoints(id string) (pts []plot.ScalePoint, limit float64, what string) {
+// limit and its passing side, and what the ratio is (a ratio at 4x, say).
+func (rep *Report) scalePoints(id string) (pts []plot.ScalePoint, limit plot.Limit, what string) {
 	for _, pt := range rep.Points {
 		q, d, ok := pt.scalePoint(id)
 		if !ok {
 			continue
 		}
 		pts = append(pts, q)
-		limit, what = d.Limit, d.What
+		limit, what = plot.Limit{Value: d.Limit, AtLeast: d.AtLeast}, d.What
 	}
 	// The ratio nearest to failing may be another at another point (4x at one, 16x at the
 	// next): then each point says which.

@@ -1,19 +1,78 @@
 package measure
 
-import "extrapolate/experiments/plot"
+import (
+	"strings"
+
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/plot"
+)
+
+// SchemeKey names what a run's series is, for its style in every figure (plot.SchemeStyle):
+// the scheme; RoPE's variant ("partial" for rotary_fraction, "p" for frequency_fraction below
+// 1); the scaling's type; the attention temperature; and "ft" when the run is fine-tuned at a
+// longer length, joined by "+": "rope+yarn", "nope+logn_train", "rope+linear+ft". Like
+// familyOf it reads the resolved config, not the label, which is free text.
+func SchemeKey(c config.Config) string {
+	parts := []string{c.Position.Scheme}
+	if fraction(c.Position.Params["rotary_fraction"]) {
+		parts = append(parts, "partial")
+	}
+	if fraction(c.Position.Params["frequency_fraction"]) {
+		parts = append(parts, "p")
+	}
+	if sc := c.Position.Scaling; sc != nil {
+		parts = append(parts, sc.Type)
+	}
+	if c.Attention.Scale != "" {
+		parts = append(parts, c.Attention.Scale)
+	}
+	if c.Train.Finetune != nil {
+		parts = append(parts, plot.FineTuned)
+	}
+	return strings.Join(parts, "+")
+}
+
+// fraction reports whether a parameter is set to a number below 1: a part of RoPE's dimensions.
+func fraction(v any) bool {
+	switch x := v.(type) {
+	case float64:
+		return x < 1
+	case int:
+		return x < 1
+	}
+	return false
+}
 
 // Styles gives each series of the report its style in every figure, by its place in
-// rep.Series; plain RoPE's is the reference's.
+// rep.Series: its scheme's (SchemeKey, plot.SchemeStyle), whatever the series' order, so that a
+// scheme looks the same in every report; plain RoPE's is the reference's. A series that would
+// be drawn like an earlier one (a scheme's runs on another task, or at another setting) keeps
+// its colour and marker with another dash pattern (plot.Variant).
 func (rep *Report) Styles() []plot.Style {
 	ref := rep.Reference()
 	out := make([]plot.Style, len(rep.Series))
-	for i := range out {
-		out[i] = plot.SeriesStyle(i)
+	for i, s := range rep.Series {
+		c, _ := rep.configOf(s.Label)
+		st := plot.SchemeStyle(SchemeKey(c))
 		if i == ref {
-			out[i] = plot.ReferenceStyle
+			st = plot.ReferenceStyle
 		}
+		for k := 1; taken(out[:i], st); k++ {
+			st = plot.Variant(plot.SchemeStyle(SchemeKey(c)), k)
+		}
+		out[i] = st
 	}
 	return out
+}
+
+// taken reports whether a style is one of styles.
+func taken(styles []plot.Style, s plot.Style) bool {
+	for _, t := range styles {
+		if plot.Same(t, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // StyleOf is the style of a label's series, nil for a label not in the report.
@@ -24,4 +83,12 @@ func (rep *Report) StyleOf(label string) *plot.Style {
 		}
 	}
 	return nil
+}
+
+// SchemeStyleOf is the style of a label's scheme, as it is before Styles tells a report's
+// series of one scheme apart: for a figure that draws each scheme once in a panel, such as a
+// panel per task.
+func (rep *Report) SchemeStyleOf(label string) plot.Style {
+	c, _ := rep.configOf(label)
+	return plot.SchemeStyle(SchemeKey(c))
 }

@@ -19,7 +19,11 @@ type Line struct {
 }
 
 // ByFamily is a comparison figure with a panel per family of position schemes, each series in its
-// style, the reference series in each panel, the training length marked, x on a log axis.
+// style, the reference series in each panel, the training length marked, x on a log axis. Each
+// panel's y axis spans its own family's series, so that a difference of a few percent between
+// them shows however far another family's series runs, and the reference too unless that would
+// more than double the panel's span (log span on a log axis): then the reference, like the guide,
+// is cut at the panel's edge, and its legend entry says so.
 type ByFamily struct {
 	Title, XLabel, YLabel string
 	LogY                  bool
@@ -38,8 +42,8 @@ type ByFamily struct {
 // guideStyle is a figure's guide line's.
 var guideStyle = Style{Color: color.Gray{Y: 110}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}
 
-// Save draws a panel per family with a line to draw, all on the same axes so that panels
-// compare; with no line to draw it writes nothing.
+// Save draws a panel per family with a line to draw, all on the same x axis, each on a y axis of
+// its own; with no line to draw it writes nothing.
 func (f ByFamily) Save(png, svg string) (err error) {
 	defer Recover(png, &err)
 	var members [][]int
@@ -58,11 +62,11 @@ func (f ByFamily) Save(png, svg string) (err error) {
 	if len(members) == 0 {
 		return nil
 	}
-	xr, yr := f.ranges()
+	xr := f.xRange()
 	cols := min(2, len(members))
 	fig := Grid{Title: f.Title, XLabel: f.XLabel, Cols: cols, LegendWidth: 1.9 * vg.Inch}
 	for k, idx := range members {
-		p, legend, err := f.panel(titles[k], idx, xr, yr)
+		p, legend, err := f.panel(titles[k], idx, xr, f.panelYRange(idx))
 		if err != nil {
 			return err
 		}
@@ -81,27 +85,71 @@ func (f ByFamily) Save(png, svg string) (err error) {
 // axisRange is the extent of an axis, shared by every panel.
 type axisRange struct{ Min, Max float64 }
 
-// ranges spans every line's points and error bars, and the training length; on a log y axis a
-// bar stops above 0.
-func (f ByFamily) ranges() (x, y axisRange) {
-	x = axisRange{float64(f.TrainLen), float64(f.TrainLen)}
-	y = axisRange{math.Inf(1), math.Inf(-1)}
+// xRange spans every line's points, and the training length, shared by every panel.
+func (f ByFamily) xRange() axisRange {
+	x := axisRange{float64(f.TrainLen), float64(f.TrainLen)}
 	for _, l := range slices.Concat(f.Lines, []Line{f.Guide}) {
+		for _, xy := range l.XYs {
+			x = axisRange{math.Min(x.Min, xy.X), math.Max(x.Max, xy.X)}
+		}
+	}
+	return axisRange{x.Min / 1.2, x.Max * 1.2}
+}
+
+// yRange spans the points and error bars of the lines idx, one panel's; on a log y axis a bar
+// stops above 0.
+func (f ByFamily) yRange(idx []int) axisRange {
+	y := axisRange{math.Inf(1), math.Inf(-1)}
+	for _, i := range idx {
+		l := f.Lines[i]
 		for j, xy := range l.XYs {
 			lo, hi := xy.Y, xy.Y
 			if l.Low != nil {
 				lo, hi = lo-l.Low[j], hi+l.High[j]
 			}
-			x = axisRange{math.Min(x.Min, xy.X), math.Max(x.Max, xy.X)}
 			y = axisRange{math.Min(y.Min, lo), math.Max(y.Max, hi)}
 		}
 	}
-	x = axisRange{x.Min / 1.2, x.Max * 1.2}
 	if f.LogY {
-		return x, axisRange{math.Max(y.Min, 1e-3) * 0.9, y.Max * 1.1}
+		lo := math.Max(y.Min, 1e-3)
+		// At least a factor of 1.2, so that a flat line is not all the panel's height.
+		if r := y.Max / lo; r < 1.2 {
+			lo, y.Max = lo/math.Sqrt(1.2/r), y.Max*math.Sqrt(1.2/r)
+		}
+		return axisRange{lo * 0.95, y.Max * 1.05}
 	}
 	pad := math.Max((y.Max-y.Min)*0.05, 1e-3)
-	return x, axisRange{y.Min - pad, y.Max + pad}
+	return axisRange{y.Min - pad, y.Max + pad}
+}
+
+// panelYRange is the y range of the panel of the lines idx: theirs, and the reference's unless
+// it would more than double the span.
+func (f ByFamily) panelYRange(idx []int) axisRange {
+	yr := f.yRange(idx)
+	if r := f.Reference; r >= 0 && !slices.Contains(idx, r) {
+		if with := f.yRange(append(slices.Clone(idx), r)); f.span(with) <= 2*f.span(yr) {
+			return with
+		}
+	}
+	return yr
+}
+
+// span is the extent of a y range: its ratio's logarithm on a log axis.
+func (f ByFamily) span(r axisRange) float64 {
+	if f.LogY {
+		return math.Log(r.Max / r.Min)
+	}
+	return r.Max - r.Min
+}
+
+// leaves reports whether a line's points run off a y range.
+func leaves(l Line, yr axisRange) bool {
+	for _, xy := range l.XYs {
+		if xy.Y < yr.Min || xy.Y > yr.Max {
+			return true
+		}
+	}
+	return false
 }
 
 // panel draws the lines idx of one family over the reference's, which comes first also when it is
@@ -110,6 +158,7 @@ func (f ByFamily) panel(title string, idx []int, xr, yr axisRange) (*gonum.Plot,
 	p := gonum.New()
 	p.Title.Text = title
 	p.X.Scale, p.X.Tick.Marker = gonum.LogScale{}, pow2Ticks{}
+	p.Y.Tick.Marker = linearTicks{}
 	if f.LogY {
 		p.Y.Scale, p.Y.Tick.Marker = gonum.LogScale{}, logTicks{}
 	}
@@ -123,7 +172,11 @@ func (f ByFamily) panel(title string, idx []int, xr, yr axisRange) (*gonum.Plot,
 		}
 	}
 	if r := f.Reference; r >= 0 && len(f.Lines[r].XYs) > 0 {
-		if err := addLine(p, &legend, f.Lines[r], f.Styles[r], " (reference)"); err != nil {
+		suffix := " (reference)"
+		if leaves(f.Lines[r], yr) {
+			suffix = " (reference, cut)"
+		}
+		if err := addLine(p, &legend, f.Lines[r], f.Styles[r], suffix); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -50,11 +50,17 @@ func ByLength(png, svg, title string, lines []LengthLine, limit float64, atLeast
 		return err
 	}
 	for i, l := range lines {
-		if err := addLengthLine(p, &legend, l, SeriesStyle(i)); err != nil {
+		if err := addLengthLine(p, &legend, l, lengthLineStyle(i)); err != nil {
 			return err
 		}
 	}
 	return save(png, svg, p, &legend)
+}
+
+// lengthLineStyle is the style of the i-th line of a ByLength figure: a width or a budget of
+// tokens, not a scheme, so in none of the scheme table's colours.
+func lengthLineStyle(i int) Style {
+	return Style{Color: fallbackColors[i%len(fallbackColors)], Shape: fallbackShapes[i%len(fallbackShapes)], Width: seriesWidth}
 }
 
 // markLimit shades the passing side of the limit and draws the limit dashed across.

@@ -2,7 +2,9 @@ package plot
 
 import (
 	"bytes"
+	"image/color"
 	"math"
+	"slices"
 
 	"extrapolate/internal/atomicfile"
 
@@ -16,12 +18,29 @@ import (
 )
 
 // A Series is one line of a Lines figure: points, a legend label and, for a comparison's
-// series, its style; without one, lines take the palette's colours in turn.
+// series, its style, with which it is drawn with its markers; without one, lines take the
+// palette's colours in turn.
 type Series struct {
 	Label string
 	XYs   plotter.XYs
 	Style *Style
+	// Low and High are the error bars below and above each point, drawn with a style; nil
+	// for none.
+	Low, High []float64
 }
+
+// A Mark is a length marked across a Lines figure besides the training length, such as the
+// length some series were fine-tuned at, with its legend label.
+type Mark struct {
+	X     float64
+	Label string
+}
+
+// dodgeStep is how far apart, in octaves, Lines draws series with error bars.
+const dodgeStep = 0.035
+
+// markStyle is a Mark's line's: dotted, in the colour of no scheme.
+var markStyle = Style{Color: color.Gray{Y: 60}, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(1), vg.Points(3)}}
 
 // Positions draws loss against position in the window (log axis: the number of tokens seen,
 // position+1), the training length marked.
@@ -29,14 +48,15 @@ func Positions(png, svg, title string, trainLen int, series []Series) error {
 	return Lines(png, svg, title, "tokens seen (position in the window + 1, log scale)", "loss (nats per token)", trainLen, false, series)
 }
 
-// Accuracy draws passkey accuracy against evaluation length.
-func Accuracy(png, svg, title string, trainLen int, series []Series) error {
-	return Lines(png, svg, title, "evaluation length (tokens, log scale)", "passkey accuracy (mean over depths)", trainLen, true, series)
+// Accuracy draws passkey accuracy against evaluation length, with the marks besides the
+// training length.
+func Accuracy(png, svg, title string, trainLen int, series []Series, marks ...Mark) error {
+	return Lines(png, svg, title, "evaluation length (tokens, log scale)", "passkey accuracy (mean over depths)", trainLen, true, series, marks...)
 }
 
-// Lines draws series against a logarithmic x axis, with the training length marked; with unit,
-// the y axis runs from 0 to 1. With nothing to draw it writes no plot.
-func Lines(png, svg, title, xLabel, yLabel string, trainLen int, unit bool, lines []Series) (err error) {
+// Lines draws series against a logarithmic x axis, with the training length and the marks
+// marked; with unit, the y axis runs from 0 to 1. With nothing to draw it writes no plot.
+func Lines(png, svg, title, xLabel, yLabel string, trainLen int, unit bool, lines []Series, marks ...Mark) (err error) {
 	empty := true
 	for _, l := range lines {
 		empty = empty && len(l.XYs) == 0
@@ -55,25 +75,41 @@ func Lines(png, svg, title, xLabel, yLabel string, trainLen int, unit bool, line
 	legend.Top, legend.Left = true, true
 	lo, hi := math.Inf(1), math.Inf(-1)
 	minX, maxX := float64(trainLen), float64(trainLen)
+	dodge := slices.ContainsFunc(lines, func(l Series) bool { return l.Style != nil && hasSpread(l.High) })
 	for i, l := range lines {
 		if len(l.XYs) == 0 {
 			continue
 		}
-		for _, xy := range l.XYs {
-			lo, hi = math.Min(lo, xy.Y), math.Max(hi, xy.Y)
+		for j, xy := range l.XYs {
+			ylo, yhi := xy.Y, xy.Y
+			if l.Low != nil {
+				ylo, yhi = ylo-l.Low[j], yhi+l.High[j]
+			}
+			lo, hi = math.Min(lo, ylo), math.Max(hi, yhi)
 			minX, maxX = math.Min(minX, xy.X), math.Max(maxX, xy.X)
+		}
+		if l.Style != nil {
+			// Series with error bars are moved apart a little in x, so that bars at one
+			// length do not hide each other.
+			xys := l.XYs
+			if dodge {
+				xys = slices.Clone(xys)
+				for j := range xys {
+					xys[j].X *= math.Exp2(dodgeStep * (float64(i) - float64(len(lines)-1)/2))
+				}
+			}
+			if err := addLine(p, &legend, Line{Label: l.Label, XYs: xys, Low: l.Low, High: l.High}, *l.Style, ""); err != nil {
+				return err
+			}
+			continue
 		}
 		ln, err := plotter.NewLine(l.XYs)
 		if err != nil {
 			return err
 		}
-		if l.Style != nil {
-			l.Style.apply(ln, nil)
-		} else {
-			ln.Color = palette[i%len(palette)]
-			ln.Width = vg.Points(1.5)
-			ln.Dashes = plotutil.Dashes(i / len(palette))
-		}
+		ln.Color = palette[i%len(palette)]
+		ln.Width = vg.Points(1.5)
+		ln.Dashes = plotutil.Dashes(i / len(palette))
 		p.Add(ln)
 		legend.Add(l.Label, ln)
 	}
@@ -82,9 +118,21 @@ func Lines(png, svg, title, xLabel, yLabel string, trainLen int, unit bool, line
 	}
 	pad := math.Max((hi-lo)*0.05, 1e-3)
 	p.Y.Min, p.Y.Max = lo-pad, hi+pad
+	for _, m := range marks {
+		minX, maxX = math.Min(minX, m.X), math.Max(maxX, m.X)
+	}
 	p.X.Min, p.X.Max = minX/1.2, maxX*1.2
 	if err := markTrainLen(p, &legend, trainLen); err != nil {
 		return err
+	}
+	for _, m := range marks {
+		mark, err := plotter.NewLine(plotter.XYs{{X: m.X, Y: p.Y.Min}, {X: m.X, Y: p.Y.Max}})
+		if err != nil {
+			return err
+		}
+		markStyle.apply(mark, nil)
+		p.Add(mark)
+		legend.Add(m.Label, mark)
 	}
 	return save(png, svg, p, &legend)
 }

@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // A Curve is one line of a perplexity-versus-length plot: the mean over seeds at each length,
@@ -27,6 +28,9 @@ type Curve struct {
 	// NotApplicable lists lengths the scheme cannot handle, NonFinite those where a seed's
 	// loss was not finite and no seed had one.
 	NotApplicable, NonFinite []int
+	// Style, if set, is the curve's style of every figure; without one, curves take the
+	// palette's colours in turn.
+	Style *Style
 }
 
 // Legend is a curve's label in a legend, with the lengths it has no point at and why.
@@ -55,12 +59,17 @@ func (pow2Ticks) Ticks(min, max float64) []gonum.Tick {
 }
 
 // logTicks labels 1, 2 and 5 times each power of ten on a log axis, and also 1.5, 3 and 7
-// when the axis spans less than a decade, so that a short axis still reads.
+// when the axis spans less than a factor of 30, so that a short axis still reads; under a
+// factor of 3, it labels a linear axis's ticks (linearTicks).
 type logTicks struct{}
 
 func (logTicks) Ticks(min, max float64) []gonum.Tick {
+	// Under a factor of 3, the steps of a linear axis: 7, 7.5, 8... rather than a lone 7.
+	if max/min < 3 {
+		return linearTicks{}.Ticks(min, max)
+	}
 	steps := []float64{1, 2, 5}
-	if max/min < 10 {
+	if max/min < 30 {
 		steps = []float64{1, 1.5, 2, 3, 5, 7}
 	}
 	var t []gonum.Tick
@@ -124,6 +133,14 @@ func Perplexity(dir, png, svg, title string, trainLen int, curves []Curve) (err 
 		line.Width = vg.Points(1.5)
 		line.Dashes = plotutil.Dashes(i / len(palette))
 		points.Shape = plotutil.Shape(i)
+		if c.Style != nil {
+			col = c.Style.Color
+			c.Style.apply(line, points)
+			if c.Style.Shape == nil {
+				points.Shape = draw.CircleGlyph{}
+				points.Radius = vg.Points(1.5)
+			}
+		}
 		p.Add(line, points)
 		legend.Add(label, line, points)
 		if hasSpread(c.Std) {

@@ -1,16 +1,19 @@
 package plot
 
 import (
+	"fmt"
+	"hash/fnv"
 	"image/color"
+	"strings"
 
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// A Style is how a series is drawn in every figure of a comparison, so that a label keeps its
-// colour from the perplexity figure to the loss-by-position and passkey figures.
+// A Style is how a series is drawn in every figure of every report, so that a scheme keeps its
+// colour and marker from the perplexity figure to the loss-by-position and passkey figures, and
+// from one comparison to the next.
 type Style struct {
 	Color  color.Color
 	Dashes []vg.Length
@@ -18,36 +21,172 @@ type Style struct {
 	Width  vg.Length
 }
 
-// seriesColors are twenty colours for lines on white: tab10 with its grey, which the reference
-// line uses, swapped for black, then ten darker or more saturated hues for the second ten
-// series, which are also dashed. No two of them share a hue and a dash pattern.
-var seriesColors = []color.Color{
-	color.RGBA{31, 119, 180, 255}, color.RGBA{255, 127, 14, 255}, color.RGBA{44, 160, 44, 255},
-	color.RGBA{214, 39, 40, 255}, color.RGBA{148, 103, 189, 255}, color.RGBA{140, 86, 75, 255},
-	color.RGBA{227, 119, 194, 255}, color.RGBA{0, 0, 0, 255}, color.RGBA{188, 189, 34, 255},
-	color.RGBA{23, 190, 207, 255},
+// Colours of the scheme table: Okabe and Ito's eight, which colour-blind readers tell apart
+// (less their yellow, faint on white), and Paul Tol's muted ones for the rest. Near colours in
+// a table are told apart by their markers.
+var (
+	black      = color.RGBA{0, 0, 0, 255}
+	orange     = color.RGBA{230, 159, 0, 255}
+	skyBlue    = color.RGBA{86, 180, 233, 255}
+	green      = color.RGBA{0, 158, 115, 255}
+	blue       = color.RGBA{0, 114, 178, 255}
+	vermillion = color.RGBA{213, 94, 0, 255}
+	purple     = color.RGBA{204, 121, 167, 255}
+	indigo     = color.RGBA{51, 34, 136, 255}
+	teal       = color.RGBA{68, 170, 153, 255}
+	olive      = color.RGBA{153, 153, 51, 255}
+	wine       = color.RGBA{136, 34, 85, 255}
+	rose       = color.RGBA{204, 102, 119, 255}
+	magenta    = color.RGBA{170, 68, 153, 255}
+)
 
-	color.RGBA{0, 0, 128, 255}, color.RGBA{218, 165, 32, 255}, color.RGBA{0, 128, 128, 255},
-	color.RGBA{128, 0, 0, 255}, color.RGBA{199, 21, 133, 255}, color.RGBA{85, 107, 47, 255},
-	color.RGBA{75, 0, 130, 255}, color.RGBA{250, 128, 114, 255}, color.RGBA{86, 180, 233, 255},
-	color.RGBA{154, 205, 50, 255},
+// Markers of the scheme table.
+var (
+	ring     = draw.RingGlyph{}
+	square   = draw.SquareGlyph{}
+	triangle = draw.TriangleGlyph{}
+	cross    = draw.CrossGlyph{}
+	plus     = draw.PlusGlyph{}
+	circle   = draw.CircleGlyph{}
+	box      = draw.BoxGlyph{}
+	pyramid  = draw.PyramidGlyph{}
+)
+
+// seriesWidth is the width of every scheme's line but the reference's.
+var seriesWidth = vg.Points(1.8)
+
+// ReferenceStyle is plain RoPE's, the thin grey line every panel of a comparison compares
+// against, and RoPE's wherever it is drawn.
+var ReferenceStyle = Style{Color: color.Gray{Y: 150}, Width: vg.Points(1.2)}
+
+// schemeStyles is the one table of the schemes' looks: a scheme, keyed as SchemeKey words it
+// (the scheme, then its variant, scaling and temperature joined by "+"), is drawn in its colour
+// and marker in every figure of every report. Within a family of schemes (a panel of a
+// comparison's figures) no two share a colour, nor do the schemes the passkey, task and scale
+// comparisons draw together (nope, learned, sinusoidal, RoPE, YaRN, PI, ALiBi, T5, KERPLE,
+// FIRE); across families a colour comes back with another marker. Every line is solid: dashes mean a fine-tuned run (FineTuned) or a second
+// series of a scheme in one report (Variant), and dash-dots a scheme not in the table.
+var schemeStyles = map[string]struct {
+	c     color.Color
+	shape draw.GlyphDrawer
+}{
+	// absolute positions
+	"nope":       {black, ring},
+	"learned":    {olive, square},
+	"sinusoidal": {wine, triangle},
+	// RoPE and its scalings; plain RoPE is the reference (ReferenceStyle)
+	"rope+linear":      {teal, cross},
+	"rope+ntk":         {indigo, circle},
+	"rope+dynamic_ntk": {rose, box},
+	"rope+yarn":        {vermillion, pyramid},
+	"rope+llama3":      {olive, ring},
+	"rope+partial":     {skyBlue, square},
+	"rope+p":           {magenta, plus},
+	"xpos":             {black, triangle},
+	// attention biases
+	"alibi":  {blue, circle},
+	"t5":     {orange, triangle},
+	"kerple": {green, box},
+	"fire":   {purple, cross},
+	// temperatures and mixes
+	"mix":             {orange, ring},
+	"nope+logn":       {indigo, square},
+	"rope+logn":       {vermillion, triangle},
+	"nope+logn_train": {skyBlue, triangle},
+	"rope+logn_train": {green, pyramid},
+	"nope+ssmax":      {olive, box},
+	"rope+ssmax":      {wine, plus},
 }
 
-// SeriesStyle is the style of the i-th series of a comparison: past twenty series the colours
-// repeat with another dash pattern.
-func SeriesStyle(i int) Style {
-	n := len(seriesColors)
+// fallbackColors colour the schemes the table does not know (a scheme registered outside this
+// repository): tab10 less its grey, none of them a colour of the table, so that such a scheme
+// is never drawn like one of the table's.
+var fallbackColors = []color.Color{
+	color.RGBA{31, 119, 180, 255}, color.RGBA{255, 127, 14, 255}, color.RGBA{44, 160, 44, 255},
+	color.RGBA{214, 39, 40, 255}, color.RGBA{148, 103, 189, 255}, color.RGBA{140, 86, 75, 255},
+	color.RGBA{227, 119, 194, 255}, color.RGBA{188, 189, 34, 255}, color.RGBA{23, 190, 207, 255},
+}
+
+// fallbackShapes are the markers a scheme outside the table may take.
+var fallbackShapes = []draw.GlyphDrawer{ring, square, triangle, cross, plus, circle, box, pyramid}
+
+// Dash patterns: a fine-tuned run's, a scheme outside the table's (dash-dot), and a second,
+// third... series of one scheme in a report's.
+var (
+	fineTunedDashes = []vg.Length{vg.Points(6), vg.Points(3)}
+	fallbackDashes  = []vg.Length{vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)}
+	variantDashes   = [][]vg.Length{
+		{vg.Points(2), vg.Points(2)},
+		{vg.Points(10), vg.Points(2), vg.Points(2), vg.Points(2)},
+		{vg.Points(1), vg.Points(1)},
+		{vg.Points(8), vg.Points(4)},
+		{vg.Points(10), vg.Points(2), vg.Points(2), vg.Points(2), vg.Points(2), vg.Points(2)},
+	}
+)
+
+// FineTuned is the last word of a scheme key of a run fine-tuned at a longer length.
+const FineTuned = "ft"
+
+// SchemeStyle is the style of a series of the scheme key in every figure: the table's
+// (schemeStyles), "rope" the reference's. A fine-tuned run's key (ending in "+ft") takes its
+// scheme's colour and marker, dashed. A scheme not in the table takes a colour no table entry
+// has, a marker and dash-dots, all chosen by a hash of its key, so the same in every figure.
+func SchemeStyle(key string) Style {
+	if key == "rope" {
+		return ReferenceStyle
+	}
+	if s, ok := schemeStyles[key]; ok {
+		return Style{Color: s.c, Shape: s.shape, Width: seriesWidth}
+	}
+	if base, ok := strings.CutSuffix(key, "+"+FineTuned); ok {
+		s := SchemeStyle(base)
+		if s.Shape == nil { // plain RoPE fine-tuned: the reference's grey with RoPE's marker
+			s = Style{Color: s.Color, Shape: ring, Width: seriesWidth}
+		}
+		if s.Dashes == nil {
+			s.Dashes = fineTunedDashes
+		} else {
+			s.Dashes = append(append([]vg.Length{}, s.Dashes...), s.Dashes...)
+			s.Dashes[0] *= 2
+		}
+		return s
+	}
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	n := h.Sum32()
 	return Style{
-		Color:  seriesColors[i%n],
-		Dashes: plotutil.Dashes(i / (n / 2)),
-		Shape:  plotutil.Shape(i),
-		Width:  vg.Points(1.8),
+		Color:  fallbackColors[n%uint32(len(fallbackColors))],
+		Shape:  fallbackShapes[(n/uint32(len(fallbackColors)))%uint32(len(fallbackShapes))],
+		Dashes: fallbackDashes,
+		Width:  seriesWidth,
 	}
 }
 
-// ReferenceStyle is the reference series', plain RoPE's, the thin grey line every panel
-// compares against.
-var ReferenceStyle = Style{Color: color.Gray{Y: 150}, Width: vg.Points(1.2)}
+// Variant is the style of the k-th further series (k ≥ 1) drawn in style s in one report, such
+// as a scheme's runs on another task: its colour and marker, with another dash pattern.
+func Variant(s Style, k int) Style {
+	if k <= 0 {
+		return s
+	}
+	s.Dashes = variantDashes[(k-1)%len(variantDashes)]
+	if k > len(variantDashes) {
+		s.Width = seriesWidth * 0.7
+	}
+	if s.Shape == nil {
+		s.Shape = ring
+	}
+	return s
+}
+
+// Same reports whether two styles draw alike.
+func Same(a, b Style) bool {
+	return look(a) == look(b)
+}
+
+// look writes down how a style draws: its shape by its type, as glyphs are empty structs.
+func look(s Style) string {
+	return fmt.Sprintf("%v %v %T %v", s.Color, s.Dashes, s.Shape, s.Width)
+}
 
 // apply styles a line and, if not nil, its points: only a style with a shape has points.
 func (s Style) apply(l *plotter.Line, p *plotter.Scatter) {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"extrapolate/data"
 	"extrapolate/experiments/config"
@@ -116,11 +118,14 @@ func (rep *ScalingReport) Write(dir string) error {
 	cw := csv.NewWriter(&b)
 	cw.Write(append([]string{"scaling"}, perplexity.Columns...))
 	var curves []plot.Curve
-	for _, r := range rep.Results {
+	styles := rep.styles()
+	for i, r := range rep.Results {
 		for _, l := range r.Lengths {
 			cw.Write(append([]string{r.Scaling}, perplexity.Row(l, rep.TrainLen, rep.Protocol)...))
 		}
-		curves = append(curves, perplexity.Curve(r.Scaling, []*measure.Result{{Lengths: r.Lengths}}))
+		c := perplexity.Curve(r.Scaling, []*measure.Result{{Lengths: r.Lengths}})
+		c.Style = &styles[i]
+		curves = append(curves, c)
 	}
 	cw.Flush()
 	if err := measure.WriteFile(filepath.Join(dir, ScalingsCSV), b.Bytes()); err != nil {
@@ -130,6 +135,26 @@ func (rep *ScalingReport) Write(dir string) error {
 		return err
 	}
 	return measure.WriteJSON(filepath.Join(dir, ScalingsJSON), rep)
+}
+
+// styles are the results' styles in the figures: each scaling's as RoPE's in every figure
+// (plot.SchemeStyle of "rope+" its type, none plain RoPE's grey), a second result of one type
+// (another factor) dashed.
+func (rep *ScalingReport) styles() []plot.Style {
+	var out []plot.Style
+	for _, r := range rep.Results {
+		key := "rope"
+		if r.Scaling != "none" {
+			typ, _, _ := strings.Cut(r.Scaling, "(")
+			key += "+" + typ
+		}
+		s := plot.SchemeStyle(key)
+		for k := 1; slices.ContainsFunc(out, func(t plot.Style) bool { return plot.Same(s, t) }); k++ {
+			s = plot.Variant(plot.SchemeStyle(key), k)
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // Table renders the report as a text table: a row per scaling, a column per length.

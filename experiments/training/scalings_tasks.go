@@ -99,6 +99,7 @@ func (rep *ScalingReport) taskFigure() plot.Multiples {
 			pn.Title = fmt.Sprintf("%s (trained up to %d)", name, t.Sizes().Max)
 			pn.Mark, pn.MarkLabel = float64(t.Sizes().Max), "largest training size"
 		}
+		styles := rep.styles()
 		for i, r := range rep.Results {
 			l := plot.Line{Label: r.Scaling}
 			for _, c := range r.Tasks {
@@ -109,7 +110,7 @@ func (rep *ScalingReport) taskFigure() plot.Multiples {
 			}
 			if len(l.XYs) > 0 {
 				pn.Lines = append(pn.Lines, l)
-				pn.Styles = append(pn.Styles, plot.SeriesStyle(i))
+				pn.Styles = append(pn.Styles, styles[i])
 			}
 		}
 		f.Panels = append(f.Panels, pn)

@@ -40,9 +40,10 @@ type grid struct {
 	acc     [][]float64
 }
 
-// draw writes the grid as a heat map.
-func (g grid) draw(png, svg, title string, trainLen int) error {
-	return plot.HeatMap(png, svg, title, trainLen, g.lengths, g.depths, g.acc)
+// draw writes the grid as a heat map, the training length marked, and the fine-tuning length
+// when it is not 0.
+func (g grid) draw(png, svg, title string, trainLen, fineTune int) error {
+	return plot.HeatMap(png, svg, title, trainLen, fineTune, g.lengths, g.depths, g.acc)
 }
 
 // gridOf arranges cells, averaging cells of the same length and depth (seeds).

@@ -64,7 +64,11 @@ func (r *run) Record(dir string, res *measure.Result) error {
 	if err := res.SetMeasurement(Measure{}.Name(), r.cells); err != nil {
 		return err
 	}
-	return writeRun(dir, res, r.cells)
+	ft := 0
+	if f := r.ev.Config.Train.Finetune; f != nil {
+		ft = f.SeqLen
+	}
+	return writeRun(dir, res, r.cells, ft)
 }
 
 // Of is a run's passkey retrieval, as its results file keeps it; none when it has none
@@ -111,8 +115,9 @@ type file struct {
 	Cells    []Cell  `json:"cells"`
 }
 
-// writeRun writes a run's passkey retrieval as CSV, JSON and a heat map.
-func writeRun(dir string, res *measure.Result, cells []Cell) error {
+// writeRun writes a run's passkey retrieval as CSV, JSON and a heat map, marking the length the
+// run was fine-tuned at, fineTune, unless 0.
+func writeRun(dir string, res *measure.Result, cells []Cell, fineTune int) error {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write([]string{"length", "ratio", "depth", "docs", "correct", "accuracy", "digits_right", "applicable", "reason", "chance"})
@@ -129,5 +134,5 @@ func writeRun(dir string, res *measure.Result, cells []Cell) error {
 		return err
 	}
 	title := fmt.Sprintf("%s: passkey retrieval (chance %s)", res.Name, measure.Percent(data.PasskeyChance))
-	return gridOf(cells).draw(filepath.Join(dir, RunPNG), filepath.Join(dir, RunSVG), title, res.TrainLen)
+	return gridOf(cells).draw(filepath.Join(dir, RunPNG), filepath.Join(dir, RunSVG), title, res.TrainLen, fineTune)
 }

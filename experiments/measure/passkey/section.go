@@ -5,7 +5,9 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -120,6 +122,7 @@ func (s section) Write(dir string) error {
 		}
 	}
 	var lines []plot.Series
+	fineTuned := map[int][]string{} // a fine-tuning length → the labels fine-tuned at it
 	for _, sp := range sps {
 		l := plot.Series{Label: sp.Label, Style: rep.StyleOf(sp.Label)}
 		for _, st := range sp.ByLength {
@@ -130,10 +133,20 @@ func (s section) Write(dir string) error {
 			w.Write([]string{sp.Label, sp.Position, "mean", strconv.Itoa(st.Length), ratio, "all", "", "", measure.CSVFloat(st.Mean), measure.CSVFloat(st.Digits), "true", measure.CSVFloat(data.PasskeyChance)})
 			w.Write([]string{sp.Label, sp.Position, "std", strconv.Itoa(st.Length), ratio, "all", "", "", measure.CSVFloat(st.Std), "", "true", measure.CSVFloat(data.PasskeyChance)})
 			l.XYs = append(l.XYs, struct{ X, Y float64 }{float64(st.Length), st.Mean})
+			// The bars span the std over seeds, cut at 0 and 1.
+			l.Low, l.High = append(l.Low, min(st.Std, st.Mean)), append(l.High, min(st.Std, 1-st.Mean))
+		}
+		ft := fineTuneLen(rep, sp.Label)
+		if ft > 0 {
+			fineTuned[ft] = append(fineTuned[ft], sp.Label)
+			l.Label += fmt.Sprintf(" (fine-tuned at %d)", ft)
 		}
 		lines = append(lines, l)
 		title := fmt.Sprintf("%s: passkey retrieval, mean over seeds (chance %s)", sp.Label, measure.Percent(data.PasskeyChance))
-		if err := gridOf(sp.Cells).draw(filepath.Join(dir, heatMapName(sp.Label, "png")), filepath.Join(dir, heatMapName(sp.Label, "svg")), title, rep.TrainLen); err != nil {
+		if ft > 0 {
+			title += fmt.Sprintf("; fine-tuned at %d", ft)
+		}
+		if err := gridOf(sp.Cells).draw(filepath.Join(dir, heatMapName(sp.Label, "png")), filepath.Join(dir, heatMapName(sp.Label, "svg")), title, rep.TrainLen, ft); err != nil {
 			return err
 		}
 	}
@@ -148,8 +161,26 @@ func (s section) Write(dir string) error {
 	}{rep.TrainLen, data.PasskeyChance, sps}); err != nil {
 		return err
 	}
-	title := fmt.Sprintf("%s: passkey accuracy, mean over depths and %d seeds", rep.Name, len(rep.Seeds))
-	return plot.Accuracy(filepath.Join(dir, ComparisonPNG), filepath.Join(dir, ComparisonSVG), title, rep.TrainLen, lines)
+	title := fmt.Sprintf("%s: passkey accuracy, mean over depths and %d seeds ± std (series offset a little in x)", rep.Name, len(rep.Seeds))
+	var marks []plot.Mark
+	for _, n := range slices.Sorted(maps.Keys(fineTuned)) {
+		marks = append(marks, plot.Mark{X: float64(n), Label: fmt.Sprintf("fine-tuning length %d (%d series)", n, len(fineTuned[n]))})
+	}
+	return plot.Accuracy(filepath.Join(dir, ComparisonPNG), filepath.Join(dir, ComparisonSVG), title, rep.TrainLen, lines, marks...)
+}
+
+// fineTuneLen is the length a label's runs were fine-tuned at (train.finetune.seq_len), 0 when
+// they were not.
+func fineTuneLen(rep *measure.Report, label string) int {
+	for _, r := range rep.Runs {
+		if r.Label == label {
+			if f := r.Config.Train.Finetune; f != nil {
+				return f.SeqLen
+			}
+			return 0
+		}
+	}
+	return 0
 }
 
 // Markdown is the report's passkey section.

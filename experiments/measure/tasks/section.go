@@ -150,18 +150,13 @@ func (s section) Write(dir string) error {
 }
 
 // figure is a panel per task and a line per series scored on it, with the spread over seeds as
-// error bars. A line is named and coloured by its scheme (measure.PositionOf), the same in
-// every panel: a comparison of task runs has a series per scheme and task.
+// error bars. A line is named by its scheme (measure.PositionOf) and drawn in the scheme's style
+// of every figure (Report.SchemeStyleOf): a comparison of task runs has a series per scheme and
+// task, one in each panel.
 func (s section) figure() plot.Multiples {
 	f := plot.Multiples{
 		Title:  fmt.Sprintf("%s: exact match by size, mean ± std over seeds", s.rep.Name),
 		XLabel: "size (log scale)", YLabel: "exact match", Cols: 3,
-	}
-	var schemes []string // each series' scheme, in the order they first come
-	for _, series := range s.rep.Series {
-		if !slices.Contains(schemes, series.Position) {
-			schemes = append(schemes, series.Position)
-		}
 	}
 	for _, name := range s.taskNames() {
 		pn := plot.Panel{Title: name}
@@ -181,7 +176,7 @@ func (s section) figure() plot.Multiples {
 			}
 			if len(l.XYs) > 0 {
 				pn.Lines = append(pn.Lines, l)
-				pn.Styles = append(pn.Styles, plot.SeriesStyle(slices.Index(schemes, series.Position)))
+				pn.Styles = append(pn.Styles, s.rep.SchemeStyleOf(series.Label))
 			}
 		}
 		f.Panels = append(f.Panels, pn)
