@@ -59,7 +59,7 @@ func (FIRE) Name() string { return "fire" }
 // Sources states FIRE's settings, and where the defaults come from.
 func (f FIRE) Sources() string {
 	return fmt.Sprintf("FIRE: an MLP 1 → %d → heads per layer, drawn with PyTorch's Linear spread; c from 0.1 and the threshold |m·L0| with m from 1 and L0 = %g; "+
-		"learning rate × %g, no weight decay. Defaults: the paper's listing (init_c=0.1, init_L=512.); it states no weight decay.", f.Hidden, f.L0, f.LRScale)
+		"learning rate × %g, no weight decay. Defaults: the paper's listing (init_c=0.1, init_L=512.); it states no weight decay. References: docs/references.md#fire.", f.Hidden, f.L0, f.LRScale)
 }
 
 // The weights, each with a leading layer dimension, in this order.

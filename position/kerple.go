@@ -43,7 +43,7 @@ func (KERPLE) Name() string { return "kerple" }
 // Sources states KERPLE's settings and where they come from.
 func (k KERPLE) Sources() string {
 	return fmt.Sprintf("KERPLE: r1 drawn U(0, 2) and r2 U(0, 1), clamped in place at %g after every update, decayed "+
-		"(the reference ParallelKerpleLog and GPT-NeoX's decay of every weight not named bias); learning rate × %g.", kerpleMin, k.LRScale)
+		"(the reference ParallelKerpleLog and GPT-NeoX's decay of every weight not named bias); learning rate × %g. References: docs/references.md#kerple.", kerpleMin, k.LRScale)
 }
 
 // Weights are kerple.r1 and kerple.r2, (layers, heads), drawn and kept at or above the floor

@@ -42,7 +42,7 @@ func (Learned) Name() string { return "learned" }
 
 // Sources states the table's settings and where they come from.
 func (l Learned) Sources() string {
-	return fmt.Sprintf("learned: wpe (%d × %d) drawn N(0, 0.02²) and decayed, as GPT-2's in nanoGPT's model.py; learning rate × %g.", l.MaxLen, l.DModel, l.LRScale)
+	return fmt.Sprintf("learned: wpe (%d × %d) drawn N(0, 0.02²) and decayed, as GPT-2's in nanoGPT's model.py; learning rate × %g. References: docs/references.md#learned-absolute-positions.", l.MaxLen, l.DModel, l.LRScale)
 }
 
 // Weights is the table wpe, drawn and decayed like the model's matrices.

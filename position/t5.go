@@ -81,7 +81,7 @@ func (T5) Name() string { return "t5" }
 func (t T5) Sources() string {
 	return fmt.Sprintf("T5: %d buckets up to max_distance %d, the bias %.3g × a table drawn N(0, %.3g²), learning rate × %g, no weight decay. "+
 		"Defaults: T5's 32 buckets and max_distance 128, capped at the training length so that every bucket is trained; "+
-		"x-transformers' RelativePositionBias for the scale (√head_dim) and the table (nn.Embedding's N(0, 1)); no decay, as T5 trains with Adafactor without it.",
+		"x-transformers' RelativePositionBias for the scale (√head_dim) and the table (nn.Embedding's N(0, 1)); no decay, as T5 trains with Adafactor without it. References: docs/references.md#t5-relative-bias.",
 		t.Buckets, t.MaxDistance, t.Scale, t.Std, t.LRScale)
 }
 

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"extrapolate/experiments/claims"
 	"extrapolate/experiments/measure"
@@ -116,5 +117,64 @@ func TestEntriesLink(t *testing.T) {
 	}
 	if len(entries) < 20 {
 		t.Fatalf("%s: %d entries; the page was not read", page, len(entries))
+	}
+}
+
+// anchor is GitHub's anchor of a heading: lower case, spaces as hyphens, and every character
+// other than letters, digits, hyphens and underscores dropped.
+func anchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// sourceRef finds the page's anchor a scheme's Sources() names.
+var sourceRef = regexp.MustCompile(`docs/references\.md#([a-z0-9_-]+)`)
+
+// TestSourcesLinkReferences checks that every registered scheme that states the sources of its
+// settings (position.Sourced, printed into every report) names its entry on the references
+// page, and that the entry exists.
+func TestSourcesLinkReferences(t *testing.T) {
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := map[string]bool{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if h, ok := strings.CutPrefix(l, "### "); ok {
+			anchors[anchor(h)] = true
+		}
+	}
+	sourced := 0
+	for _, name := range position.Names() {
+		if name == "mix" { // a mix needs its layers; each states its own sources
+			continue
+		}
+		s, err := position.New(position.Spec{DModel: 16, Heads: 2, Layers: 2, TrainLen: 16, Config: position.Config{Scheme: name}})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		src, ok := s.(position.Sourced)
+		if !ok {
+			continue
+		}
+		sourced++
+		m := sourceRef.FindStringSubmatch(src.Sources())
+		switch {
+		case m == nil:
+			t.Errorf("scheme %s: its Sources() names no docs/references.md#entry: %q", name, src.Sources())
+		case !anchors[m[1]]:
+			t.Errorf("scheme %s: its Sources() names docs/references.md#%s, which is no entry of the page", name, m[1])
+		}
+	}
+	if sourced == 0 {
+		t.Fatal("no registered scheme states its sources; the test checked nothing")
 	}
 }
