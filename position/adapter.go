@@ -2,12 +2,13 @@ package position
 
 import "fmt"
 
-// This file is the one walk over the optional interfaces of a scheme and of a temperature, as
-// database/sql's ctxutil.go is over a driver's: each function takes a scheme (or temperature),
-// asks for the interface it needs, and falls back to what one without it means (no table, no
-// rotation, no bias, no factor, no weights, no bound on lengths). The model, Check, Mix and
-// cmd/inspect ask through these functions only, so what a missing or doubled interface means is
-// decided here, once.
+// This file is the one walk over the optional interfaces of a scheme, a temperature and a
+// distance map, as database/sql's ctxutil.go is over a driver's: each function takes a scheme
+// (or temperature, or map), asks for the interface it needs, and falls back to what one without
+// it means (no table, no rotation, no bias, no factor, no weights, no bound on lengths, a map
+// for rotary schemes only). The model, Check, Mix and cmd/inspect ask through these functions
+// only, so what a missing or doubled interface means is decided here, once. A scheme with a
+// sliding window (window.go) is unwrapped first, so that its window changes no answer.
 
 // Form says whether a scheme adds a piece (a table to the embeddings, a bias to the scores, a
 // factor on a query's scores), and whether it computes it from weights.
@@ -26,6 +27,7 @@ const (
 // TableForm says whether s adds a table to the token embeddings, and which kind. A scheme that
 // gives both a fixed and a learned table is an error: the model would not know which to add.
 func TableForm(s Scheme) (Form, error) {
+	s = unwrap(s)
 	_, fixed := s.(Embedder)
 	_, learned := s.(LearnedEmbedder)
 	return formOf("the "+s.Name()+" scheme", "table", fixed, learned)
@@ -33,6 +35,7 @@ func TableForm(s Scheme) (Form, error) {
 
 // BiasForm says whether s adds a bias to the attention scores, and which kind, as TableForm.
 func BiasForm(s Scheme) (Form, error) {
+	s = unwrap(s)
 	_, fixed := s.(Biaser)
 	_, learned := s.(LearnedBiaser)
 	return formOf("the "+s.Name()+" scheme", "bias", fixed, learned)
@@ -53,6 +56,7 @@ func formOf(owner, piece string, fixed, learned bool) (Form, error) {
 // TableAt returns the table s adds to the embeddings at n positions, computed from its weights
 // w (in the order it declares them) when it is learned; nil when s adds none.
 func TableAt(s Scheme, w [][]float64, n int) (*Table, error) {
+	s = unwrap(s)
 	form, err := TableForm(s)
 	switch {
 	case err != nil:
@@ -68,14 +72,14 @@ func TableAt(s Scheme, w [][]float64, n int) (*Table, error) {
 // TableGrad adds to dw the gradient through the learned table of s at n positions, given
 // dTable, the gradient with respect to the table; a fixed table or none has no weights to reach.
 func TableGrad(s Scheme, w [][]float64, n int, dTable []float64, dw [][]float64) {
-	if e, ok := s.(LearnedEmbedder); ok {
+	if e, ok := unwrap(s).(LearnedEmbedder); ok {
 		e.LearnedEmbeddingGrad(w, n, dTable, dw)
 	}
 }
 
 // RotationAt returns the rotation of s at n positions, nil for a scheme that does not rotate.
 func RotationAt(s Scheme, n int) (*Rotation, error) {
-	if r, ok := s.(Rotator); ok {
+	if r, ok := unwrap(s).(Rotator); ok {
 		return r.Rotation(n)
 	}
 	return nil, nil
@@ -84,6 +88,7 @@ func RotationAt(s Scheme, n int) (*Rotation, error) {
 // BiasAt returns the bias s adds to layer's scores at n positions, computed from its weights w
 // when it is learned (a fixed bias is the same in every layer); nil when s adds none.
 func BiasAt(s Scheme, w [][]float64, layer, n int) (*Bias, error) {
+	s = unwrap(s)
 	form, err := BiasForm(s)
 	switch {
 	case err != nil:
@@ -99,14 +104,14 @@ func BiasAt(s Scheme, w [][]float64, layer, n int) (*Bias, error) {
 // BiasGrad adds to dw the gradient through layer's learned bias of s at n positions, given dBias,
 // the gradient with respect to the bias's values; a fixed bias or none has no weights to reach.
 func BiasGrad(s Scheme, w [][]float64, layer, n int, dBias []float64, dw [][]float64) {
-	if b, ok := s.(LearnedBiaser); ok {
+	if b, ok := unwrap(s).(LearnedBiaser); ok {
 		b.LearnedBiasGrad(w, layer, n, dBias, dw)
 	}
 }
 
 // HasBiasRows says whether s can compute its learned bias one query at a time (BiasRower).
 func HasBiasRows(s Scheme) bool {
-	_, ok := s.(BiasRower)
+	_, ok := unwrap(s).(BiasRower)
 	return ok
 }
 
@@ -114,7 +119,7 @@ func HasBiasRows(s Scheme) bool {
 // w as they are now (an evaluation graph's, which never change): in head h, for query i and the
 // keys from j0, into dst. It is nil for a scheme that cannot.
 func BiasRows(s Scheme, w [][]float64, layer int) func(h, i, j0 int, dst []float64) {
-	r, ok := s.(BiasRower)
+	r, ok := unwrap(s).(BiasRower)
 	if !ok {
 		return nil
 	}
@@ -123,7 +128,7 @@ func BiasRows(s Scheme, w [][]float64, layer int) func(h, i, j0 int, dst []float
 
 // WeightsOf returns the weights s declares, nil for a scheme without weights.
 func WeightsOf(s Scheme) []Weight {
-	if l, ok := s.(Learner); ok {
+	if l, ok := unwrap(s).(Learner); ok {
 		return l.Weights()
 	}
 	return nil
@@ -142,7 +147,7 @@ func ZeroWeights(s Scheme) [][]float64 {
 // CheckLength says whether n positions are within the bound the fields of s set, nil for a
 // scheme without one.
 func CheckLength(s Scheme, n int) error {
-	if c, ok := s.(LengthChecker); ok {
+	if c, ok := unwrap(s).(LengthChecker); ok {
 		return c.CheckLength(n)
 	}
 	return nil
@@ -150,7 +155,7 @@ func CheckLength(s Scheme, n int) error {
 
 // ScalingOf returns the RoPE scaling in force in s, and whether s takes one at all.
 func ScalingOf(s Scheme) (sc *Scaling, takes bool) {
-	if c, ok := s.(Scalable); ok {
+	if c, ok := unwrap(s).(Scalable); ok {
 		return c.Scaling(), true
 	}
 	return nil, false
@@ -159,15 +164,24 @@ func ScalingOf(s Scheme) (sc *Scaling, takes bool) {
 // Describe returns the numbers s gives of itself at n positions, nil for a scheme that gives
 // none.
 func Describe(s Scheme, n int) map[string]any {
-	if d, ok := s.(Describer); ok {
+	if d, ok := unwrap(s).(Describer); ok {
 		return d.Describe(n)
 	}
 	return nil
 }
 
+// SourcesOf returns the sentence in which s states the sources of its settings (Sourced), "" for
+// a scheme that states none.
+func SourcesOf(s Scheme) string {
+	if src, ok := unwrap(s).(Sourced); ok {
+		return src.Sources()
+	}
+	return ""
+}
+
 // IsPerLayer says whether s gives each layer a scheme of its own.
 func IsPerLayer(s Scheme) bool {
-	_, ok := s.(PerLayer)
+	_, ok := unwrap(s).(PerLayer)
 	return ok
 }
 
@@ -180,9 +194,9 @@ type Slot struct {
 
 // InLayer returns what acts in layer l of a model of s: s itself as its layer l, whose weights
 // are the model's first owner's; or, for a PerLayer scheme, layer l's own scheme as its only
-// layer, with weights of its own.
+// layer, with weights of its own. The scheme keeps its window, which WindowOf reads.
 func InLayer(s Scheme, l int) Slot {
-	if p, ok := s.(PerLayer); ok {
+	if p, ok := unwrap(s).(PerLayer); ok {
 		return Slot{Scheme: p.LayerScheme(l), Layer: 0, Owner: l}
 	}
 	return Slot{Scheme: s, Layer: l, Owner: 0}
@@ -242,4 +256,80 @@ func LayerWeightsOf(t Temperature) []Weight {
 		return q.LayerWeights()
 	}
 	return nil
+}
+
+// MapsBias says whether m applies to additive-bias schemes too (BiasMapper); a map without it is
+// for rotary schemes only.
+func MapsBias(m DistanceMap) bool {
+	b, ok := m.(BiasMapper)
+	return ok && b.MapsBias()
+}
+
+// MapMasks says whether m masks keys (Masker), rather than only changing distances.
+func MapMasks(m DistanceMap) bool {
+	k, ok := m.(Masker)
+	return ok && k.Masks()
+}
+
+// MapAppliesTo says, with an error naming position.distance_map, whether the distance map m
+// applies to a model of s, whose every layer must take it and one at least be changed by it.
+// A rotary layer takes every map; a layer with a bias that depends on the distance only (ALiBi,
+// T5, KERPLE) the maps that say so (MapsBias); a layer without positions (NoPE) every map, but
+// is changed only by one that masks (MapMasks), since it has no distances to change: a model
+// of such layers alone refuses a map that would leave it as it is. A table added to the
+// embeddings (learned, sinusoidal) places each token at its absolute position, which no map can
+// move, and a bias of the query's position too (FIRE) is not a function of one distance a map
+// could give: neither takes any.
+func MapAppliesTo(m DistanceMap, s Scheme) error {
+	layers := []Scheme{s}
+	if mix, ok := unwrap(s).(*Mix); ok {
+		layers = mix.Layers
+	} else if IsPerLayer(s) {
+		return fmt.Errorf("position.distance_map: cannot tell the layers of the %s scheme", s.Name())
+	}
+	changed := false
+	for l, ls := range layers {
+		acts, err := mapActsOn(m, ls)
+		if err != nil {
+			if len(layers) > 1 {
+				return fmt.Errorf("position.distance_map: layer %d: %v", l, err)
+			}
+			return fmt.Errorf("position.distance_map: %v", err)
+		}
+		changed = changed || acts
+	}
+	if !changed {
+		return fmt.Errorf("position.distance_map: the %s distance map changes distances only, and the %s scheme has none to change", m.Name(), s.Name())
+	}
+	return nil
+}
+
+// mapActsOn says whether m changes what the scheme s of one layer computes, or why s cannot take
+// it.
+func mapActsOn(m DistanceMap, s Scheme) (bool, error) {
+	table, err := TableForm(s)
+	if err != nil {
+		return false, err
+	}
+	if table != Absent {
+		return false, fmt.Errorf("the %s scheme adds absolute positions to the embeddings, which the %s distance map cannot move", s.Name(), m.Name())
+	}
+	bias, err := BiasForm(s)
+	if err != nil {
+		return false, err
+	}
+	_, rotates := unwrap(s).(Rotator)
+	if bias != Absent {
+		b, err := BiasAt(s, ZeroWeights(s), 0, 1) // one position tells whether it is per query
+		if err != nil {
+			return false, err
+		}
+		if HasBiasRows(s) || b.PerQuery {
+			return false, fmt.Errorf("the %s scheme's bias depends on the query's position, not on a distance the %s distance map could give", s.Name(), m.Name())
+		}
+		if !MapsBias(m) {
+			return false, fmt.Errorf("the %s distance map applies to rotary schemes only, not to the %s scheme's bias", m.Name(), s.Name())
+		}
+	}
+	return rotates || bias != Absent || MapMasks(m), nil
 }

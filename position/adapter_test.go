@@ -51,6 +51,9 @@ func TestAdapterFallsBack(t *testing.T) {
 	if WeightsOf(s) != nil || ZeroWeights(s) != nil || Describe(s, 8) != nil || IsPerLayer(s) {
 		t.Errorf("weights %v, zero weights %v, description %v, per layer %v; want none", WeightsOf(s), ZeroWeights(s), Describe(s, 8), IsPerLayer(s))
 	}
+	if SourcesOf(s) != "" || WindowOf(s) != 0 {
+		t.Errorf("sources %q, window %d; want none", SourcesOf(s), WindowOf(s))
+	}
 	if HasBiasRows(s) || BiasRows(s, nil, 0) != nil {
 		t.Errorf("bias rows for a scheme without a bias")
 	}

@@ -23,6 +23,13 @@ type Config struct {
 	// Scaling stretches a Scalable scheme (RoPE) to lengths beyond the training length. It is
 	// a field of its own because the protocol applies it only when evaluating.
 	Scaling *Scaling
+	// DistanceMap changes which keys each query sees and at what distance (distancemap.go).
+	// Like Scaling, it is a field of its own because it applies only when evaluating.
+	DistanceMap *DistanceMapConfig
+	// Window is the number of keys, the query's own included, that each query attends to, in
+	// training and evaluation alike (window.go); 0 for all of them. It is a field of its own
+	// because it applies to any scheme, on the section of the scheme or of a mix's slot.
+	Window int
 	// Params holds the scheme's other fields by name, as decoded from YAML.
 	Params map[string]any
 
@@ -45,6 +52,48 @@ type Scaling struct {
 
 	// nodes holds the YAML node each of Params was read from, as Config's.
 	nodes map[string]*yaml.Node
+}
+
+// DistanceMapConfig is the position.distance_map section: a registered distance map's name and
+// its own fields, which its factory declares and decodes itself (DistanceMapConfig.Decode), as a
+// scheme does its fields.
+type DistanceMapConfig struct {
+	// Type is a registered distance map: rerope, leaky_rerope, self_extend, lm_infinite,
+	// streaming, string, ...
+	Type string
+	// Params holds the map's own fields by name, such as ReRoPE's window.
+	Params map[string]any
+
+	// nodes holds the YAML node each of Params was read from, as Config's.
+	nodes map[string]*yaml.Node
+}
+
+// UnmarshalYAML reads the section: type, and every other field into Params.
+func (c *DistanceMapConfig) UnmarshalYAML(n *yaml.Node) error {
+	var out DistanceMapConfig
+	_, err := unmarshalFields(n, "position.distance_map.", map[string]any{"type": &out.Type}, &out.Params, &out.nodes)
+	if err != nil {
+		return err
+	}
+	*c = out
+	return nil
+}
+
+// MarshalYAML writes the section back: type, then the map's fields sorted.
+func (c DistanceMapConfig) MarshalYAML() (any, error) {
+	return marshalFields([]field{{"type", c.Type}}, c.Params)
+}
+
+// Decode sets the fields of the struct dst points to from the map's fields, by their yaml tags,
+// as Config.Decode does, naming a bad field position.distance_map.NAME.
+func (c DistanceMapConfig) Decode(dst any) error {
+	return decodeParams("position.distance_map.", "the "+c.Type+" distance map", c.Params, c.nodes, dst)
+}
+
+// Given says whether the map's field name was set, for a default that depends on other fields.
+func (c DistanceMapConfig) Given(name string) bool {
+	_, ok := c.Params[name]
+	return ok
 }
 
 // UnmarshalYAML reads the section: type and factor, and every other field into Params.
@@ -179,15 +228,18 @@ func (f Factor) MarshalYAML() (any, error) {
 	return f.Value, nil
 }
 
-// UnmarshalYAML reads the section: scheme and scaling, and every other field into Params.
+// UnmarshalYAML reads the section: scheme, scaling, distance map and window, and every other
+// field into Params.
 func (c *Config) UnmarshalYAML(n *yaml.Node) error {
 	out := Config{Scheme: c.Scheme}
 	var scaling *Scaling // a null scaling leaves it nil
-	seen, err := unmarshalFields(n, "position.", map[string]any{"scheme": &out.Scheme, "scaling": &scaling}, &out.Params, &out.nodes)
+	var distanceMap *DistanceMapConfig
+	known := map[string]any{"scheme": &out.Scheme, "scaling": &scaling, "distance_map": &distanceMap, "window": &out.Window}
+	seen, err := unmarshalFields(n, "position.", known, &out.Params, &out.nodes)
 	if err != nil {
 		return err
 	}
-	out.Scaling = scaling
+	out.Scaling, out.DistanceMap = scaling, distanceMap
 	if _, ok := out.Params["layers"]; ok && !seen["scheme"] {
 		out.Scheme = "mix" // position: {layers: [...]} needs no scheme
 	}
@@ -195,17 +247,30 @@ func (c *Config) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// MarshalYAML writes the section back: scheme, the scheme's fields sorted, then scaling.
+// MarshalYAML writes the section back: scheme, the scheme's fields sorted, then window, scaling
+// and distance map, each when set, so that a section without them reads as it always has.
 func (c Config) MarshalYAML() (any, error) {
 	n, err := marshalFields([]field{{"scheme", c.Scheme}}, c.Params)
-	if err != nil || c.Scaling == nil {
-		return n, err
-	}
-	var val yaml.Node
-	if err := val.Encode(c.Scaling); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "scaling"}, &val)
+	var tail []field
+	if c.Window != 0 {
+		tail = append(tail, field{"window", c.Window})
+	}
+	if c.Scaling != nil {
+		tail = append(tail, field{"scaling", c.Scaling})
+	}
+	if c.DistanceMap != nil {
+		tail = append(tail, field{"distance_map", c.DistanceMap})
+	}
+	for _, f := range tail {
+		var val yaml.Node
+		if err := val.Encode(f.value); err != nil {
+			return nil, err
+		}
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: f.name}, &val)
+	}
 	return n, nil
 }
 

@@ -16,9 +16,10 @@ type PerLayer interface {
 
 // Mix gives each layer its own scheme from a pattern repeated over the layers, as Llama 4
 // interleaves RoPE layers with layers without positions: position: {layers: [rope, rope, rope,
-// nope]}. Each slot is a scheme's name or a section of its own ({scheme: rope, base: 500}). A
-// scheme that acts on the token embeddings cannot fill a slot. A scaling (position.scaling)
-// applies to every slot whose scheme takes one.
+// nope]}. Each slot is a scheme's name or a section of its own ({scheme: rope, base: 500}), which
+// may give the slot a sliding window ({scheme: rope, window: 32}). A scheme that acts on the
+// token embeddings cannot fill a slot. A scaling (position.scaling) applies to every slot whose
+// scheme takes one; a distance map (position.distance_map) to the whole model.
 type Mix struct {
 	Layers  []Scheme
 	scaling *Scaling
@@ -119,6 +120,9 @@ func slotConfig(v any, n *yaml.Node) (Config, error) {
 	}
 	if c.Scaling != nil {
 		return Config{}, fmt.Errorf("a scaling applies to the whole model: give it as position.scaling")
+	}
+	if c.DistanceMap != nil {
+		return Config{}, fmt.Errorf("a distance map applies to the whole model: give it as position.distance_map")
 	}
 	return c, nil
 }

@@ -36,8 +36,8 @@ func sections(text string) map[string]string {
 }
 
 // TestRegistriesHaveReferences checks that every registered name appears, as code (`name`), in
-// its section of the references page: a new scheme, scaling, temperature, task, measure or
-// claim needs its source there.
+// its section of the references page: a new scheme, scaling, distance map, temperature, task,
+// measure or claim needs its source there.
 func TestRegistriesHaveReferences(t *testing.T) {
 	b, err := os.ReadFile(page)
 	if err != nil {
@@ -50,6 +50,7 @@ func TestRegistriesHaveReferences(t *testing.T) {
 	}{
 		{"Position schemes", position.Names()},
 		{"RoPE scalings", position.ScalingTypes()},
+		{"Distance maps", position.DistanceMapTypes()},
 		{"Attention temperatures", position.Temperatures()},
 		{"Tasks", task.Names()},
 		{"Measures and claims", measure.Names()},
