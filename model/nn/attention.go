@@ -65,6 +65,13 @@ type AttentionConfig struct {
 	// Stats, when set, accumulates in every forward pass what each head's attention looks like
 	// at each query position, from the probabilities the op computes anyway.
 	Stats *AttentionStats
+	// Window, when positive, lets query i see keys i−Window+1..i only (a sliding window), in
+	// training and evaluation alike; 0, or a window as long as the sequence, lets it see every
+	// earlier key. With a Remap, a query sees the keys of its spans that are also in its window.
+	Window int
+	// Remap, for evaluation only, lets each query see some keys only, some of them at alternate
+	// positions; the op refuses to be differentiated with one.
+	Remap *Remap
 }
 
 // AttentionStats holds, summed over the sequences of every forward pass, the entropy of each
@@ -152,6 +159,8 @@ type attention[F float] struct {
 	train      bool
 	cos, sin   []F
 	kcos, ksin []F // the keys' tables: cos and sin themselves unless the positions set others
+	// The remap's tables, nil where it has none.
+	acos, asin, akcos, aksin []F
 	// Kept for the backward pass when training, per (batch, head): the rotated q and k, v, and
 	// the attention probabilities.
 	qr, kr, vv, p []F
@@ -171,6 +180,13 @@ type attnScratch[F float] struct {
 	// For the tiled evaluation: each row's running maximum, sum of exponentials, sum of
 	// exponentials times the score less the maximum (for the entropy), and sum over far keys.
 	max, sum, ent, far []float64
+	// For the masked evaluation (attention_masked.go): q and k rotated at the remap's alternate
+	// positions and a tile of their scores, and a block of queries' spans, row r's at
+	// spans[spanEnd[r]:spanEnd[r+1]]; err is the first bad span a worker met.
+	qa, ka, sa []F
+	spans      []Span
+	spanEnd    []int
+	err        error
 }
 
 func (k *attention[F]) String() string { return "Attention" }
@@ -214,6 +230,9 @@ func (k *attention[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 		if 2*p.Pairs > hd || len(p.Cos) < n || len(p.Sin) < n || p.KeyCos != nil && (len(p.KeyCos) < n || len(p.KeySin) < n) {
 			return nil, errors.Errorf("Attention: rotation of %d pairs over %d positions does not fit head dimension %d", p.Pairs, c.SeqLen, hd)
 		}
+	}
+	if err := c.checkMasking(); err != nil {
+		return nil, err
 	}
 	bi, si := c.extra()
 	if len(in) != len(k.diffWRT()) {
@@ -261,6 +280,10 @@ func (k *attention[F]) setup(d int) {
 		if c.Bias == ByRow {
 			s.biasRow = make([]float64, min(t, tileKeys))
 		}
+		if !k.train && c.masked() {
+			k.setupMasked(s, hd)
+			continue
+		}
 		if k.train {
 			s.dq, s.dk, s.dv = make([]F, t*hd), make([]F, t*hd), make([]F, t*hd)
 			s.s = make([]F, t*t)
@@ -299,9 +322,16 @@ func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	if st != nil && len(st.ent) != c.Batch*c.Heads*t {
 		st.ent, st.far = make([]float64, c.Batch*c.Heads*t), make([]float64, c.Batch*c.Heads*t)
 	}
-	if k.train {
+	switch {
+	case k.train && c.Remap != nil:
+		return errors.New("Attention: a remap is for evaluation only: the op cannot be differentiated with one")
+	case k.train:
 		k.forwardKept(o, q, kk, v, bias, qscale, d)
-	} else {
+	case c.masked():
+		if err := k.forwardMasked(o, q, kk, v, bias, qscale, d); err != nil {
+			return err
+		}
+	default:
 		k.forwardTiled(o, q, kk, v, bias, qscale, d)
 	}
 	if st != nil {
@@ -370,22 +400,30 @@ func (k *attention[F]) adjust(row, bias, qscale []F, h, i, j0 int, buf []float64
 // softmaxRows turns the scores of queries i0..i1−1 of a (sequence, head) task, rows ld apart in
 // p from query i0's, into probabilities over keys 0..i: each query's scale and bias, a softmax
 // over its keys two rows at a time, and the attention measure's statistics. With keepRaw it
-// first keeps each row's scores, for a learned query scale's gradient.
+// first keeps each row's scores, for a learned query scale's gradient. With a window, the keys
+// before it get probability 0 exactly, so that the backward pass, which multiplies by p, leaves
+// them out as it leaves out future keys.
 func (k *attention[F]) softmaxRows(p []F, ld, task, h, i0, i1 int, bias, qscale []F, buf []float64, keepRaw bool) {
 	t, st := k.cfg.SeqLen, k.cfg.Stats
 	for i := i0; i < i1; {
 		n := min(2, i1-i) // rows i, and i+1 if there is one
+		if w := k.cfg.Window; w > 0 && i+n > w {
+			n = 1 // row i+1's window leaves out key 0: it is not row i plus a key, as softmaxPair has it
+		}
 		for r := i; r < i+n; r++ {
-			row := p[(r-i0)*ld : (r-i0)*ld+r+1]
+			lo := k.cfg.firstKey(r)
+			row := p[(r-i0)*ld+lo : (r-i0)*ld+r+1]
 			if keepRaw {
-				copy(k.raw[(task*t+r)*t:], row)
+				copy(k.raw[(task*t+r)*t+lo:], row)
 			}
-			k.adjust(row, bias, qscale, h, r, 0, buf)
+			k.adjust(row, bias, qscale, h, r, lo, buf)
 		}
 		if row := p[(i-i0)*ld : (i-i0+1)*ld]; n == 2 {
 			softmaxPair(row, p[(i+1-i0)*ld:(i+2-i0)*ld], i+1)
 		} else {
-			softmaxPrefix(row, i+1)
+			lo := k.cfg.firstKey(i)
+			clear(row[:lo])
+			softmaxPrefix(row[lo:], i+1-lo)
 		}
 		for r := i; st != nil && r < i+n; r++ {
 			st.ent[task*t+r], st.far[task*t+r] = rowStats(p[(r-i0)*ld:(r-i0)*ld+r+1], st.Far)
@@ -445,7 +483,7 @@ func softmaxPair[F float](a, b []F, n int) {
 
 func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*tensor.Dense) error {
 	c := k.cfg
-	if !k.train || c.Bias == ByRow {
+	if !k.train || c.Bias == ByRow || c.Remap != nil {
 		return errors.New("Attention: backward pass of an op that was not differentiated")
 	}
 	d := in[0].Shape()[1]

@@ -19,7 +19,7 @@ const (
 
 // EvalScratch is the number of values each worker of an evaluation attention holds for
 // sequences of seqLen positions with heads of headDim dimensions: q, k, v and the output of one
-// head, and one tile of scores.
+// head, and one tile of scores. MaskedEvalScratch is its count with a window or a remap.
 func EvalScratch(seqLen, headDim int) int {
 	return 4*seqLen*headDim + tileQueries*min(seqLen, tileKeys)
 }

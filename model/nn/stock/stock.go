@@ -115,8 +115,12 @@ func CrossEntropy(logits, onehot *G.Node) (*G.Node, error) {
 
 // Attention is nn.Attention written with stock ops: heads are split out by reshapes and
 // transposes, a rotation is x⊙cos + (x·R)⊙sin with R the constant matrix that swaps each pair
-// with a sign, and the causal mask and bias are one added constant.
+// with a sign, and the causal mask (with the window's, if any) and bias are one added constant.
+// It has no remap, which is for evaluation only.
 func Attention(q, k, v, bias, qscale *G.Node, cfg nn.AttentionConfig) (*G.Node, error) {
+	if cfg.Remap != nil {
+		return nil, fmt.Errorf("stock.Attention: no remap")
+	}
 	g, dt := q.Graph(), q.Dtype()
 	b, t, h := cfg.Batch, cfg.SeqLen, cfg.Heads
 	d := q.Shape()[1]
@@ -167,7 +171,7 @@ func Attention(q, k, v, bias, qscale *G.Node, cfg nn.AttentionConfig) (*G.Node, 
 		for i := 0; i < t; i++ {
 			for j := 0; j < t; j++ {
 				m := -1e9
-				if j <= i {
+				if j <= i && (cfg.Window == 0 || i-j < cfg.Window) {
 					m = 0
 				}
 				mask[(bh*t+i)*t+j] = m
