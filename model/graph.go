@@ -209,7 +209,9 @@ type layerPositions struct {
 // over its optional interfaces, and makes graph nodes of it: constants for fixed numbers, and for
 // numbers computed from weights, nodes that compute them (nn.Compute) so that their gradient
 // reaches the weights. A position.PerLayer scheme is asked for each layer's scheme, which acts in
-// that layer only.
+// that layer only. Each layer's sliding window applies in every graph; the scheme's distance map
+// in evaluation graphs only (a fine-tuning graph, built with the evaluation scheme, trains
+// without it), as the protocol applies maps when evaluating.
 func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n int, opt Options) (positions, error) {
 	p := positions{n: n}
 	var err error
@@ -250,6 +252,15 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n i
 		}
 		if a.bias != nil {
 			a.config.Bias, a.config.LearnBias = biasForm(a.bias), form == position.FromWeights
+		}
+		a.config.Window = position.WindowOf(in.Scheme)
+		if dm := position.DistanceMapOf(s); dm != nil && !opt.Train {
+			if opt.StockOps {
+				return p, fmt.Errorf("model: the %s distance map is applied by the fused attention op, not the stock ops", dm.Name())
+			}
+			if a.config.Remap, err = remap(dm, rot, a.config.Bias, n); err != nil {
+				return p, err
+			}
 		}
 		if scale != nil {
 			if a.scale, err = scale(l); err != nil {

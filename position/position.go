@@ -258,24 +258,16 @@ func New(spec Spec) (Scheme, error) {
 	if _, takes := ScalingOf(s); spec.Config.Scaling != nil && !takes {
 		return nil, fmt.Errorf("position.scaling: the %s scheme does not take a scaling", spec.Config.Scheme)
 	}
-	if s, err = withWindow(s, spec.Config.Window); err != nil {
-		return nil, err
-	}
-	if err := checkDistanceMap(spec, s); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-// checkDistanceMap builds the distance map spec.Config names, if any, and refuses it for a
-// scheme it does not apply to, so that a config is refused when read rather than when
-// evaluated. The model builds the map again where it applies it (NewDistanceMap).
-func checkDistanceMap(spec Spec, s Scheme) error {
 	m, err := NewDistanceMap(spec.Config.DistanceMap, spec.TrainLen)
-	if err != nil || m == nil {
-		return err
+	if err != nil {
+		return nil, err
 	}
-	return MapAppliesTo(m, s)
+	if m != nil {
+		if err := MapAppliesTo(m, s); err != nil {
+			return nil, err
+		}
+	}
+	return withWindow(s, spec.Config.Window, m)
 }
 
 // Scalable is a scheme that takes a RoPE scaling (position.scaling): one that changes its

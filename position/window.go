@@ -6,19 +6,23 @@ import (
 	"reflect"
 )
 
-// windowed is a scheme that attends through a sliding window (position.window), as Mistral's
-// sliding_window and Longformer's local attention do: query i sees the keys j with
-// i − Window < j ≤ i, in training and evaluation. The window belongs to the scheme because a
-// mix gives each layer its own (position: {layers: [{scheme: rope, window: 32}, nope]}), and
-// the model asks each layer's scheme for it (WindowOf). Apart from the window it is the scheme
-// it wraps: the adapter's functions unwrap it before asking for an optional interface, so that
-// adding a window changes no answer about what the scheme adds, and no scheme needs a field
-// for it.
+// windowed is a scheme with what its config adds around it: a sliding window (position.window),
+// as Mistral's sliding_window and Longformer's local attention do: query i sees the keys j with
+// i − Window < j ≤ i, in training and evaluation; and a distance map (position.distance_map),
+// which the evaluation scheme carries as it carries a RoPE scaling, so that every measure that
+// scores the scheme scores it through the map, and the training scheme (Config.MainPhase) has
+// none. The window belongs to the scheme because a mix gives each layer its own (position:
+// {layers: [{scheme: rope, window: 32}, nope]}), and the model asks each layer's scheme for it
+// (WindowOf). Apart from these it is the scheme it wraps: the adapter's functions unwrap it
+// before asking for an optional interface, so that adding either changes no answer about what
+// the scheme adds, and no scheme needs a field for them.
 type windowed struct {
 	// Scheme and Window are exported, as a scheme's settings are, so that a checkpoint records
-	// them (experiments/training's schemeJSON).
-	Scheme Scheme `json:"scheme"`
-	Window int    `json:"window"`
+	// them (experiments/training's schemeJSON). A checkpoint holds a training scheme, which has
+	// no distance map.
+	Scheme Scheme      `json:"scheme"`
+	Window int         `json:"window"`
+	Map    DistanceMap `json:"-"`
 }
 
 // Name is the wrapped scheme's: a window is not a scheme of its own.
@@ -45,17 +49,26 @@ func (w *windowed) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// withWindow wraps s in the window config gives, or returns s as it is for none.
-func withWindow(s Scheme, window int) (Scheme, error) {
+// withWindow wraps s in the window and distance map config gives, or returns s as it is for
+// neither.
+func withWindow(s Scheme, window int, m DistanceMap) (Scheme, error) {
 	switch {
-	case window == 0:
+	case window == 0 && m == nil:
 		return s, nil
-	case window < 1:
+	case window < 0:
 		return nil, fmt.Errorf("position.window: %d, want a number of keys of at least 1, or 0 for full attention", window)
-	case IsPerLayer(s):
+	case window > 0 && IsPerLayer(s):
 		return nil, fmt.Errorf("position.window: the %s scheme gives each layer a scheme of its own: give the window on its slots (position.layers[i].window)", s.Name())
 	}
-	return &windowed{Scheme: s, Window: window}, nil
+	return &windowed{Scheme: s, Window: window, Map: m}, nil
+}
+
+// DistanceMapOf returns the distance map s is evaluated through, nil for none.
+func DistanceMapOf(s Scheme) DistanceMap {
+	if w, ok := s.(*windowed); ok {
+		return w.Map
+	}
+	return nil
 }
 
 // WindowOf returns the number of keys, its own included, each query of s attends to: query i

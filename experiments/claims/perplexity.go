@@ -352,12 +352,11 @@ func checkRelative(rep *judging) (Verdict, string) {
 		}
 		seen[r.Label] = true
 		_, s := r.Resolved.Schemes()
-		rotator, ok := s.(position.Rotator)
-		if !ok {
+		rot, err := position.RotationAt(s, n)
+		if err == nil && rot == nil {
 			return NotReproduced, fmt.Sprintf("%s: the scheme does not rotate", r.Label)
 		}
-		rot, err := rotator.Rotation(n)
-		if err != nil || rot == nil {
+		if err != nil {
 			return NotReproduced, fmt.Sprintf("%s: no rotation: %v", r.Label, err)
 		}
 		worst := relativeError(rot, c.Model.DModel/c.Model.Heads, n)

@@ -279,17 +279,17 @@ func (rep *Report) sources() []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(s position.Scheme) {
-		if src, ok := s.(position.Sourced); ok && !seen[src.Sources()] {
-			seen[src.Sources()] = true
-			out = append(out, src.Sources())
+		if src := position.SourcesOf(s); src != "" && !seen[src] {
+			seen[src] = true
+			out = append(out, src)
 		}
 	}
 	for _, r := range rep.Runs {
 		s, _ := r.Resolved.Schemes()
 		add(s)
-		if pl, ok := s.(position.PerLayer); ok {
+		if position.IsPerLayer(s) {
 			for l := 0; l < r.Config.Model.Layers; l++ {
-				add(pl.LayerScheme(l))
+				add(position.InLayer(s, l).Scheme)
 			}
 		}
 	}

@@ -79,7 +79,11 @@ func (c Config) estimateMemory(trainScheme, evalScheme position.Scheme) MemoryEs
 		tok := int64(max(1, c.Eval.BatchTokens/n) * n)
 		// Each layer's attention keeps, per worker, one head's q, k, v and output and a tile
 		// of scores: linear in n.
-		scratch := int64(par.Workers()) * int64(nn.EvalScratch(n, c.Model.DModel/c.Model.Heads))
+		perWorker := nn.EvalScratch(n, c.Model.DModel/c.Model.Heads)
+		if masked(evalScheme, int(l)) {
+			perWorker = nn.MaskedEvalScratch(n, c.Model.DModel/c.Model.Heads)
+		}
+		scratch := int64(par.Workers()) * int64(perWorker)
 		e.Eval = max(e.Eval, f32*(l*(tok*16*d+scratch)+3*tok*v)+positions(evalScheme, n, false))
 	}
 	return e
@@ -242,4 +246,18 @@ func bytesString(n int64) string {
 		return fmt.Sprintf("%d B", n)
 	}
 	return fmt.Sprintf("%.1f %s", x, units[u])
+}
+
+// masked reports whether a layer of the scheme attends through a window or a distance map,
+// whose evaluation holds the masked path's larger scratch (nn.MaskedEvalScratch).
+func masked(s position.Scheme, layers int) bool {
+	if position.DistanceMapOf(s) != nil {
+		return true
+	}
+	for l := 0; l < layers; l++ {
+		if position.WindowOf(position.InLayer(s, l).Scheme) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -76,9 +76,11 @@ func (r *Resolved) WithSeed(name string, seed uint64) *Resolved {
 
 // MainPhase is the config of the main training phase. The one rule of the protocol about
 // scalings lives here: a RoPE scaling applies when evaluating and fine-tuning, never in the main
-// phase at the training length, so that phase trains without it.
+// phase at the training length, so that phase trains without it. A distance map
+// (position.distance_map) applies when evaluating only, and so is dropped here too.
 func (c Config) MainPhase() Config {
 	c.Position.Scaling = nil
+	c.Position.DistanceMap = nil
 	return c
 }
 
