@@ -162,7 +162,7 @@ func (o *options) scalingList(c experiments.Config, f position.Factor) ([]*posit
 			continue
 		}
 		sc := o.fields.Scaling(name, f)
-		pc := c.Position
+		pc := c.EvalPhase().Position
 		pc.Scaling = sc
 		if _, err := position.New(c.Spec(pc)); err != nil {
 			return nil, fmt.Errorf("-scaling %s: %v", name, err)
@@ -250,7 +250,7 @@ func (o *options) evaluate(t *experiments.Trained, list []*position.Scaling, e e
 func takes(c experiments.Config) []string {
 	names := []string{"none"}
 	for _, name := range position.ScalingTypes() {
-		pc := c.Position
+		pc := c.EvalPhase().Position
 		pc.Scaling = &position.Scaling{Type: name, Factor: position.Factor{Auto: true}}
 		if _, err := position.New(c.Spec(pc)); err == nil {
 			names = append(names, name)

@@ -263,7 +263,7 @@ func (o *options) checkpointSetting() (spec position.Spec, m *model.Model, parti
 		return spec, nil, "", err
 	}
 	c := t.Config
-	return c.Spec(c.Position), t.Model, t.Progress, nil
+	return c.Spec(c.EvalPhase().Position), t.Model, t.Progress, nil
 }
 
 // checkCost refuses a setting whose numbers would take too much memory or time to compute or

@@ -179,7 +179,7 @@ func (o *options) scheme(c experiments.Config, f position.Factor) (position.Sche
 	if u := o.fields.Unused([]string{name}); u != "" {
 		return nil, fmt.Errorf("%s: the scaling %s does not take it", u, name)
 	}
-	pc := c.Position
+	pc := c.EvalPhase().Position
 	pc.Scaling = nil
 	if name != "none" {
 		pc.Scaling = o.fields.Scaling(name, f)

@@ -17,7 +17,7 @@ import (
 // The series these claims are about, each by what it is (plainRoPE is select.go's).
 var (
 	anyLearned      = selector{Name: "learned", Scheme: "learned"}
-	anyRoPE         = selector{Name: "RoPE", Scheme: "rope"}
+	anyRoPE         = selector{Name: "RoPE", Scheme: "rope", DroPE: unset} // a DroPE run is evaluated without positions
 	plainSinusoidal = plain("plain sinusoidal", "sinusoidal")
 	plainALiBi      = plain("plain ALiBi", "alibi")
 	plainT5         = plain("plain T5", "t5")
@@ -26,7 +26,7 @@ var (
 	plainNoPE       = plain("plain NoPE", "nope")
 	// rescuedRoPE is RoPE with a scaling meant to work without fine-tuning, fine-tuned or not.
 	rescuedRoPE = selector{Name: "RoPE with a scaling meant to work without fine-tuning", Scheme: "rope", Scaling: rescues}
-	ropeNoPEMix = selector{Name: "RoPE/NoPE mix", Scheme: "mix", Scaling: unset, Temperature: unset, Finetune: unset, Layers: []string{"rope", "nope"}}
+	ropeNoPEMix = selector{Name: "RoPE/NoPE mix", Scheme: "mix", Scaling: unset, Temperature: unset, Finetune: unset, DroPE: unset, Layers: []string{"rope", "nope"}}
 )
 
 // rescues accepts the scaling types not meant to need fine-tuning, as registered when asked.

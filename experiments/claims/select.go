@@ -24,9 +24,9 @@ type selector struct {
 	Scaling accepts
 	// Temperature is attention.scale, "" when there is none.
 	Temperature accepts
-	// Finetune and Passkey are train.finetune and train.passkey, by whether they are given:
-	// "" when not, "set" when they are.
-	Finetune, Passkey accepts
+	// Finetune, Passkey and DroPE are train.finetune, train.passkey and train.drope, by
+	// whether they are given: "" when not, "set" when they are.
+	Finetune, Passkey, DroPE accepts
 	// Params lists the scheme's own fields a series may give (position.base, ...): a series
 	// giving any other, such as rope's rotary_fraction, is a variant, not selected. Nil
 	// accepts any fields.
@@ -49,17 +49,18 @@ func is(values ...string) accepts {
 }
 
 // plain selects a scheme as it is, with none of the things a comparison varies on top of it:
-// no scaling, no attention temperature, no fine-tuning, and of its own fields only params.
+// no scaling, no attention temperature, no fine-tuning, not dropped (DroPE), and of its own
+// fields only params.
 func plain(name, scheme string, params ...string) selector {
 	if params == nil {
 		params = []string{}
 	}
-	return selector{Name: name, Scheme: scheme, Scaling: unset, Temperature: unset, Finetune: unset, Params: params}
+	return selector{Name: name, Scheme: scheme, Scaling: unset, Temperature: unset, Finetune: unset, DroPE: unset, Params: params}
 }
 
 // plainRoPE is the reference of every claim that compares with RoPE, and of the comparison's
-// figures: RoPE at any base, whole (no rotary_fraction), unscaled, without temperature or
-// fine-tune.
+// figures: RoPE at any base, whole (no rotary_fraction), unscaled, without temperature,
+// fine-tune or DroPE.
 var plainRoPE = plain("plain RoPE", "rope", "base")
 
 // matches reports whether a run's config is one the selector picks.
@@ -75,6 +76,7 @@ func (s selector) matches(c config.Config) bool {
 		ok(s.Temperature, c.Attention.Scale) &&
 		ok(s.Finetune, given(c.Train.Finetune != nil)) &&
 		ok(s.Passkey, given(c.Train.Passkey != nil)) &&
+		ok(s.DroPE, given(c.Train.DroPE != nil)) &&
 		s.paramsMatch(p) && s.layersMatch(p)
 }
 

@@ -17,7 +17,7 @@ func TestSelectors(t *testing.T) {
 		}
 		return c
 	}
-	all := []string{"nope", "learned", "sinusoidal", "rope", "rope_pi", "rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3", "rope_partial", "xpos", "rope_nope_mix", "alibi", "t5", "kerple", "fire", "nope_logn", "rope_logn", "nope_logn_train", "rope_logn_train", "nope_ssmax"}
+	all := []string{"nope", "learned", "sinusoidal", "rope", "rope_pi", "rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3", "rope_partial", "xpos", "rope_nope_mix", "alibi", "t5", "kerple", "fire", "nope_logn", "rope_logn", "nope_logn_train", "rope_logn_train", "nope_ssmax", "rope_drope"}
 	want := map[string][]string{
 		"plain RoPE":       {"rope"},
 		"plain NoPE":       {"nope"},

@@ -64,6 +64,9 @@ type Train struct {
 	// Passkey mixes passkey documents into the training batches, and adds passkey retrieval to
 	// the evaluation. Unset, training draws exactly the batches it drew before passkeys existed.
 	Passkey *Passkey `yaml:"passkey,omitempty"`
+	// DroPE drops the position scheme for the last steps and evaluates without positions
+	// (drope.go). A pointer so that a config without it marshals, and hashes, as before.
+	DroPE *DroPE `yaml:"drope,omitempty"`
 }
 
 // Passkey is the train.passkey section.
@@ -298,6 +301,9 @@ func (c Config) checkFields() error {
 	if err := c.Train.checkFinetune(); err != nil {
 		return err
 	}
+	if err := c.checkDroPE(); err != nil {
+		return err
+	}
 	if err := c.Eval.check(); err != nil {
 		return err
 	}
@@ -477,14 +483,20 @@ func (c Config) checkPasskey() error {
 }
 
 // checkSchemeLengths asks the position scheme, before training, about every length it will be
-// given: the longest of training and evaluation, and fine-tuning's. eval is the config's
-// evaluation scheme.
-func (c Config) checkSchemeLengths(eval position.Scheme) error {
+// given: the longest of training and evaluation, and fine-tuning's. train and eval are the
+// config's schemes of the main phase and of evaluation.
+func (c Config) checkSchemeLengths(train, eval position.Scheme) error {
 	// A scheme whose fields bound its lengths (xPos's scales) is asked about the longest now, not
 	// when evaluation reaches it after training, so that the error says what the longest needs.
 	// The scheme without the scaling, which trains and evaluates unscaled, has the same fields.
 	if err := position.CheckLength(eval, max(c.Train.SeqLen, c.Eval.Lengths[len(c.Eval.Lengths)-1])); err != nil {
 		return err
+	}
+	if c.Train.DroPE != nil {
+		// The scheme that trains is not the one evaluated: ask it about the training length.
+		if err := position.CheckLength(train, c.Train.SeqLen); err != nil {
+			return err
+		}
 	}
 	if f := c.Train.Finetune; f != nil {
 		// Fine-tuning runs after the main phase: a length the scheme cannot take must fail now.

@@ -37,7 +37,10 @@ func (c Config) Resolve() (*Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkSchemeLengths(eval); err != nil {
+	if err := c.checkDroPEScheme(train); err != nil {
+		return nil, err
+	}
+	if err := c.checkSchemeLengths(train, eval); err != nil {
 		return nil, err
 	}
 	mem := c.estimateMemory(train, eval)
@@ -56,7 +59,8 @@ func (r *Resolved) Tasks() ([]task.Task, int) { return r.tasks, r.examples }
 func (r *Resolved) Config() Config { return r.config }
 
 // Schemes are the position scheme the model trains with in the main phase and the one it is
-// evaluated (and fine-tuned) with.
+// evaluated with, and trained with after the main phase (fine-tuning, DroPE's steps without
+// positions).
 func (r *Resolved) Schemes() (train, eval position.Scheme) { return r.train, r.eval }
 
 // ModelConfig is the config the model is built from.
@@ -84,10 +88,20 @@ func (c Config) MainPhase() Config {
 	return c
 }
 
+// EvalPhase is the config of evaluation and of the phases after the main one: the config as
+// given, or, with train.drope, without positions (DroppedScheme). Whatever evaluates, samples
+// or exports a trained model builds its scheme from this position section.
+func (c Config) EvalPhase() Config {
+	if c.Train.DroPE != nil {
+		c.Position = position.Config{Scheme: DroppedScheme}
+	}
+	return c
+}
+
 // schemes builds the position scheme the model trains with in the main phase and the one it is
-// evaluated (and fine-tuned) with. Resolve calls it once per config.
+// evaluated (and trained after the main phase) with. Resolve calls it once per config.
 func (c *Config) schemes() (train, eval position.Scheme, err error) {
-	if eval, err = position.New(c.Spec(c.Position)); err != nil {
+	if eval, err = position.New(c.Spec(c.EvalPhase().Position)); err != nil {
 		return nil, nil, err
 	}
 	if train, err = position.New(c.Spec(c.MainPhase().Position)); err != nil {

@@ -173,7 +173,7 @@ func MeanStd(x []float64) (mean, std float64) {
 	return mean, math.Sqrt(std / float64(len(x)-1))
 }
 
-// PositionOf names a run's position scheme with its scaling and attention temperature.
+// PositionOf names a run's position scheme with its scaling, attention temperature and DroPE.
 func PositionOf(c config.Config) string {
 	s := c.Position.Scheme
 	if c.Position.Scaling != nil {
@@ -181,6 +181,9 @@ func PositionOf(c config.Config) string {
 	}
 	if c.Attention.Scale != "" {
 		s += " + " + c.Attention.Scale
+	}
+	if d := c.Train.DroPE; d != nil {
+		s += fmt.Sprintf(" + drope(fraction=%g)", d.Fraction)
 	}
 	return s
 }

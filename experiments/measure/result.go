@@ -31,8 +31,13 @@ type Result struct {
 	Error      string `json:"error,omitempty"`
 	// Protocol says how the validation tokens were cut into windows: non-overlapping, or
 	// sliding with eval.stride.
-	Protocol string         `json:"protocol"`
-	Lengths  []LengthResult `json:"lengths"`
+	Protocol string `json:"protocol"`
+	// Phases lists, for a run trained in more than one phase (DroPE's steps without positions,
+	// fine-tuning), what each phase was, in order; EvaluatedWith names the scheme the run was
+	// evaluated with. Both are omitted for a run of one phase.
+	Phases        []Phase        `json:"phases,omitempty"`
+	EvaluatedWith string         `json:"evaluated_with,omitempty"`
+	Lengths       []LengthResult `json:"lengths"`
 	// Unscaled holds, for a run with a RoPE scaling, the same weights evaluated without it.
 	Unscaled []LengthResult `json:"unscaled,omitempty"`
 	// Warnings lists what the numbers cannot show, one line each: lengths whose loss was not
@@ -43,6 +48,16 @@ type Result struct {
 	// under its own name (passkey retrieval), as JSON; SetMeasurement and Measurement write and
 	// read it. The file has them after the fields above, in the order the measures registered.
 	Measured map[string]json.RawMessage `json:"-"`
+}
+
+// Phase is one phase of a run's training: its name (train, recalibrate, finetune), the
+// scheme it trained with, and its first and last optimizer steps, counted from 1 over the
+// whole run.
+type Phase struct {
+	Name      string `json:"name"`
+	Scheme    string `json:"scheme"`
+	FirstStep int    `json:"first_step"`
+	LastStep  int    `json:"last_step"`
 }
 
 // LengthResult is the score at one evaluation length.
@@ -75,12 +90,24 @@ func Summary(r *Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: scheme %s%s, %d params, %d steps in %.1fs (train loss %.3f, unigram entropy %.3f)\n",
 		r.Name, r.Scheme, parenthesised(r.Scaling), r.Params, r.Steps, r.TrainSeconds, r.FinalTrainLoss, r.UnigramEntropy)
+	if len(r.Phases) > 0 {
+		b.WriteString(phasesLine(r))
+	}
 	for _, m := range All() {
 		if s, ok := m.(Summarizer); ok {
 			b.WriteString(s.Summary(r))
 		}
 	}
 	return b.String()
+}
+
+// phasesLine says what each phase of a run of several trained with, and what evaluated it.
+func phasesLine(r *Result) string {
+	var parts []string
+	for _, p := range r.Phases {
+		parts = append(parts, fmt.Sprintf("%s steps %d-%d with %s", p.Name, p.FirstStep, p.LastStep, p.Scheme))
+	}
+	return fmt.Sprintf("phases: %s; evaluated with %s\n", strings.Join(parts, ", "), r.EvaluatedWith)
 }
 
 func parenthesised(s string) string {

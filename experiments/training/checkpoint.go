@@ -27,7 +27,7 @@ type Trained struct {
 	// Finished is false for a checkpoint saved in the middle of training.
 	Finished bool
 	// Progress says, for an unfinished checkpoint, how far training went: "train step 50 of
-	// 200" or "finetune step 3 of 10".
+	// 200", "recalibrate step 7 of 25" or "finetune step 3 of 10".
 	Progress string
 }
 
@@ -71,8 +71,11 @@ func LoadCheckpoint(path string) (*Trained, error) {
 	}
 	tr := &Trained{Config: c, Resolved: rc, Model: m, Finished: meta.State.Phase == phaseDone}
 	if !tr.Finished {
-		steps := c.Train.Steps
-		if f := c.Train.Finetune; meta.State.Phase == phaseFinetune && f != nil {
+		steps := c.Train.MainSteps()
+		switch f := c.Train.Finetune; {
+		case meta.State.Phase == phaseRecalibrate:
+			steps = c.Train.DroppedSteps()
+		case meta.State.Phase == phaseFinetune && f != nil:
 			steps = f.Steps
 		}
 		tr.Progress = fmt.Sprintf("%s step %d of %d", meta.State.Phase, meta.State.Step, steps)
@@ -240,7 +243,7 @@ func (t *trainer) adoptMoments(byName map[string]*tensor.Dense, path string) err
 
 func checkMeta(meta Meta, path string) error {
 	switch meta.State.Phase {
-	case phaseTrain, phaseFinetune, phaseDone:
+	case phaseTrain, phaseRecalibrate, phaseFinetune, phaseDone:
 	default:
 		return fmt.Errorf("%s: unknown training phase %q", path, meta.State.Phase)
 	}

@@ -174,7 +174,7 @@ func NewExport(t *Trained) (*Export, error) {
 func exportedConfig(t *Trained, scheme position.Scheme, weights []exportedWeight) (*ExportedConfig, error) {
 	c := t.Config
 	mc := t.Resolved.ModelConfig()
-	pos, err := exportPosition(c.Position, scheme, mc.Layers)
+	pos, err := exportPosition(c.EvalPhase().Position, scheme, mc.Layers)
 	if err != nil {
 		return nil, err
 	}

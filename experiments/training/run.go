@@ -160,6 +160,7 @@ func (r *Run) newResult(t *trainer) *measure.Result {
 	if n := len(t.st.Log); n > 0 {
 		res.FinalTrainLoss = t.st.Log[n-1].Loss
 	}
+	res.Phases, res.EvaluatedWith = r.phaseRecords()
 	return res
 }
 

@@ -86,10 +86,11 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 }
 
 // eachScaling calls score with each scaling's name ("none" for nil) and the scheme it makes of
-// the config's, in order, and stops at the first error.
+// the config's evaluation scheme (EvalPhase: none for a DroPE run), in order, and stops at the
+// first error.
 func eachScaling(c config.Config, scalings []*position.Scaling, w io.Writer, score func(name string, s position.Scheme) error) error {
 	for _, sc := range scalings {
-		pc := c.Position
+		pc := c.EvalPhase().Position
 		pc.Scaling = sc
 		s, err := position.New(c.Spec(pc))
 		if err != nil {

@@ -22,11 +22,13 @@ import (
 	"extrapolate/task"
 )
 
-// Phases of training, in order.
+// Phases of training, in order: the main phase, DroPE's steps without positions
+// (train.drope), fine-tuning (train.finetune), and done.
 const (
-	phaseTrain    = "train"
-	phaseFinetune = "finetune"
-	phaseDone     = "done"
+	phaseTrain       = "train"
+	phaseRecalibrate = "recalibrate"
+	phaseFinetune    = "finetune"
+	phaseDone        = "done"
 )
 
 // LogRow is one row of the training log.
@@ -127,36 +129,37 @@ func schedule(c config.Config) model.Schedule {
 
 // train runs the phases left to run, saving checkpoints on the way and at the end.
 func (t *trainer) train(ctx context.Context) error {
-	c := t.run.config()
-	trainScheme, evalScheme := t.run.Resolved.Schemes()
-	total := c.Train.Steps
-	if f := c.Train.Finetune; f != nil {
-		total += f.Steps
+	phases := t.run.phases()
+	total := 0
+	for _, ph := range phases {
+		total += ph.steps
 	}
 	p := progress.New(t.run.Progress, total, "train")
 	defer p.Finish()
-	if t.st.Phase == phaseTrain {
+	if phaseIndex(phases, t.st.Phase) < 0 {
+		return fmt.Errorf("the training state is in phase %s, which this config does not have", t.st.Phase)
+	}
+	for i, ph := range phases {
+		if phaseIndex(phases, t.st.Phase) > i {
+			p.Skip(ph.steps)
+			continue
+		}
 		p.Skip(t.st.Step)
-		if err := t.phase(ctx, p, trainScheme, c.Train.BatchSize, c.Train.SeqLen, c.Train.Steps); err != nil {
+		if ph.schedule != nil {
+			t.opt.Schedule = *ph.schedule
+		}
+		if t.st.Step == 0 && ph.announce != "" && t.run.Progress != nil {
+			fmt.Fprintln(t.run.Progress, ph.announce)
+		}
+		if err := t.phase(ctx, p, ph.scheme, ph.batch, ph.n, ph.steps); err != nil {
 			return err
 		}
-		t.st.Phase, t.st.Step = phaseFinetune, 0
-		if c.Train.Finetune != nil {
-			// The main phase is the expensive one: keep it whatever happens next.
+		if i+1 < len(phases) {
+			t.st.Phase, t.st.Step = phases[i+1].name, 0
+			// Keep the phase just done, whatever happens in the next.
 			if err := t.save(); err != nil {
 				return err
 			}
-		}
-	} else {
-		p.Skip(c.Train.Steps)
-	}
-	if f := c.Train.Finetune; f != nil && t.st.Phase == phaseFinetune {
-		p.Skip(t.st.Step)
-		// The same tokens per batch at the longer length, and a constant learning rate.
-		batch := max(1, c.Train.BatchSize*c.Train.SeqLen/f.SeqLen)
-		t.opt.Schedule = model.Schedule{LR: f.LR, MinLR: f.LR}
-		if err := t.phase(ctx, p, evalScheme, batch, f.SeqLen, f.Steps); err != nil {
-			return err
 		}
 	}
 	if t.st.Phase != phaseDone {
