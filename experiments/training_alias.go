@@ -30,6 +30,15 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 	return training.EvaluateScalings(ctx, t, scalings, e, w)
 }
 
+// Variant is how a checkpoint's scheme is changed to evaluate it (training.Variant).
+type Variant = training.Variant
+
+// EvaluateVariants scores one trained model under each variant: a scaling, a distance map, both
+// or neither (training.EvaluateVariants).
+func EvaluateVariants(ctx context.Context, t *Trained, variants []Variant, e Eval, w io.Writer) (*ScalingReport, error) {
+	return training.EvaluateVariants(ctx, t, variants, e, w)
+}
+
 // Files of a scaling comparison.
 const (
 	ScalingsCSV  = training.ScalingsCSV

@@ -90,6 +90,23 @@ func (c DistanceMapConfig) Decode(dst any) error {
 	return decodeParams("position.distance_map.", "the "+c.Type+" distance map", c.Params, c.nodes, dst)
 }
 
+// String names the map as reports do: its type, and the fields given, sorted, as
+// rerope(window=16); the defaults are the map's own and are not repeated.
+func (c DistanceMapConfig) String() string {
+	if len(c.Params) == 0 {
+		return c.Type
+	}
+	keys := make([]string, 0, len(c.Params))
+	for k := range c.Params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		keys[i] = fmt.Sprintf("%s=%v", k, c.Params[k])
+	}
+	return c.Type + "(" + strings.Join(keys, ", ") + ")"
+}
+
 // Given says whether the map's field name was set, for a default that depends on other fields.
 func (c DistanceMapConfig) Given(name string) bool {
 	_, ok := c.Params[name]

@@ -1,9 +1,10 @@
-// Command eval evaluates one trained checkpoint under several RoPE scalings at every evaluation
-// length, so that the effect of a scaling is seen on the same weights, apart from training noise.
-// A checkpoint trained on tasks is scored on its tasks instead: exact match at every test size,
-// on the held-out examples its run was scored on.
+// Command eval evaluates one trained checkpoint under several RoPE scalings and distance maps at
+// every evaluation length, so that the effect of a scaling or a map is seen on the same weights,
+// apart from training noise. A checkpoint trained on tasks is scored on its tasks instead: exact
+// match at every test size, on the held-out examples its run was scored on.
 //
 //	go run ./cmd/eval -checkpoint examples/checkpoints/rope_ntk.ckpt -scaling none,linear,ntk,dynamic_ntk,yarn
+//	go run ./cmd/eval -checkpoint examples/checkpoints/rope_ntk.ckpt -map none,rerope,leaky_rerope,self_extend:group=4,string
 //	go run ./cmd/eval -checkpoint results/tasks_ci/runs/rope-s1/model.ckpt -scaling none,yarn
 package main
 
@@ -30,12 +31,14 @@ func main() { os.Exit(run()) }
 // options are the command's flags, parsed.
 type options struct {
 	ckpt, scalings, factor, lengths, out string
+	maps                                 string
 	tokens, examples                     int
 	quiet, partial                       bool
 	fields                               *scalingflag.Set
 	// scalingGiven says -scaling was given, so that an empty one (an unset shell variable) is
 	// refused rather than read as the default.
 	scalingGiven bool
+	mapGiven     bool
 }
 
 // parseFlags reads the command line into options.
@@ -43,6 +46,7 @@ func parseFlags() *options {
 	o := &options{}
 	flag.StringVar(&o.ckpt, "checkpoint", "", "checkpoint file written by train (results/<name>/model.ckpt)")
 	flag.StringVar(&o.scalings, "scaling", "", "comma-separated RoPE scalings to evaluate under; none is plain RoPE (default: none and every scaling the checkpoint's scheme takes: "+strings.Join(position.ScalingTypes(), ",")+" for RoPE, none alone for a scheme without rotation)")
+	flag.StringVar(&o.maps, "map", "", "comma-separated distance maps to evaluate through, each none or a type with its fields after colons: "+strings.Join(position.DistanceMapTypes(), ",")+", e.g. rerope:window=16 (default: the checkpoint config's own, none for most); with -map and no -scaling, the scaling is none")
 	flag.StringVar(&o.factor, "factor", "auto", "scaling factor: a number ≥ 1, or auto (the ratio of each evaluation length to the training length)")
 	flag.StringVar(&o.lengths, "lengths", "", "comma-separated evaluation lengths (default: the checkpoint config's)")
 	flag.IntVar(&o.tokens, "tokens", 0, "validation tokens scored at every length (default: the checkpoint config's)")
@@ -52,11 +56,14 @@ func parseFlags() *options {
 	flag.BoolVar(&o.partial, "partial", false, "evaluate a checkpoint saved before training finished")
 	o.fields = scalingflag.Register(flag.CommandLine)
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: eval -checkpoint FILE [-scaling none,linear,...] [-factor auto|N] [-lengths 64,128,...] [-out DIR]\n\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: eval -checkpoint FILE [-scaling none,linear,...] [-factor auto|N] [-map none,rerope,...] [-lengths 64,128,...] [-out DIR]\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	flag.Visit(func(f *flag.Flag) { o.scalingGiven = o.scalingGiven || f.Name == "scaling" })
+	flag.Visit(func(f *flag.Flag) {
+		o.scalingGiven = o.scalingGiven || f.Name == "scaling"
+		o.mapGiven = o.mapGiven || f.Name == "map"
+	})
 	return o
 }
 
@@ -94,7 +101,17 @@ func run() int {
 	if err := o.applyTasks(t); err != nil {
 		return fail(err)
 	}
-	list, err := o.scalingList(t.Config, f)
+	maps := []*position.DistanceMapConfig{t.Config.Position.DistanceMap}
+	if o.mapGiven {
+		if maps, err = parseMaps(o.maps); err != nil {
+			return fail(err)
+		}
+	}
+	scalings, err := o.scalingList(t.Config, f)
+	if err != nil {
+		return fail(err)
+	}
+	list, err := variants(t.Config, scalings, maps)
 	if err != nil {
 		return fail(err)
 	}
@@ -139,6 +156,8 @@ func (o *options) applyTasks(t *experiments.Trained) error {
 func (o *options) scalingList(c experiments.Config, f position.Factor) ([]*position.Scaling, error) {
 	var names []string
 	switch {
+	case !o.scalingGiven && o.mapGiven:
+		names = []string{"none"}
 	case !o.scalingGiven:
 		names = takes(c)
 	case strings.TrimSpace(o.scalings) == "":
@@ -205,16 +224,16 @@ func (o *options) evalSettings(c experiments.Config) (experiments.Eval, string, 
 	return e, fmt.Sprintf("evaluated in batches of up to %d tokens (%s), needing %s", e.BatchTokens, batches, rc.Memory().Evaluation()), nil
 }
 
-// evaluate scores the trained model under each scaling of list, writes the results in dir and
+// evaluate scores the trained model under each variant of list, writes the results in dir and
 // prints their table, returning the exit code. Nothing is written when interrupted.
-func (o *options) evaluate(t *experiments.Trained, list []*position.Scaling, e experiments.Eval, memory, dir string) int {
+func (o *options) evaluate(t *experiments.Trained, list []experiments.Variant, e experiments.Eval, memory, dir string) int {
 	w := os.Stderr
 	if o.quiet {
 		w = nil
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	rep, err := experiments.EvaluateScalings(ctx, t, list, e, w)
+	rep, err := experiments.EvaluateVariants(ctx, t, list, e, w)
 	if errors.Is(err, experiments.ErrInterrupted) {
 		fmt.Fprintln(os.Stderr, "eval: interrupted; nothing written")
 		return 130

@@ -59,8 +59,40 @@ type ScalingReport struct {
 // scalings are compared on the same weights, apart from training noise: at every evaluation
 // length, or, for a model trained on tasks, on its tasks' held-out examples at every test size.
 func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scaling, e config.Eval, w io.Writer) (*ScalingReport, error) {
+	vs := make([]Variant, len(scalings))
+	for i, sc := range scalings {
+		vs[i] = Variant{Scaling: sc}
+	}
+	return EvaluateVariants(ctx, t, vs, e, w)
+}
+
+// A Variant is how the scheme of a checkpoint is changed to evaluate it: a RoPE scaling, a
+// distance map, both or neither (nil), in place of the config's own.
+type Variant struct {
+	Scaling *position.Scaling
+	Map     *position.DistanceMapConfig
+}
+
+// Name is the variant as reports name it: "none", "yarn(factor=auto)", "rerope(window=16)", or
+// the scaling and the map: "yarn(factor=auto) + rerope".
+func (v Variant) Name() string {
+	var parts []string
+	if v.Scaling != nil {
+		parts = append(parts, measure.ScalingName(position.Config{Scaling: v.Scaling}))
+	}
+	if v.Map != nil {
+		parts = append(parts, v.Map.String())
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " + ")
+}
+
+// EvaluateVariants is EvaluateScalings for variants that may apply a distance map too.
+func EvaluateVariants(ctx context.Context, t *Trained, variants []Variant, e config.Eval, w io.Writer) (*ScalingReport, error) {
 	if t.Config.Task != nil {
-		return evaluateTaskScalings(ctx, t, scalings, e, w)
+		return evaluateTaskScalings(ctx, t, variants, e, w)
 	}
 	c := t.Config
 	corpus, err := data.Load(c.Data)
@@ -74,7 +106,7 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 	ev := &measure.Evaluation{Config: c, Model: t.Model, Corpus: corpus, Progress: w}
 	ev.Config.Eval = e
 	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, Tokens: e.Tokens, Corpus: corpus.Source, Protocol: e.Protocol(), BatchTokens: e.BatchTokens, Partial: t.Progress}
-	err = eachScaling(c, scalings, w, func(name string, s position.Scheme) error {
+	err = eachVariant(c, variants, w, func(name string, s position.Scheme) error {
 		lengths, err := perplexity.ByLength(ctx, ev, s)
 		rep.Results = append(rep.Results, ScalingResult{Scaling: name, Lengths: lengths})
 		return err
@@ -85,25 +117,20 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 	return rep, nil
 }
 
-// eachScaling calls score with each scaling's name ("none" for nil) and the scheme it makes of
-// the config's evaluation scheme (EvalPhase: none for a DroPE run), in order, and stops at the
-// first error.
-func eachScaling(c config.Config, scalings []*position.Scaling, w io.Writer, score func(name string, s position.Scheme) error) error {
-	for _, sc := range scalings {
+// eachVariant calls score with each variant's name and the scheme it makes of the config's
+// evaluation scheme, in order, and stops at the first error.
+func eachVariant(c config.Config, variants []Variant, w io.Writer, score func(name string, s position.Scheme) error) error {
+	for _, v := range variants {
 		pc := c.EvalPhase().Position
-		pc.Scaling = sc
+		pc.Scaling, pc.DistanceMap = v.Scaling, v.Map
 		s, err := position.New(c.Spec(pc))
 		if err != nil {
 			return err
 		}
-		name := "none"
-		if sc != nil {
-			name = measure.ScalingName(pc)
-		}
 		if w != nil {
-			fmt.Fprintf(w, "scaling %s\n", name)
+			fmt.Fprintf(w, "scaling %s\n", v.Name())
 		}
-		if err := score(name, s); err != nil {
+		if err := score(v.Name(), s); err != nil {
 			return err
 		}
 	}

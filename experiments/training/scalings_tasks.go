@@ -30,7 +30,7 @@ const (
 // evaluateTaskScalings scores a model trained on tasks on their held-out examples, the same
 // ones its run was scored on, at every test size under each scaling. Perplexity on the corpus,
 // which the model never saw, is not scored.
-func evaluateTaskScalings(ctx context.Context, t *Trained, scalings []*position.Scaling, e config.Eval, w io.Writer) (*ScalingReport, error) {
+func evaluateTaskScalings(ctx context.Context, t *Trained, variants []Variant, e config.Eval, w io.Writer) (*ScalingReport, error) {
 	c := t.Config
 	c.Eval = e
 	ts, examples, err := c.Task.Resolve()
@@ -39,7 +39,7 @@ func evaluateTaskScalings(ctx context.Context, t *Trained, scalings []*position.
 	}
 	ev := &measure.Evaluation{Config: c, Model: t.Model, Tasks: ts, Examples: examples, Progress: w}
 	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, BatchTokens: e.BatchTokens, Partial: t.Progress, Examples: examples}
-	err = eachScaling(c, scalings, w, func(name string, s position.Scheme) error {
+	err = eachVariant(c, variants, w, func(name string, s position.Scheme) error {
 		ev.Scheme = s
 		cells, err := tasks.Score(ctx, ev)
 		rep.Results = append(rep.Results, ScalingResult{Scaling: name, Tasks: cells})
