@@ -31,7 +31,7 @@ const (
 var (
 	passkeyPlainRoPE = withPasskey(plainRoPE)
 	// passkeyFinetuned: RoPE with position interpolation or YaRN and the fine-tune they come with.
-	passkeyFinetuned = selector{Name: "fine-tuned PI or YaRN", Scheme: "rope", Scaling: is("linear", "yarn"), Finetune: set, Passkey: set}
+	passkeyFinetuned = selector{Name: "fine-tuned PI or YaRN", Scheme: "rope", Scaling: is("linear", "yarn"), Finetune: set, Passkey: set, Map: unset}
 	passkeyALiBi     = withPasskey(plainALiBi)
 )
 

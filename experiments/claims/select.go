@@ -27,6 +27,9 @@ type selector struct {
 	// Finetune, Passkey and DroPE are train.finetune, train.passkey and train.drope, by
 	// whether they are given: "" when not, "set" when they are.
 	Finetune, Passkey, DroPE accepts
+	// Map is position.distance_map's type, "" when there is none; Window is position.window,
+	// "" when there is none (0).
+	Map, Window accepts
 	// Params lists the scheme's own fields a series may give (position.base, ...): a series
 	// giving any other, such as rope's rotary_fraction, is a variant, not selected. Nil
 	// accepts any fields.
@@ -49,13 +52,13 @@ func is(values ...string) accepts {
 }
 
 // plain selects a scheme as it is, with none of the things a comparison varies on top of it:
-// no scaling, no attention temperature, no fine-tuning, not dropped (DroPE), and of its own
-// fields only params.
+// no scaling, no attention temperature, no fine-tuning, not dropped (DroPE), no distance map
+// or window, and of its own fields only params.
 func plain(name, scheme string, params ...string) selector {
 	if params == nil {
 		params = []string{}
 	}
-	return selector{Name: name, Scheme: scheme, Scaling: unset, Temperature: unset, Finetune: unset, DroPE: unset, Params: params}
+	return selector{Name: name, Scheme: scheme, Scaling: unset, Temperature: unset, Finetune: unset, DroPE: unset, Map: unset, Window: unset, Params: params}
 }
 
 // plainRoPE is the reference of every claim that compares with RoPE, and of the comparison's
@@ -70,6 +73,13 @@ func (s selector) matches(c config.Config) bool {
 	if p.Scaling != nil {
 		scaling = p.Scaling.Type
 	}
+	distanceMap, window := "", ""
+	if p.DistanceMap != nil {
+		distanceMap = p.DistanceMap.Type
+	}
+	if p.Window > 0 {
+		window = fmt.Sprint(p.Window)
+	}
 	ok := func(a accepts, v string) bool { return a == nil || a(v) }
 	return (s.Scheme == "" || p.Scheme == s.Scheme) &&
 		ok(s.Scaling, scaling) &&
@@ -77,6 +87,7 @@ func (s selector) matches(c config.Config) bool {
 		ok(s.Finetune, given(c.Train.Finetune != nil)) &&
 		ok(s.Passkey, given(c.Train.Passkey != nil)) &&
 		ok(s.DroPE, given(c.Train.DroPE != nil)) &&
+		ok(s.Map, distanceMap) && ok(s.Window, window) &&
 		s.paramsMatch(p) && s.layersMatch(p)
 }
 

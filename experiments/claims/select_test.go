@@ -39,6 +39,24 @@ func TestSelectors(t *testing.T) {
 			t.Errorf("%s picks %v, want %v", s.Name, got, want[s.Name])
 		}
 	}
+	// A distance map or a window makes a variant: none of the selectors that pick a scheme as it
+	// is (or a scaled RoPE, or the mix) takes a run through one.
+	for _, v := range []struct{ name, set string }{
+		{"rope", "position.distance_map={type: rerope}"},
+		{"rope", "position.window=16"},
+		{"rope_yarn", "position.distance_map={type: self_extend}"},
+		{"rope_nope_mix", "position.distance_map={type: rerope}"},
+	} {
+		c, err := config.Load(filepath.Join("..", "..", "configs", v.name+".yaml"), []string{v.set})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []selector{plainRoPE, rescuedRoPE, ropeNoPEMix} {
+			if s.matches(c) {
+				t.Errorf("%s with %s: picked as %s", v.name, v.set, s.Name)
+			}
+		}
+	}
 	// A mix is picked by the set of its layers' schemes, in any order and number.
 	for layers, ok := range map[string]bool{"[nope, rope, rope]": true, "[rope, alibi]": false, "[rope, rope]": false, "[rope, nope, alibi]": false, "[{scheme: rope, base: 500}, nope]": true} {
 		c, err := config.Load(filepath.Join("..", "..", "configs", "rope_nope_mix.yaml"), []string{"position.layers=" + layers, "model.layers=3"})
