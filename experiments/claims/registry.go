@@ -43,6 +43,7 @@ func init() {
 		learnedNotApplicable, sinusoidalDegrades, alibiFlat, scalingRescuesRoPE,
 		t5Extrapolates, kerpleMatchesALiBi, fireMatchesALiBiKERPLE, lognHelps, lognTrainHelps,
 		mixExtrapolates, ropeRelative,
+		reropeFlat, lmInfiniteFlat, streamingNeedsSinks, pRoPEBetter,
 		passkeyRoPE, passkeyScalingExtends, passkeyALiBiLocal,
 		tasksSolvable, tasksRoPECopyFails, tasksFlipFlopDegrades, tasksNeedleRoPE, tasksCountingFails, tasksNoPERanking,
 	} {
