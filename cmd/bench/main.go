@@ -104,6 +104,7 @@ func run() int {
 		script  = flag.String("script", filepath.Join("bench", "torch_ref.py"), "with -torch, the reference script")
 		scheme  = flag.String("scheme", "", "position scheme (default: learned for training, as torch_ref.py has; rope with -eval)")
 		copies  = flag.String("concurrent", "", "run this many copies at once, each count in turn (1,2,3), and print their aggregate tokens/s; with -torch, PyTorch's too")
+		seqLen  = flag.Int("seq-len", 0, "train at this many tokens a sequence instead of the config's, the batch shrunk to keep the tokens of a step (at least one sequence): the cost of a longer training length")
 		ops     = flag.Bool("ops", false, "time each fused op's forward and backward pass, the optimizer's update and the rest of a step, and print them to stderr (ours alone)")
 	)
 	flag.Parse()
@@ -115,6 +116,13 @@ func run() int {
 	if !ok {
 		fmt.Fprintf(os.Stderr, "bench: -config: %q, want %s\n", *cfgName, configNames())
 		return 2
+	}
+	if *seqLen != 0 {
+		if *seqLen < 1 || *seqLen > maxEvalLen || *torch {
+			fmt.Fprintf(os.Stderr, "bench: -seq-len: %d, want 1 to %d, and not with -torch (torch_ref.py's configs fix theirs)\n", *seqLen, maxEvalLen)
+			return 2
+		}
+		c.batch, c.seqLen = max(1, c.batch*c.seqLen / *seqLen), *seqLen
 	}
 	if err := checkFlags(c.seqLen, *steps, *warmup, *eval, *rounds); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

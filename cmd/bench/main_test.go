@@ -41,6 +41,9 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-config", "tiny", "-ops", "-torch"}, "-ops: not with -torch"},
 		{[]string{"-config", "tiny", "-ops", "-concurrent", "1,2"}, "-ops: not with -torch, -concurrent"},
 		{[]string{"-config", "tiny", "-ops", "-stock-ops"}, "-ops: not with -torch, -concurrent or -stock-ops"},
+		{[]string{"-config", "tiny", "-seq-len", "-4"}, "-seq-len: -4"},
+		{[]string{"-config", "tiny", "-seq-len", "100000"}, "-seq-len: 100000"},
+		{[]string{"-config", "tiny", "-seq-len", "16", "-torch"}, "not with -torch"},
 	} {
 		code, stdout, stderr := cmdtest.Run(t, binary, "", c.args...)
 		msg := strings.TrimSpace(stderr)
@@ -59,6 +62,8 @@ func TestTiny(t *testing.T) {
 	}{
 		{[]string{"-config", "tiny", "-steps", "3", "-warmup", "1"}, `"mode":"train"`},
 		{[]string{"-config", "tiny", "-steps", "3", "-warmup", "1", "-eval", "2"}, `"mode":"eval"`},
+		// Four times the tiny config's 8 tokens a sequence, in a batch of one: the same 16 tokens.
+		{[]string{"-config", "tiny", "-steps", "3", "-warmup", "1", "-seq-len", "32"}, `"batch":1,"seq_len":32`},
 	} {
 		code, stdout, stderr := cmdtest.Run(t, binary, "", c.args...)
 		if code != 0 || !strings.Contains(stdout, c.mode) {
