@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -146,6 +147,18 @@ func verdicts(page string, args []string) (string, error) {
 			}
 		}
 	}
+	var holds *grid
+	if name := opt["holds"]; name != "" {
+		r, err := load(name)
+		if err != nil {
+			return "", err
+		}
+		g, ok := r.(*grid)
+		if !ok {
+			return "", fmt.Errorf("verdicts: holds=%s is not a grid", name)
+		}
+		holds = g
+	}
 	var ids []string
 	for _, c := range cols {
 		for _, cl := range c.cmp.Claims {
@@ -190,6 +203,9 @@ func verdicts(page string, args []string) (string, error) {
 			}
 			r.cells = append(r.cells, cell)
 		}
+		if holds != nil {
+			r.cells = append(r.cells, holds.holdsAt(id))
+		}
 		if judged {
 			limits = limits || r.limit != ""
 			rows = append(rows, r)
@@ -203,6 +219,9 @@ func verdicts(page string, args []string) (string, error) {
 	for _, c := range cols {
 		b.WriteString(" " + c.head + " |")
 	}
+	if holds != nil {
+		fmt.Fprintf(&b, " [%s](%s)<br>holds when trained at |", opt["holds"], link(page, opt["holds"]))
+	}
 	if opt["evidence"] != "" {
 		b.WriteString(" the numbers |")
 	}
@@ -211,6 +230,9 @@ func verdicts(page string, args []string) (string, error) {
 		b.WriteString("---|")
 	}
 	b.WriteString(strings.Repeat("---|", len(cols)))
+	if holds != nil {
+		b.WriteString("---|")
+	}
 	if opt["evidence"] != "" {
 		b.WriteString("---|")
 	}
@@ -235,6 +257,46 @@ func verdicts(page string, args []string) (string, error) {
 	}
 	b.WriteString(".\n")
 	return b.String(), nil
+}
+
+// pointLength matches the training length in a grid point's name: d64-L256-4x is the line
+// d64-4x at 256 tokens.
+var pointLength = regexp.MustCompile(`-L[0-9]+`)
+
+// holdsAt says, for each line of the grid's points that differ only in training length (named
+// as a point without its -L part), the training lengths at which the claim is reproduced: "d64:
+// 64, 256; d128: none"; "–" where it is judged at no point.
+func (g *grid) holdsAt(id string) string {
+	var lines []string
+	at := map[string][]string{}
+	judged := false
+	for _, p := range g.Points {
+		line := pointLength.ReplaceAllString(p.Name, "")
+		if _, ok := at[line]; !ok {
+			lines = append(lines, line)
+			at[line] = []string{}
+		}
+		cl, err := p.cmp.claim(id)
+		if err != nil || cl.Verdict == "not applicable" {
+			continue
+		}
+		judged = true
+		if cl.Verdict == "reproduced" {
+			at[line] = append(at[line], strconv.Itoa(p.cmp.TrainLen))
+		}
+	}
+	if !judged {
+		return "–"
+	}
+	cells := make([]string, len(lines))
+	for i, l := range lines {
+		lens := strings.Join(at[l], ", ")
+		if lens == "" {
+			lens = "none"
+		}
+		cells[i] = l + ": " + lens
+	}
+	return strings.Join(cells, "; ")
 }
 
 func tokens(n int) string {
