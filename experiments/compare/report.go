@@ -153,13 +153,24 @@ func (rep *Report) markdown(sections []measure.Section) []byte {
 		}
 		p("| %s | %d | %d | %s | %.3f | %s |\n", r.Label, r.Seed, res.Steps, train, res.FinalTrainLoss, status)
 	}
-	p("\nTraining and evaluation took %.0f s of computation in all, on %s; runs that differ from an earlier one only in a RoPE scaling applied at evaluation reuse its training, and show its name.\n", rep.computeSeconds(), processors(rep.Runs))
+	p("\nTraining and evaluation took %.0f s of computation in all, on %s; runs that differ from an earlier one only in %s applied at evaluation reuse its training, and show its name.\n", rep.computeSeconds(), processors(rep.Runs), rep.evaluationOnly())
 	return b.Bytes()
 }
 
+// evaluationOnly says what a run may differ in and still reuse an earlier run's training: a RoPE
+// scaling, and a distance map where the comparison has one.
+func (rep *Report) evaluationOnly() string {
+	for _, r := range rep.Runs {
+		if r.Config.Position.DistanceMap != nil {
+			return "a RoPE scaling or a distance map"
+		}
+	}
+	return "a RoPE scaling"
+}
+
 // sharedTraining names, for each run, the earlier run whose training it reused ("" for a run
-// that trained its own weights): RoPE scalings apply when evaluating, so runs that differ only
-// in one train the same weights once.
+// that trained its own weights): RoPE scalings and distance maps apply when evaluating, so runs
+// that differ only in one train the same weights once.
 func (rep *Report) sharedTraining() []string {
 	out := make([]string, len(rep.Runs))
 	trainedBy := map[string]string{} // training key → the run that trained it

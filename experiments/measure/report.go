@@ -173,11 +173,18 @@ func MeanStd(x []float64) (mean, std float64) {
 	return mean, math.Sqrt(std / float64(len(x)-1))
 }
 
-// PositionOf names a run's position scheme with its scaling, attention temperature and DroPE.
+// PositionOf names a run's position scheme with its window, scaling, distance map, attention
+// temperature and DroPE.
 func PositionOf(c config.Config) string {
 	s := c.Position.Scheme
+	if c.Position.Window > 0 {
+		s += fmt.Sprintf(" window=%d", c.Position.Window)
+	}
 	if c.Position.Scaling != nil {
 		s += " " + ScalingName(c.Position)
+	}
+	if m := c.Position.DistanceMap; m != nil {
+		s += " + " + m.String()
 	}
 	if c.Attention.Scale != "" {
 		s += " + " + c.Attention.Scale

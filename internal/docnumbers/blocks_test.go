@@ -30,6 +30,10 @@ var kinds = map[string]kind{
 // short names a claim in the verdict tables; a claim not listed is named by its statement.
 var short = map[string]string{
 	"learned_not_applicable":    "learned positions are not applicable past their table",
+	"rerope_flat":               "ReRoPE and leaky ReRoPE stay flat: at 16x over 1x",
+	"lm_infinite_flat":          "LM-Infinite stays flat: at 16x over 1x",
+	"streaming_needs_sinks":     "StreamingLLM needs its sinks: without them over with them, at 16x",
+	"prope_better":              "p-RoPE is no worse at 1x and better past it: over plain RoPE",
 	"sinusoidal_degrades":       "sinusoidal falls apart: perplexity at 4x over 1x",
 	"alibi_flat":                "ALiBi stays flat: at 4x and 16x over 1x",
 	"scaling_rescues_rope":      "scalings (NTK-aware, dynamic NTK, YaRN, Llama 3) rescue RoPE: over plain RoPE at 4x and 8x",
@@ -533,8 +537,17 @@ func committed(page string, args []string) (string, error) {
 		}
 		c := cs[0]
 		seeds := c.seeds()
-		trained := strconv.Itoa(c.TrainLen)
-		scored := fmt.Sprintf("%d to %d", c.Lengths[0], c.Lengths[len(c.Lengths)-1])
+		// A grid along the training length trains and scores each point at its own.
+		var lens []string
+		lo, hi := c.Lengths[0], c.Lengths[len(c.Lengths)-1]
+		for _, p := range cs {
+			if l := strconv.Itoa(p.TrainLen); !slices.Contains(lens, l) {
+				lens = append(lens, l)
+			}
+			lo, hi = min(lo, p.Lengths[0]), max(hi, p.Lengths[len(p.Lengths)-1])
+		}
+		trained := strings.Join(lens, ", ")
+		scored := fmt.Sprintf("%d to %d", lo, hi)
 		if c.tasks() {
 			lo, hi := math.Inf(1), math.Inf(-1)
 			for _, r := range c.Runs {
