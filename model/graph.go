@@ -107,7 +107,8 @@ func (b *builder) forward(m *Model, w nodes, ids *G.Node, pos positions) *G.Node
 		q := b.linear(y, w[h.wq], w[h.bq])
 		k := b.linear(y, w[h.wk], w[h.bk])
 		v := b.linear(y, w[h.wv], w[h.bv])
-		x = b.add(x, b.linear(b.attention(q, k, v, a.bias, a.scale, a.config), w[h.wo], w[h.bo]))
+		f := b.logForget(y, a.gate) // nil for a layer without forget gates
+		x = b.add(x, b.linear(b.attention(q, k, v, nn.AttentionInputs{Bias: a.bias, Scale: a.scale, LogForget: f}, a.config), w[h.wo], w[h.bo]))
 		y = b.layerNorm(x, w[h.ln2G], w[h.ln2B])
 		x = b.add(x, b.linear(b.gelu(b.linear(y, w[h.w1], w[h.b1])), w[h.w2], w[h.b2]))
 	}
@@ -198,11 +199,19 @@ type positions struct {
 	layers       []layerPositions
 }
 
-// layerPositions is what one layer's attention takes: its settings, and its bias and scale
-// nodes or nil.
+// layerPositions is what one layer's attention takes: its settings, its bias and scale nodes or
+// nil, and the weights of its forget gates or nil.
 type layerPositions struct {
 	config      nn.AttentionConfig
 	bias, scale *G.Node
+	gate        *gateNodes
+}
+
+// gateNodes are the nodes of a scheme's forget gate weights (position.ForgetGate), whole, and
+// the layer of them that acts.
+type gateNodes struct {
+	w, b  *G.Node
+	layer int
 }
 
 // positions asks the scheme what it adds at n positions, through the position package's adapter
@@ -253,6 +262,10 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n i
 		if a.bias != nil {
 			a.config.Bias, a.config.LearnBias = biasForm(a.bias), form == position.FromWeights
 		}
+		if a.gate, err = m.forgetGate(in, w); err != nil {
+			return p, err
+		}
+		a.config.LogForget = a.gate != nil
 		a.config.Window = position.WindowOf(in.Scheme)
 		if dm := position.DistanceMapOf(s); dm != nil && !opt.Train {
 			if opt.StockOps {
@@ -340,6 +353,26 @@ func (m *Model) bias(g *G.ExprGraph, s position.Scheme, in position.Slot, form p
 		return constant(g, m.Dtype, "bias"+ownerPrefix(s, in.Owner), b.Values, shape...), nil
 	}
 	return nn.Compute(fmt.Sprintf("PositionBias%d", l), biasOf{in.Scheme, in.Layer, n}, shape, m.schemeNodes(in.Owner, w)...)
+}
+
+// forgetGate returns the nodes of the forget gate in's scheme has (position.ForgetGater), nil
+// for none, having checked their shapes: (layers, d_model, heads) and (layers, heads), with the
+// slot's layer among them.
+func (m *Model) forgetGate(in position.Slot, w nodes) (*gateNodes, error) {
+	g, ok := position.ForgetGateOf(in.Scheme)
+	if !ok {
+		return nil, nil
+	}
+	ws := m.schemeNodes(in.Owner, w)
+	if g.Weight < 0 || g.Weight >= len(ws) || g.Bias < 0 || g.Bias >= len(ws) {
+		return nil, fmt.Errorf("model: the %s scheme's forget gate names weights %d and %d of %d", in.Scheme.Name(), g.Weight, g.Bias, len(ws))
+	}
+	gw, gb := ws[g.Weight], ws[g.Bias]
+	c := m.Config
+	if s := gw.Shape(); len(s) != 3 || s[1] != c.DModel || s[2] != c.Heads || in.Layer >= s[0] || !gb.Shape().Eq(tensor.Shape{s[0], c.Heads}) {
+		return nil, fmt.Errorf("model: the %s scheme's forget gate of shapes %v and %v does not fit layer %d of width %d and %d heads", in.Scheme.Name(), gw.Shape(), gb.Shape(), in.Layer, c.DModel, c.Heads)
+	}
+	return &gateNodes{w: gw, b: gb, layer: in.Layer}, nil
 }
 
 // schemeNodes returns the graph nodes of a scheme's weights: the whole model's scheme's for
@@ -456,7 +489,8 @@ type ops struct {
 	embed        func(ids, wte, pe *G.Node, seqLen int, learned bool) (*G.Node, error)
 	layerNorm    func(x, g, b *G.Node) (*G.Node, error)
 	linear       func(x, w, b *G.Node) (*G.Node, error)
-	attention    func(q, k, v, bias, scale *G.Node, c nn.AttentionConfig) (*G.Node, error)
+	attention    func(q, k, v *G.Node, in nn.AttentionInputs, c nn.AttentionConfig) (*G.Node, error)
+	logForget    func(x, w, b *G.Node, layer int) (*G.Node, error)
 	gelu         func(x *G.Node) (*G.Node, error)
 	add          func(a, b *G.Node) (*G.Node, error)
 	crossEntropy func(logits, targets *G.Node) (*G.Node, error)
@@ -466,7 +500,8 @@ var fused = ops{
 	embed:        nn.Embed,
 	layerNorm:    func(x, g, b *G.Node) (*G.Node, error) { return nn.LayerNorm(x, g, b, LayerNormEps) },
 	linear:       nn.Linear,
-	attention:    nn.Attention,
+	attention:    nn.AttentionWith,
+	logForget:    nn.LogForget,
 	gelu:         nn.GELU,
 	add:          nn.Add,
 	crossEntropy: nn.CrossEntropy,
@@ -497,8 +532,16 @@ func (b *builder) layerNorm(x, g, bias *G.Node) *G.Node {
 func (b *builder) linear(x, w, bias *G.Node) *G.Node {
 	return b.do(func() (*G.Node, error) { return b.ops.linear(x, w, bias) })
 }
-func (b *builder) attention(q, k, v, bias, scale *G.Node, c nn.AttentionConfig) *G.Node {
-	return b.do(func() (*G.Node, error) { return b.ops.attention(q, k, v, bias, scale, c) })
+func (b *builder) attention(q, k, v *G.Node, in nn.AttentionInputs, c nn.AttentionConfig) *G.Node {
+	return b.do(func() (*G.Node, error) { return b.ops.attention(q, k, v, in, c) })
+}
+
+// logForget is nil for a layer without forget gates.
+func (b *builder) logForget(x *G.Node, g *gateNodes) *G.Node {
+	if g == nil {
+		return nil
+	}
+	return b.do(func() (*G.Node, error) { return b.ops.logForget(x, g.w, g.b, g.layer) })
 }
 func (b *builder) gelu(x *G.Node) *G.Node {
 	return b.do(func() (*G.Node, error) { return b.ops.gelu(x) })

@@ -35,6 +35,8 @@ func schemes(t *testing.T, c Config, trainLen int) map[string]position.Scheme {
 	}
 	// A mix of a rotation, a learned bias and nothing, repeated over the layers.
 	configs["mix"] = position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{"xpos", map[string]any{"scheme": "kerple"}}}}
+	// Forget gates in one layer only, with weights of their own (hL.fox.wf, one layer's).
+	configs["mix-fox"] = position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{"rope", "fox"}}}
 	out := map[string]position.Scheme{}
 	for name, pc := range configs {
 		s, err := position.New(position.Spec{DModel: c.DModel, Heads: c.Heads, Layers: c.Layers, TrainLen: trainLen, Config: pc})
@@ -359,7 +361,7 @@ func TestNotApplicablePastLearnedTable(t *testing.T) {
 // validate: loss and gradients must agree to float32 precision.
 func TestFloat32MatchesFloat64(t *testing.T) {
 	const n = 13
-	for _, scheme := range []string{"rope", "alibi", "learned"} {
+	for _, scheme := range []string{"rope", "alibi", "learned", "fox"} {
 		t.Run(scheme, func(t *testing.T) {
 			// Odd sizes leave remainders for the vector loops (an odd width where RoPE allows).
 			c := Config{DModel: 21, Layers: 2, Heads: 3, Vocab: 37}

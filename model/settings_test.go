@@ -61,7 +61,7 @@ func oneStep(t *testing.T, pc position.Config, weightDecay float64) (before, aft
 func TestLRScaleReachesOptimizer(t *testing.T) {
 	for _, tc := range []struct {
 		scheme, weights string // the scheme and the prefix of its weights' names
-	}{{"t5", "t5."}, {"fire", "fire."}, {"kerple", "kerple."}, {"learned", "wpe"}} {
+	}{{"t5", "t5."}, {"fire", "fire."}, {"kerple", "kerple."}, {"learned", "wpe"}, {"fox", "fox."}} {
 		b1, a1, _ := oneStep(t, position.Config{Scheme: tc.scheme}, 0)
 		b10, a10, _ := oneStep(t, position.Config{Scheme: tc.scheme, Params: map[string]any{"lr_scale": 10}}, 0)
 		for name := range a1 {

@@ -126,6 +126,14 @@ func BiasRows(s Scheme, w [][]float64, layer int) func(h, i, j0 int, dst []float
 	return func(h, i, j0 int, dst []float64) { r.LearnedBiasRow(w, layer, h, i, j0, dst) }
 }
 
+// ForgetGateOf returns the forget gate of s (ForgetGater), and whether it has one.
+func ForgetGateOf(s Scheme) (ForgetGate, bool) {
+	if f, ok := unwrap(s).(ForgetGater); ok {
+		return f.ForgetGate(), true
+	}
+	return ForgetGate{}, false
+}
+
 // WeightsOf returns the weights s declares, nil for a scheme without weights.
 func WeightsOf(s Scheme) []Weight {
 	if l, ok := unwrap(s).(Learner); ok {
@@ -279,7 +287,9 @@ func MapMasks(m DistanceMap) bool {
 // of such layers alone refuses a map that would leave it as it is. A table added to the
 // embeddings (learned, sinusoidal) places each token at its absolute position, which no map can
 // move, and a bias of the query's position too (FIRE) is not a function of one distance a map
-// could give: neither takes any.
+// could give: neither takes any. A forget gate (FoX) sums the gates between the key and the
+// query at their true positions, whichever keys a map leaves: like NoPE, it takes every map and
+// is changed only by one that masks.
 func MapAppliesTo(m DistanceMap, s Scheme) error {
 	layers := []Scheme{s}
 	if mix, ok := unwrap(s).(*Mix); ok {

@@ -57,6 +57,9 @@ func TestAdapterFallsBack(t *testing.T) {
 	if HasBiasRows(s) || BiasRows(s, nil, 0) != nil {
 		t.Errorf("bias rows for a scheme without a bias")
 	}
+	if g, ok := ForgetGateOf(s); ok || g != (ForgetGate{}) {
+		t.Errorf("ForgetGateOf: %+v, %v; want none", g, ok)
+	}
 	TableGrad(s, nil, 8, nil, nil) // nothing to reach, and no panic
 	BiasGrad(s, nil, 0, 8, nil, nil)
 	if err := Check(s, 8); err != nil {
@@ -114,5 +117,38 @@ func TestAdapterLayers(t *testing.T) {
 	}
 	if f, _ := BiasForm(InLayer(m, 1).Scheme); f != FromWeights {
 		t.Errorf("mix's layer 1 bias: %v, want FromWeights", f)
+	}
+}
+
+// FoX's forget gate is found through the adapter, in a scheme of the whole model, with a window,
+// and in a mix's slot, whose weights are its own: one layer's.
+func TestAdapterForgetGate(t *testing.T) {
+	for _, doc := range []string{"{scheme: fox}", "{scheme: fox, window: 4}", "{layers: [rope, fox]}"} {
+		s, err := New(Spec{DModel: 8, Heads: 2, Layers: 2, TrainLen: 16, Config: fromYAML(t, doc)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := InLayer(s, 1)
+		g, ok := ForgetGateOf(in.Scheme)
+		w := WeightsOf(in.Scheme)
+		if !ok || len(w) != 2 || w[g.Weight].Name != "fox.wf" || w[g.Bias].Name != "fox.bf" {
+			t.Fatalf("%s: gate %+v, %v of weights %+v", doc, g, ok, w)
+		}
+		layers := 2
+		if IsPerLayer(s) {
+			layers = 1
+		}
+		if d := w[g.Weight].Dims; len(d) != 3 || d[0] != layers || d[1] != 8 || d[2] != 2 {
+			t.Errorf("%s: gate weight of shape %v, want (%d, 8, 2)", doc, d, layers)
+		}
+		if d := w[g.Bias].Dims; len(d) != 2 || d[0] != layers || d[1] != 2 {
+			t.Errorf("%s: gate bias of shape %v, want (%d, 2)", doc, d, layers)
+		}
+		if _, ok := ForgetGateOf(InLayer(s, 0).Scheme); ok != !IsPerLayer(s) {
+			t.Errorf("%s: layer 0 has a gate: %v", doc, ok)
+		}
+		if f, _ := BiasForm(in.Scheme); f != Absent {
+			t.Errorf("%s: the gate's bias is not a position bias, but BiasForm says %v", doc, f)
+		}
 	}
 }

@@ -1,7 +1,8 @@
 // Package position holds the position schemes a transformer can be trained with, and a registry
 // of them by name. A scheme acts at up to three places: it may add a vector to each input
 // embedding (learned, sinusoidal), rotate the queries and keys inside attention (RoPE), or add a
-// bias to the attention scores (ALiBi, T5, KERPLE, FIRE). It implements one optional interface
+// bias to the attention scores (ALiBi, T5, KERPLE, FIRE), which may come from the content
+// (FoX's forget gates). It implements one optional interface
 // per place it acts, as a database/sql driver does, and may own trainable weights. A new scheme
 // is one file, in this package or any other, that registers a constructor in its init function:
 //
@@ -20,7 +21,7 @@ import (
 
 // Scheme gives a causal transformer its sense of position. It acts through the optional
 // interfaces it implements: Embedder, Rotator and Biaser with fixed numbers, LearnedEmbedder and
-// LearnedBiaser with weights of its own. A scheme that implements none gives no position
+// LearnedBiaser with weights of its own, ForgetGater with weights read with the content. A scheme that implements none gives no position
 // information beyond the causal mask (NoPE).
 //
 // A scheme that cannot handle n positions returns an error wrapping ErrNotApplicable from the
@@ -88,6 +89,30 @@ type BiasRower interface {
 	// from several goroutines at once.
 	LearnedBiasRow(w [][]float64, layer, h, i, j0 int, dst []float64)
 }
+
+// A ForgetGater takes its bias from the content: each head of each layer has a forget gate
+// f_t = σ(x_t·W + b), computed from the layer's normalised input x_t as q, k and v are, and the
+// score of query i for key j ≤ i gains Σ_{l=j+1..i} log f_l (FoX, the Forgetting Transformer).
+// No function of positions gives that bias, so the scheme computes nothing itself: it declares
+// the gate's weights (Learner) and says which they are; the model computes the gates with its own
+// ops, and attention adds the bias inside its kernel, a query at a time when it evaluates.
+//
+// It is not a general "bias from the content": each scheme that reads the content does so at a
+// place of its own, and would be an optional interface of its own, as the other places are.
+// FoX reads the layer's input through a linear map; contextual positions (CoPE) count gates of
+// q·k inside attention; stick-breaking attention replaces the softmax. One interface for all
+// three would have to hand the scheme activations from inside the attention kernel and take
+// gradients back through it, query by query.
+type ForgetGater interface {
+	Learner
+	// ForgetGate says which of the weights Weights declares are the gate's.
+	ForgetGate() ForgetGate
+}
+
+// ForgetGate names a forget gate's weights by their indices in the scheme's Weights: Weight,
+// (layers, d_model, heads), maps a layer's normalised input to each head's gate logit, and
+// Bias, (layers, heads), is added to it, layers being the scheme's (1 for a slot of a mix).
+type ForgetGate struct{ Weight, Bias int }
 
 // ErrNotApplicable says that a scheme cannot, by design, handle a sequence length.
 var ErrNotApplicable = errors.New("not applicable")

@@ -61,7 +61,8 @@ func adapterAnswers(s Scheme) []any {
 		row = make([]float64, 12)
 		rows(1, 11, 0, row)
 	}
-	return []any{s.Name(), WeightsOf(s), table, tableErr, rot, rotErr, bias, biasErr, tf, tfErr, bf, bfErr,
+	gate, gated := ForgetGateOf(s)
+	return []any{s.Name(), WeightsOf(s), gate, gated, table, tableErr, rot, rotErr, bias, biasErr, tf, tfErr, bf, bfErr,
 		sc, takes, HasBiasRows(s), row, CheckLength(s, 1<<20), Describe(s, 12), IsPerLayer(s), SourcesOf(s), Check(s, 12)}
 }
 

@@ -310,6 +310,15 @@ def fire(st, w, layer, n, scaling):
     return {"bias": out.permute(2, 0, 1)}
 
 
+def fox(st, w, layer, n, scaling):
+    """FoX (Lin et al. 2025, the reference's base model): each head's forget gate f_t =
+    σ(x_t·W + b) of the layer's normalised input x_t, and the score of query i for key j ≤ i
+    gains Σ_{l=j+1..i} log f_l = c_i − c_j, c = cumsum(log f) (forgetting_attention's reference).
+    The gates read the content: the piece is the layer's W (d_model, heads) and b (heads), which
+    Model.attention applies."""
+    return {"forget": (w["fox.wf"][layer].double(), w["fox.bf"][layer].double())}
+
+
 def learned(st, w, layer, n, scaling):
     """A learned table wpe (GPT-2's): row t added to the embedding at position t."""
     if n > st["max_len"]:
@@ -333,7 +342,7 @@ def nope(st, w, layer, n, scaling):
 
 
 SCHEMES = {"nope": nope, "learned": learned, "sinusoidal": sinusoidal, "rope": rope, "xpos": xpos,
-           "alibi": alibi, "t5": t5, "kerple": kerple, "fire": fire}
+           "alibi": alibi, "t5": t5, "kerple": kerple, "fire": fire, "fox": fox}
 ROTATING = {"rope", "xpos"}
 
 
@@ -389,7 +398,7 @@ class Model:
 
     def positions(self, n, scaling=None):
         """What the scheme adds at n positions: the table, and each layer's rotation, bias
-        (heads, n, n) and temperature (heads, n)."""
+        (heads, n, n), temperature (heads, n) and forget gate's weights (W, b)."""
         if scaling is not None and not any(s["scheme"] in ROTATING for s in self.slots):
             raise ValueError(f"scaling {scaling['type']}: the {self.config['position']['scheme']} scheme has no rotation to scale")
         table, per_layer = None, []
@@ -399,13 +408,15 @@ class Model:
             piece = SCHEMES[slot["scheme"]](slot["settings"], w, index, n, sc)
             table = piece.get("table", table)
             per_layer.append((piece.get("rotation"), piece.get("bias"),
-                              temperature(self.config["attention"], self.w, layer, self.heads, n)))
+                              temperature(self.config["attention"], self.w, layer, self.heads, n), piece.get("forget")))
         cast = lambda x: None if x is None else x.to(self.dtype)
         out = []
-        for rot, bias, temp in per_layer:
+        for rot, bias, temp, forget in per_layer:
             if rot is not None:
                 rot = Rotation(cast(rot.cos), cast(rot.sin), rot.interleaved, cast(rot.key_cos), cast(rot.key_sin))
-            out.append((rot, cast(bias), cast(temp)))
+            if forget is not None:
+                forget = tuple(cast(x) for x in forget)
+            out.append((rot, cast(bias), cast(temp), forget))
         return cast(table), out
 
     def layer_norm(self, x, name):
@@ -414,7 +425,7 @@ class Model:
     def linear(self, x, w, b):
         return x @ self.w[w] + self.w[b]
 
-    def attention(self, x, p, rotation, bias, temp):
+    def attention(self, x, p, rotation, bias, temp, forget):
         B, n, _ = x.shape
         split = lambda y: y.view(B, n, self.heads, self.head_dim).transpose(1, 2)
         q, k, v = (split(self.linear(x, p + "w" + c, p + "b" + c)) for c in "qkv")
@@ -425,6 +436,10 @@ class Model:
             s = s * temp[:, :, None]
         if bias is not None:
             s = s + bias
+        if forget is not None:
+            wf, bf = forget
+            c = torch.cumsum(F.logsigmoid(x @ wf + bf), 1).transpose(1, 2)  # (B, heads, n)
+            s = s + (c[..., :, None] - c[..., None, :])
         future = torch.ones(n, n, dtype=torch.bool).triu(1)
         s = s.masked_fill(future, float("-inf"))
         o = (torch.softmax(s, -1) @ v).transpose(1, 2).reshape(B, n, self.d)
@@ -437,9 +452,9 @@ class Model:
         x = self.w["wte"][ids]
         if table is not None:
             x = x + table
-        for layer, (rotation, bias, temp) in enumerate(layers):
+        for layer, (rotation, bias, temp, forget) in enumerate(layers):
             p = f"h{layer}."
-            x = x + self.attention(self.layer_norm(x, p + "ln1"), p, rotation, bias, temp)
+            x = x + self.attention(self.layer_norm(x, p + "ln1"), p, rotation, bias, temp, forget)
             h = F.gelu(self.linear(self.layer_norm(x, p + "ln2"), p + "w1", p + "b1"), approximate="tanh")
             x = x + self.linear(h, p + "w2", p + "b2")
         return self.linear(self.layer_norm(x, "lnf"), "whead", "bhead")

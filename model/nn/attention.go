@@ -72,6 +72,19 @@ type AttentionConfig struct {
 	// Remap, for evaluation only, lets each query see some keys only, some of them at alternate
 	// positions; the op refuses to be differentiated with one.
 	Remap *Remap
+	// LogForget adds a (batch·seqLen, heads) input of log forget gates, row b·seqLen+t holding
+	// each head's log f_t in sequence b (FoX; LogForget's output): the score of query i for key
+	// j ≤ i gains Σ_{l=j+1..i} log f_l = c_i − c_j, with c the running sum of log f over the
+	// sequence, after the scale and any other bias. The op computes c for each sequence and head,
+	// in training and in evaluation alike, so memory stays linear in seqLen; the input is always
+	// differentiable.
+	LogForget bool
+}
+
+// AttentionInputs are attention's inputs besides q, k and v, each nil unless the config asks
+// for it: the bias (Bias), the query scale (QueryScale) and the log forget gates (LogForget).
+type AttentionInputs struct {
+	Bias, Scale, LogForget *G.Node
 }
 
 // AttentionStats holds, summed over the sequences of every forward pass, the entropy of each
@@ -124,32 +137,43 @@ func rowStats[F float](p []F, far int) (entropy, farMass float64) {
 // when cfg.Bias is NoBias; scale, (heads, seqLen), is nil unless cfg.QueryScale. The result has
 // q's shape.
 func Attention(q, k, v, bias, scale *G.Node, cfg AttentionConfig) (*G.Node, error) {
-	if (bias == nil) == cfg.Bias.input() || (scale == nil) == cfg.QueryScale || (cfg.BiasRow == nil) == (cfg.Bias == ByRow) {
-		return nil, errors.Errorf("Attention: bias %v and scale %v for bias form %d and query scale %v", bias, scale, cfg.Bias, cfg.QueryScale)
+	return AttentionWith(q, k, v, AttentionInputs{Bias: bias, Scale: scale}, cfg)
+}
+
+// AttentionWith is Attention with every input the config can ask for, the log forget gates too.
+func AttentionWith(q, k, v *G.Node, x AttentionInputs, cfg AttentionConfig) (*G.Node, error) {
+	if (x.Bias == nil) == cfg.Bias.input() || (x.Scale == nil) == cfg.QueryScale || (cfg.BiasRow == nil) == (cfg.Bias == ByRow) ||
+		(x.LogForget == nil) == cfg.LogForget {
+		return nil, errors.Errorf("Attention: bias %v, scale %v and log forget gates %v for bias form %d, query scale %v and forget gates %v",
+			x.Bias, x.Scale, x.LogForget, cfg.Bias, cfg.QueryScale, cfg.LogForget)
 	}
 	kr, err := byDtype(q, &attention[float32]{cfg: cfg}, &attention[float64]{cfg: cfg})
 	if err != nil {
 		return nil, err
 	}
 	in := []*G.Node{q, k, v}
-	for _, x := range []*G.Node{bias, scale} {
-		if x != nil {
-			in = append(in, x)
+	for _, n := range []*G.Node{x.Bias, x.Scale, x.LogForget} {
+		if n != nil {
+			in = append(in, n)
 		}
 	}
 	return apply(kr, in...)
 }
 
-// extra returns the indices of the bias and scale inputs, -1 for those absent.
-func (c AttentionConfig) extra() (bias, scale int) {
-	bias, scale, next := -1, -1, 3
+// extra returns the indices of the bias, scale and log forget inputs, -1 for those absent.
+func (c AttentionConfig) extra() (bias, scale, forget int) {
+	bias, scale, forget = -1, -1, -1
+	next := 3
 	if c.Bias.input() {
 		bias, next = next, next+1
 	}
 	if c.QueryScale {
-		scale = next
+		scale, next = next, next+1
 	}
-	return bias, scale
+	if c.LogForget {
+		forget = next
+	}
+	return bias, scale, forget
 }
 
 type attention[F float] struct {
@@ -177,6 +201,9 @@ type attnScratch[F float] struct {
 	q, k, v, o, s []F
 	dq, dk, dv    []F
 	biasRow       []float64 // a query's ByRow bias
+	// For the forget gates: the running sum c of the task's log f, and in training the column
+	// sums of the scores' gradient.
+	cum, col []float64
 	// For the tiled evaluation: each row's running maximum, sum of exponentials, sum of
 	// exponentials times the score less the maximum (for the entropy), and sum over far keys.
 	max, sum, ent, far []float64
@@ -201,6 +228,9 @@ func (k *attention[F]) signature() ([]hm.Type, hm.Type) {
 	if k.cfg.QueryScale {
 		in = append(in, floats(2))
 	}
+	if k.cfg.LogForget {
+		in = append(in, floats(2))
+	}
 	return in, floats(2)
 }
 func (k *attention[F]) diffWRT() []bool {
@@ -210,6 +240,9 @@ func (k *attention[F]) diffWRT() []bool {
 	}
 	if k.cfg.QueryScale {
 		d = append(d, k.cfg.LearnQueryScale)
+	}
+	if k.cfg.LogForget {
+		d = append(d, true)
 	}
 	return d
 }
@@ -234,7 +267,7 @@ func (k *attention[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 	if err := c.checkMasking(); err != nil {
 		return nil, err
 	}
-	bi, si := c.extra()
+	bi, si, fi := c.extra()
 	if len(in) != len(k.diffWRT()) {
 		return nil, errors.Errorf("Attention: %d inputs, want %d", len(in), len(k.diffWRT()))
 	}
@@ -249,6 +282,9 @@ func (k *attention[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 	}
 	if si >= 0 && !in[si].Eq(tensor.Shape{c.Heads, c.SeqLen}) {
 		return nil, errors.Errorf("Attention: query scale of shape %v, want %v", in[si], tensor.Shape{c.Heads, c.SeqLen})
+	}
+	if fi >= 0 && !in[fi].Eq(tensor.Shape{c.Batch * c.SeqLen, c.Heads}) {
+		return nil, errors.Errorf("Attention: log forget gates of shape %v, want %v", in[fi], tensor.Shape{c.Batch * c.SeqLen, c.Heads})
 	}
 	return q.Clone(), nil
 }
@@ -280,6 +316,12 @@ func (k *attention[F]) setup(d int) {
 		if c.Bias == ByRow {
 			s.biasRow = make([]float64, min(t, tileKeys))
 		}
+		if c.LogForget {
+			s.cum = make([]float64, t)
+			if k.train {
+				s.col = make([]float64, t)
+			}
+		}
 		if !k.train && c.masked() {
 			k.setupMasked(s, hd)
 			continue
@@ -309,13 +351,16 @@ func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	d := in[0].Shape()[1]
 	k.setup(d)
 	q, kk, v, o := Values[F](in[0]), Values[F](in[1]), Values[F](in[2]), Values[F](out)
-	var bias, qscale []F
-	bi, si := c.extra()
+	var bias, qscale, logf []F
+	bi, si, fi := c.extra()
 	if bi >= 0 {
 		bias = Values[F](in[bi])
 	}
 	if si >= 0 {
 		qscale = Values[F](in[si])
+	}
+	if fi >= 0 {
+		logf = Values[F](in[fi])
 	}
 	t := c.SeqLen
 	st := c.Stats
@@ -326,13 +371,13 @@ func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	case k.train && c.Remap != nil:
 		return errors.New("Attention: a remap is for evaluation only: the op cannot be differentiated with one")
 	case k.train:
-		k.forwardKept(o, q, kk, v, bias, qscale, d)
+		k.forwardKept(o, q, kk, v, bias, qscale, logf, d)
 	case c.masked():
-		if err := k.forwardMasked(o, q, kk, v, bias, qscale, d); err != nil {
+		if err := k.forwardMasked(o, q, kk, v, bias, qscale, logf, d); err != nil {
 			return err
 		}
 	default:
-		k.forwardTiled(o, q, kk, v, bias, qscale, d)
+		k.forwardTiled(o, q, kk, v, bias, qscale, logf, d)
 	}
 	if st != nil {
 		st.add(c.Batch, c.Heads, t)
@@ -342,7 +387,7 @@ func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 
 // forwardKept is the training forward pass: it keeps, per (sequence, head), the rotated q and
 // k, v and the t×t probabilities for the backward pass.
-func (k *attention[F]) forwardKept(o, q, kk, v, bias, qscale []F, d int) {
+func (k *attention[F]) forwardKept(o, q, kk, v, bias, qscale, logf []F, d int) {
 	c := k.cfg
 	t, hd := c.SeqLen, d/c.Heads
 	scale := 1 / math.Sqrt(float64(hd))
@@ -358,9 +403,10 @@ func (k *attention[F]) forwardKept(o, q, kk, v, bias, qscale []F, d int) {
 			k.gather(kt, kk, b, h, d)
 			k.rotate(kt, k.kcos, k.ksin, false)
 			k.gather(vt, v, b, h, d)
+			k.cumulate(s, logf, b, h)
 			// Scores, then a softmax over each row's keys up to the diagonal.
 			gemmTri(asm.LowerC, false, true, t, t, hd, F(scale), qt, hd, kt, hd, 0, pt, t)
-			k.softmaxRows(pt, t, task, h, 0, t, bias, qscale, s.biasRow, k.raw != nil)
+			k.softmaxRows(pt, t, task, h, 0, t, bias, qscale, s, k.raw != nil)
 			gemmTri(asm.LowerA, false, false, t, hd, t, 1, pt, t, vt, hd, 0, s.o, hd)
 			scatter(o, s.o, b, h, t, d, hd)
 		}
@@ -368,8 +414,8 @@ func (k *attention[F]) forwardKept(o, q, kk, v, bias, qscale []F, d int) {
 }
 
 // adjust applies query i's scale and bias, in head h, to row: its scores for keys j0, j0+1, …,
-// all at most i.
-func (k *attention[F]) adjust(row, bias, qscale []F, h, i, j0 int, buf []float64) {
+// all at most i; then its forget gates' bias, from the worker's s.cum.
+func (k *attention[F]) adjust(row, bias, qscale []F, h, i, j0 int, s *attnScratch[F]) {
 	t := k.cfg.SeqLen
 	if qscale != nil {
 		m := qscale[h*t+i]
@@ -389,11 +435,14 @@ func (k *attention[F]) adjust(row, bias, qscale []F, h, i, j0 int, buf []float64
 			row[j] += bq[j]
 		}
 	case ByRow:
-		buf = buf[:len(row)]
+		buf := s.biasRow[:len(row)]
 		k.cfg.BiasRow(h, i, j0, buf)
 		for j, x := range buf {
 			row[j] += F(x)
 		}
+	}
+	if k.cfg.LogForget {
+		addForget(row, s.cum, i, j0)
 	}
 }
 
@@ -403,7 +452,7 @@ func (k *attention[F]) adjust(row, bias, qscale []F, h, i, j0 int, buf []float64
 // first keeps each row's scores, for a learned query scale's gradient. With a window, the keys
 // before it get probability 0 exactly, so that the backward pass, which multiplies by p, leaves
 // them out as it leaves out future keys.
-func (k *attention[F]) softmaxRows(p []F, ld, task, h, i0, i1 int, bias, qscale []F, buf []float64, keepRaw bool) {
+func (k *attention[F]) softmaxRows(p []F, ld, task, h, i0, i1 int, bias, qscale []F, s *attnScratch[F], keepRaw bool) {
 	t, st := k.cfg.SeqLen, k.cfg.Stats
 	for i := i0; i < i1; {
 		n := min(2, i1-i) // rows i, and i+1 if there is one
@@ -416,7 +465,7 @@ func (k *attention[F]) softmaxRows(p []F, ld, task, h, i0, i1 int, bias, qscale 
 			if keepRaw {
 				copy(k.raw[(task*t+r)*t+lo:], row)
 			}
-			k.adjust(row, bias, qscale, h, r, lo, buf)
+			k.adjust(row, bias, qscale, h, r, lo, s)
 		}
 		if row := p[(i-i0)*ld : (i-i0+1)*ld]; n == 2 {
 			softmaxPair(row, p[(i+1-i0)*ld:(i+2-i0)*ld], i+1)
@@ -490,10 +539,13 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 	dy, dq, dk, dv := Values[F](dout), Values[F](din[0]), Values[F](din[1]), Values[F](din[2])
 	t, hd := c.SeqLen, d/c.Heads
 	scale := F(1 / math.Sqrt(float64(hd)))
-	bi, si := c.extra()
-	var qscale []F
+	bi, si, fi := c.extra()
+	var qscale, dlogf []F
 	if si >= 0 {
 		qscale = Values[F](in[si])
+	}
+	if fi >= 0 {
+		dlogf = Values[F](din[fi])
 	}
 	parallel(c.Batch*c.Heads, 8*t*t*hd, func(w, lo, hi int) {
 		s := &k.scratch[w]
@@ -507,7 +559,11 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 			gemmTri(asm.UpperA, true, false, t, hd, t, 1, pt, t, do, hd, 0, s.dv, hd) // dv = pᵀ·do
 			ds := s.s
 			gemmTri(asm.LowerC, false, true, t, t, hd, 1, do, hd, vt, hd, 0, ds, t) // dp = do·vᵀ
-			k.softmaxBackward(task, h, pt, ds, qscale, scale)
+			clear(s.col)
+			k.softmaxBackward(task, h, pt, ds, qscale, scale, s.col)
+			if dlogf != nil {
+				k.forgetGrad(dlogf, s.col, b, h)
+			}
 			gemmTri(asm.LowerA, false, false, t, hd, t, 1, ds, t, kt, hd, 0, s.dq, hd) // dq = ds·k
 			gemmTri(asm.UpperA, true, false, t, hd, t, 1, ds, t, qt, hd, 0, s.dk, hd)  // dk = dsᵀ·q
 			k.rotate(s.dq, k.cos, k.sin, true)
@@ -528,8 +584,9 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 
 // softmaxBackward takes one (sequence, head) task's dp = do·vᵀ in ds through the softmax, row by
 // row: ds = p·(dp - Σ p·dp), times the score scale (and the row's query scale, if any). The sums
-// Σ p·dp, each a chain of additions, are taken two rows at a time, side by side.
-func (k *attention[F]) softmaxBackward(task, h int, pt, ds, qscale []F, scale F) {
+// Σ p·dp, each a chain of additions, are taken two rows at a time, side by side. A non-nil col
+// gets the column sums of ds before the scale, the gradient of the forget gates' bias.
+func (k *attention[F]) softmaxBackward(task, h int, pt, ds, qscale []F, scale F, col []float64) {
 	t := k.cfg.SeqLen
 	i := 0
 	for ; i+2 <= t; i += 2 {
@@ -542,8 +599,8 @@ func (k *attention[F]) softmaxBackward(task, h int, pt, ds, qscale []F, scale F)
 			dotB += float64(pb[j]) * float64(db[j])
 		}
 		dotB += float64(pb[i+1]) * float64(db[i+1])
-		k.softmaxBackwardRow(task, h, i, pa, ds[i*t:(i+1)*t], dotA, qscale, scale)
-		k.softmaxBackwardRow(task, h, i+1, pb, ds[(i+1)*t:(i+2)*t], dotB, qscale, scale)
+		k.softmaxBackwardRow(task, h, i, pa, ds[i*t:(i+1)*t], dotA, qscale, scale, col)
+		k.softmaxBackwardRow(task, h, i+1, pb, ds[(i+1)*t:(i+2)*t], dotB, qscale, scale, col)
 	}
 	if i < t {
 		pr, dr := pt[i*t:i*t+i+1], ds[i*t:(i+1)*t]
@@ -551,14 +608,15 @@ func (k *attention[F]) softmaxBackward(task, h int, pt, ds, qscale []F, scale F)
 		for j, p := range pr {
 			dot += float64(p) * float64(dr[j])
 		}
-		k.softmaxBackwardRow(task, h, i, pr, dr, dot, qscale, scale)
+		k.softmaxBackwardRow(task, h, i, pr, dr, dot, qscale, scale, col)
 	}
 }
 
 // softmaxBackwardRow is softmaxBackward's row i, given its sum dot = Σ p·dp over its probabilities
 // pr. A learned bias's gradient is ds before the scale: it replaces p, which the step no longer
-// needs. With a learned query scale it keeps the row's Σ ds·raw score for queryScaleGrad.
-func (k *attention[F]) softmaxBackwardRow(task, h, i int, pr, dr []F, dot float64, qscale []F, scale F) {
+// needs. With a learned query scale it keeps the row's Σ ds·raw score for queryScaleGrad; with
+// forget gates it adds the row's ds into their column sums col.
+func (k *attention[F]) softmaxBackwardRow(task, h, i int, pr, dr []F, dot float64, qscale []F, scale F, col []float64) {
 	t := k.cfg.SeqLen
 	rowScale := scale
 	if qscale != nil {
@@ -572,6 +630,9 @@ func (k *attention[F]) softmaxBackwardRow(task, h, i int, pr, dr []F, dot float6
 		}
 		if k.raw != nil {
 			sg += float64(g) * float64(k.raw[(task*t+i)*t+j])
+		}
+		if col != nil {
+			col[j] += float64(g)
 		}
 		dr[j] = g * rowScale
 	}

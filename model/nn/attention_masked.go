@@ -113,7 +113,7 @@ func (k *attention[F]) setupMasked(s *attnScratch[F], hd int) {
 }
 
 // forwardMasked is the evaluation forward pass with a window or a remap.
-func (k *attention[F]) forwardMasked(o, q, kk, v, bias, qscale []F, d int) error {
+func (k *attention[F]) forwardMasked(o, q, kk, v, bias, qscale, logf []F, d int) error {
 	c := k.cfg
 	t, hd := c.SeqLen, d/c.Heads
 	parallel(c.Batch*c.Heads, 4*t*t*hd, func(w, lo, hi int) {
@@ -135,6 +135,7 @@ func (k *attention[F]) forwardMasked(o, q, kk, v, bias, qscale []F, d int) error
 			k.rotate(s.q, k.cos, k.sin, false)
 			k.rotate(s.k, k.kcos, k.ksin, false)
 			k.gather(s.v, v, b, h, d)
+			k.cumulate(s, logf, b, h)
 			for i0 := 0; i0 < t && s.err == nil; i0 += tileQueries {
 				s.err = k.queriesMasked(s, task, h, i0, min(i0+tileQueries, t), bias, qscale)
 			}
@@ -310,7 +311,7 @@ func (k *attention[F]) updateMasked(s *attnScratch[F], r int, row, alt []F, h, i
 		if sp.Alt && alt != nil {
 			copy(x, alt[a-j0:b-j0])
 		}
-		k.adjustSpan(x, bias, qscale, h, i, a, sp.Alt, s.biasRow)
+		k.adjustSpan(x, bias, qscale, h, i, a, sp.Alt, s)
 		for _, v := range x {
 			m = max(m, float64(v))
 		}
@@ -364,11 +365,12 @@ func (s *attnScratch[F]) rebase(r int, m float64) float64 {
 }
 
 // adjustSpan is adjust for the scores x of query i for keys a, a+1, … of one span: an Alt span's
-// bias by distance is taken at the remap's AltDistance, when it has one.
-func (k *attention[F]) adjustSpan(x, bias, qscale []F, h, i, a int, alt bool, buf []float64) {
+// bias by distance is taken at the remap's AltDistance, when it has one. The forget gates' bias
+// has no alternate positions: every pair takes it at its true (i, j).
+func (k *attention[F]) adjustSpan(x, bias, qscale []F, h, i, a int, alt bool, s *attnScratch[F]) {
 	r := k.cfg.Remap
 	if !alt || r == nil || r.AltDistance == nil {
-		k.adjust(x, bias, qscale, h, i, a, buf)
+		k.adjust(x, bias, qscale, h, i, a, s)
 		return
 	}
 	t := k.cfg.SeqLen
@@ -381,5 +383,8 @@ func (k *attention[F]) adjustSpan(x, bias, qscale []F, h, i, a int, alt bool, bu
 	bh := bias[h*t : (h+1)*t]
 	for j := range x {
 		x[j] += bh[r.AltDistance(i, a+j)]
+	}
+	if k.cfg.LogForget {
+		addForget(x, s.cum, i, a)
 	}
 }

@@ -227,6 +227,11 @@ func (m keyMap) distanceBias(b []float64, n int) func(h, i, j int, alt bool) flo
 // runOp runs the op once on float64 inputs, differentiated (as training runs it) or not, and
 // returns its output and stats, or the error the graph or the run gave.
 func runOp(in [5][]float64, cfg nn.AttentionConfig, d, far int, train bool) ([]float64, *nn.AttentionStats, error) {
+	return runOpForget(in, nil, cfg, d, far, train)
+}
+
+// runOpForget is runOp with log forget gates logf, (batch·n, heads), or none.
+func runOpForget(in [5][]float64, logf []float64, cfg nn.AttentionConfig, d, far int, train bool) ([]float64, *nn.AttentionStats, error) {
 	g := G.NewGraph()
 	node := func(name string, x []float64, shape ...int) *G.Node {
 		if x == nil {
@@ -242,8 +247,8 @@ func runOp(in [5][]float64, cfg nn.AttentionConfig, d, far int, train bool) ([]f
 	}
 	cfg.Stats = &nn.AttentionStats{Far: far}
 	q := node("q", in[0], n, d)
-	out, err := nn.Attention(q, node("k", in[1], n, d), node("v", in[2], n, d),
-		node("bias", in[3], biasShape...), node("scale", in[4], cfg.Heads, cfg.SeqLen), cfg)
+	out, err := nn.AttentionWith(q, node("k", in[1], n, d), node("v", in[2], n, d), nn.AttentionInputs{Bias: node("bias", in[3], biasShape...),
+		Scale: node("scale", in[4], cfg.Heads, cfg.SeqLen), LogForget: node("logf", logf, n, cfg.Heads)}, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -579,8 +584,7 @@ func TestAttentionWindowGradient(t *testing.T) {
 				cfg := c.config(batch, seqLen, heads)
 				cfg.Window = w
 				gradcheck.Check(t, c.inputs(rng, batch, seqLen, heads, d), func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
-					b, sc := c.extra(x)
-					return nn.Attention(x[0], x[1], x[2], b, sc, cfg)
+					return nn.AttentionWith(x[0], x[1], x[2], c.extra(x), cfg)
 				})
 			})
 		}
@@ -601,12 +605,10 @@ func TestAttentionWindowMatchesStockOps(t *testing.T) {
 				cfg.Window = w
 				gradcheck.Same(t, c.inputs(rng, batch, seqLen, heads, d),
 					func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
-						b, sc := c.extra(x)
-						return nn.Attention(x[0], x[1], x[2], b, sc, cfg)
+						return nn.AttentionWith(x[0], x[1], x[2], c.extra(x), cfg)
 					},
 					func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
-						b, sc := c.extra(x)
-						return stock.Attention(x[0], x[1], x[2], b, sc, cfg)
+						return stock.AttentionWith(x[0], x[1], x[2], c.extra(x), cfg)
 					})
 			})
 		}

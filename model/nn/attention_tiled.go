@@ -25,7 +25,7 @@ func EvalScratch(seqLen, headDim int) int {
 }
 
 // forwardTiled is the evaluation forward pass.
-func (k *attention[F]) forwardTiled(o, q, kk, v, bias, qscale []F, d int) {
+func (k *attention[F]) forwardTiled(o, q, kk, v, bias, qscale, logf []F, d int) {
 	c := k.cfg
 	t, hd := c.SeqLen, d/c.Heads
 	parallel(c.Batch*c.Heads, 4*t*t*hd, func(w, lo, hi int) {
@@ -37,6 +37,7 @@ func (k *attention[F]) forwardTiled(o, q, kk, v, bias, qscale []F, d int) {
 			k.gather(s.k, kk, b, h, d)
 			k.rotate(s.k, k.kcos, k.ksin, false)
 			k.gather(s.v, v, b, h, d)
+			k.cumulate(s, logf, b, h)
 			for i0 := 0; i0 < t; i0 += tileQueries {
 				i1 := min(i0+tileQueries, t)
 				if i1 <= tileKeys {
@@ -56,7 +57,7 @@ func (k *attention[F]) queriesOneTile(s *attnScratch[F], task, h, i0, i1 int, bi
 	nk := i1
 	p := s.s[:(i1-i0)*nk]
 	gemm(false, true, i1-i0, nk, hd, F(1/math.Sqrt(float64(hd))), s.q[i0*hd:], hd, s.k, hd, 0, p, nk)
-	k.softmaxRows(p, nk, task, h, i0, i1, bias, qscale, s.biasRow, false)
+	k.softmaxRows(p, nk, task, h, i0, i1, bias, qscale, s, false)
 	gemm(false, false, i1-i0, hd, nk, 1, p, nk, s.v, hd, 0, s.o[i0*hd:], hd)
 }
 
@@ -81,7 +82,7 @@ func (k *attention[F]) queriesOnline(s *attnScratch[F], task, h, i0, i1 int, bia
 			row := p[r*nk : (r+1)*nk]
 			valid := max(0, min(nk, i+1-j0)) // keys j0..i of this tile
 			if valid > 0 {
-				k.adjust(row[:valid], bias, qscale, h, i, j0, s.biasRow)
+				k.adjust(row[:valid], bias, qscale, h, i, j0, s)
 			}
 			corr := s.update(r, row, valid, i-j0, st)
 			// The output so far was weighted by exponentials against the old maximum.

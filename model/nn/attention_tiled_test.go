@@ -14,7 +14,7 @@ import (
 
 // attnInputs are the inputs of one attention op, in float32.
 type attnInputs struct {
-	q, k, v, bias, scale []float32
+	q, k, v, bias, scale, logf []float32
 }
 
 func randFloat32(rng *rand.Rand, n int, spread float64) []float32 {
@@ -44,7 +44,8 @@ func runAttention(t *testing.T, in attnInputs, cfg nn.AttentionConfig, d int, tr
 	}
 	q, k, v := node("q", in.q, n, d), node("k", in.k, n, d), node("v", in.v, n, d)
 	cfg.Stats = &nn.AttentionStats{Far: 5}
-	out, err := nn.Attention(q, k, v, node("bias", in.bias, biasShape...), node("scale", in.scale, cfg.Heads, cfg.SeqLen), cfg)
+	out, err := nn.AttentionWith(q, k, v, nn.AttentionInputs{Bias: node("bias", in.bias, biasShape...), Scale: node("scale", in.scale, cfg.Heads, cfg.SeqLen),
+		LogForget: node("logf", in.logf, n, cfg.Heads)}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,6 +108,8 @@ type attentionCase struct {
 	learn bool
 	// scale adds a query scale, learned when learnScale is set.
 	scale, learnScale bool
+	// forget adds log forget gates (FoX).
+	forget bool
 }
 
 func attentionCases(rng *rand.Rand, seqLen, pairs int) map[string]attentionCase {
@@ -125,10 +127,13 @@ func attentionCases(rng *rand.Rand, seqLen, pairs int) map[string]attentionCase 
 		"query scale":          {scale: true},
 		"learned query scale":  {scale: true, learnScale: true},
 		"everything learned":   {pos: randomPositions(rng, seqLen, pairs, false), form: nn.ByDistance, learn: true, scale: true, learnScale: true},
+		"forget gates":         {forget: true},
+		"forget and the rest":  {pos: randomPositions(rng, seqLen, pairs, false), form: nn.PerQuery, learn: true, scale: true, learnScale: true, forget: true},
 	}
 }
 
-// inputs are q, k, v and, for a case with a bias, the bias.
+// inputs are q, k, v and, for a case with them, the bias, the query scale and the log forget
+// gates: log σ of normal logits, as a model's.
 func (c attentionCase) inputs(rng *rand.Rand, batch, seqLen, heads, d int) []gradcheck.Input {
 	in := []gradcheck.Input{
 		gradcheck.Var("q", gradcheck.Rand(rng, 1, batch*seqLen, d)),
@@ -153,23 +158,35 @@ func (c attentionCase) inputs(rng *rand.Rand, batch, seqLen, heads, d int) []gra
 	default:
 		in = append(in, gradcheck.Const("scale", gradcheck.Rand(rng, 1, heads, seqLen)))
 	}
+	if c.forget {
+		logf := gradcheck.Rand(rng, 1.5, batch*seqLen, heads)
+		for i, z := range logf.Data().([]float64) {
+			logf.Data().([]float64)[i] = -math.Log1p(math.Exp(-z))
+		}
+		in = append(in, gradcheck.Var("logf", logf))
+	}
 	return in
 }
 
 func (c attentionCase) config(batch, seqLen, heads int) nn.AttentionConfig {
-	return nn.AttentionConfig{Batch: batch, SeqLen: seqLen, Heads: heads, Positions: c.pos, Bias: c.form, LearnBias: c.learn, QueryScale: c.scale, LearnQueryScale: c.learnScale}
+	return nn.AttentionConfig{Batch: batch, SeqLen: seqLen, Heads: heads, Positions: c.pos, Bias: c.form, LearnBias: c.learn,
+		QueryScale: c.scale, LearnQueryScale: c.learnScale, LogForget: c.forget}
 }
 
-// extra returns the bias and scale nodes among the inputs, or nil.
-func (c attentionCase) extra(x []*G.Node) (bias, scale *G.Node) {
+// extra returns the bias, scale and log forget nodes among the inputs, nil those absent.
+func (c attentionCase) extra(x []*G.Node) nn.AttentionInputs {
+	var in nn.AttentionInputs
 	rest := x[3:]
 	if c.form != nn.NoBias {
-		bias, rest = rest[0], rest[1:]
+		in.Bias, rest = rest[0], rest[1:]
 	}
 	if c.scale {
-		scale = rest[0]
+		in.Scale, rest = rest[0], rest[1:]
 	}
-	return bias, scale
+	if c.forget {
+		in.LogForget = rest[0]
+	}
+	return in
 }
 
 func TestAttentionGradient(t *testing.T) {
@@ -179,8 +196,7 @@ func TestAttentionGradient(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg := c.config(batch, seqLen, heads)
 			gradcheck.Check(t, c.inputs(rng, batch, seqLen, heads, d), func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
-				b, sc := c.extra(x)
-				return nn.Attention(x[0], x[1], x[2], b, sc, cfg)
+				return nn.AttentionWith(x[0], x[1], x[2], c.extra(x), cfg)
 			})
 		})
 	}

@@ -69,7 +69,7 @@ func TestSoftmaxBackwardIsRowByRow(t *testing.T) {
 			for task := 0; task < tasks; task++ {
 				pt, ds := vals(n*n), vals(n*n)
 				pw, dw := append([]float32(nil), pt...), append([]float32(nil), ds...)
-				got.softmaxBackward(task, task%heads, pt, ds, qscale, 0.3)
+				got.softmaxBackward(task, task%heads, pt, ds, qscale, 0.3, nil)
 				softmaxBackwardRef(want, task, task%heads, pw, dw, qscale, 0.3)
 				for i := range ds {
 					if math.Float32bits(ds[i]) != math.Float32bits(dw[i]) || math.Float32bits(pt[i]) != math.Float32bits(pw[i]) {

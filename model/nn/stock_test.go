@@ -66,12 +66,10 @@ func TestAttentionMatchesStockOps(t *testing.T) {
 			cfg := c.config(batch, seqLen, heads)
 			gradcheck.Same(t, c.inputs(rng, batch, seqLen, heads, d),
 				func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
-					b, sc := c.extra(x)
-					return nn.Attention(x[0], x[1], x[2], b, sc, cfg)
+					return nn.AttentionWith(x[0], x[1], x[2], c.extra(x), cfg)
 				},
 				func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
-					b, sc := c.extra(x)
-					return stock.Attention(x[0], x[1], x[2], b, sc, cfg)
+					return stock.AttentionWith(x[0], x[1], x[2], c.extra(x), cfg)
 				})
 		})
 	}

@@ -118,9 +118,19 @@ func CrossEntropy(logits, onehot *G.Node) (*G.Node, error) {
 // with a sign, and the causal mask (with the window's, if any) and bias are one added constant.
 // It has no remap, which is for evaluation only.
 func Attention(q, k, v, bias, qscale *G.Node, cfg nn.AttentionConfig) (*G.Node, error) {
+	return AttentionWith(q, k, v, nn.AttentionInputs{Bias: bias, Scale: qscale}, cfg)
+}
+
+// AttentionWith is nn.AttentionWith written with stock ops: Attention, and the forget gates'
+// bias as a product of the log gates with a constant matrix (forgetScores).
+func AttentionWith(q, k, v *G.Node, x nn.AttentionInputs, cfg nn.AttentionConfig) (*G.Node, error) {
 	if cfg.Remap != nil {
 		return nil, fmt.Errorf("stock.Attention: no remap")
 	}
+	if (x.LogForget != nil) != cfg.LogForget {
+		return nil, fmt.Errorf("stock.Attention: log forget gates %v for forget gates %v", x.LogForget, cfg.LogForget)
+	}
+	bias, qscale := x.Bias, x.Scale
 	g, dt := q.Graph(), q.Dtype()
 	b, t, h := cfg.Batch, cfg.SeqLen, cfg.Heads
 	d := q.Shape()[1]
@@ -182,6 +192,9 @@ func Attention(q, k, v, bias, qscale *G.Node, cfg nn.AttentionConfig) (*G.Node, 
 	if bias != nil {
 		scores = G.Must(G.Add(scores, biasScores(bias, cfg)))
 	}
+	if x.LogForget != nil {
+		scores = G.Must(G.Add(scores, forgetScores(x.LogForget, cfg)))
+	}
 	p := G.Must(G.SoftMax(scores, 2))
 	o := G.Must(G.BatchedMatMul(p, vh))
 	o = G.Must(G.Reshape(o, tensor.Shape{b, h, t, hd}))
@@ -208,6 +221,40 @@ func biasScores(bias *G.Node, cfg nn.AttentionConfig) *G.Node {
 		full = G.Must(G.Mul(bias, table(g, dt, pick, t, t*t)))
 	}
 	return tiled(full, cfg)
+}
+
+// forgetScores is the forget gates' bias in the scores' shape (b·h, t, t): D_ij = Σ_{l=j+1..i}
+// log f_l, each sequence's and head's log gates (a row of t, after a transpose) times the
+// constant (t, t·t) matrix with a 1 at row l and column (i, j) for j < l ≤ i.
+func forgetScores(logf *G.Node, cfg nn.AttentionConfig) *G.Node {
+	g, dt := logf.Graph(), logf.Dtype()
+	b, t, h := cfg.Batch, cfg.SeqLen, cfg.Heads
+	rows := G.Must(G.Reshape(logf, tensor.Shape{b, t, h}))
+	rows = G.Must(G.Transpose(rows, 0, 2, 1))
+	rows = G.Must(G.Reshape(rows, tensor.Shape{b * h, t}))
+	sums := make([]float64, t*t*t)
+	for i := 0; i < t; i++ {
+		for j := 0; j < i; j++ {
+			for l := j + 1; l <= i; l++ {
+				sums[l*t*t+i*t+j] = 1
+			}
+		}
+	}
+	d := G.Must(G.Mul(rows, table(g, dt, sums, t, t*t)))
+	return G.Must(G.Reshape(d, tensor.Shape{b * h, t, t}))
+}
+
+// LogForget is nn.LogForget written with stock ops: the layer's slices of w and b, x·w + b, and
+// log σ(z) = −log(1 + e^−z), which is exact for the moderate logits of the tests (gorgonia's
+// Softplus returns x itself beyond 16, a relative error of 1e-7).
+func LogForget(x, w, b *G.Node, layer int) (*G.Node, error) {
+	wl, err := G.Slice(w, G.S(layer))
+	if err != nil {
+		return nil, err
+	}
+	bl := G.Must(G.Slice(b, G.S(layer)))
+	z := G.Must(Linear(x, wl, bl))
+	return G.Neg(G.Must(G.Log1p(G.Must(G.Exp(G.Must(G.Neg(z)))))))
 }
 
 // tiled repeats a (h, t·t) node for every sequence of the batch, as (b·h, t, t).
