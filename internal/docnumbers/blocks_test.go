@@ -25,6 +25,7 @@ var kinds = map[string]kind{
 	"passkey":     passkeyTable,
 	"committed":   committed,
 	"task-runs":   taskRuns,
+	"by-length":   byLength,
 }
 
 // short names a claim in the verdict tables; a claim not listed is named by its statement.
@@ -301,6 +302,75 @@ func (g *grid) holdsAt(id string) string {
 		cells[i] = l + ": " + lens
 	}
 	return strings.Join(cells, "; ")
+}
+
+// byLength is a grid's verdicts along the training length: a row per claim and line of points
+// (the points that differ only in training length), a column per training length with the
+// verdict and deciding ratio there: `by-length scale_length`.
+func byLength(page string, args []string) (string, error) {
+	if len(args) != 1 {
+		return "", fmt.Errorf("by-length: want one grid, have %q", args)
+	}
+	r, err := load(args[0])
+	if err != nil {
+		return "", err
+	}
+	g, ok := r.(*grid)
+	if !ok {
+		return "", fmt.Errorf("by-length: %s is not a grid", args[0])
+	}
+	var lines []string
+	var lens []int
+	at := map[string]map[int]*comparison{}
+	for _, p := range g.Points {
+		line := pointLength.ReplaceAllString(p.Name, "")
+		if at[line] == nil {
+			lines = append(lines, line)
+			at[line] = map[int]*comparison{}
+		}
+		at[line][p.cmp.TrainLen] = p.cmp
+		if !slices.Contains(lens, p.cmp.TrainLen) {
+			lens = append(lens, p.cmp.TrainLen)
+		}
+	}
+	slices.Sort(lens)
+	var b strings.Builder
+	b.WriteString("| claim | limit | points |")
+	for _, n := range lens {
+		fmt.Fprintf(&b, " trained at %d |", n)
+	}
+	b.WriteString("\n|---|---|---|" + strings.Repeat("---|", len(lens)) + "\n")
+	for _, cl := range g.Points[0].cmp.Claims {
+		if cl.Verdict == "not applicable" {
+			continue
+		}
+		name := cl.Statement
+		if s, ok := short[cl.ID]; ok {
+			name = s
+		}
+		for _, line := range lines {
+			fmt.Fprintf(&b, "| %s | %s | %s |", name, limitText(&cl), line)
+			for _, n := range lens {
+				c := at[line][n]
+				if c == nil {
+					b.WriteString(" |")
+					continue
+				}
+				x, err := c.claim(cl.ID)
+				if err != nil {
+					return "", err
+				}
+				cell := symbol(x.Verdict)
+				if x.Deciding != nil {
+					cell += fmt.Sprintf(" %.2f", x.Deciding.Ratio)
+				}
+				b.WriteString(" " + cell + " |")
+			}
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n✓ reproduced, ✗ not reproduced, – not applicable; the number is the deciding ratio, of the means over seeds; an empty cell is a training length the line has no point at.\n")
+	return b.String(), nil
 }
 
 func tokens(n int) string {
