@@ -54,7 +54,7 @@ func layerConfigs(t *testing.T, m *Model, s position.Scheme, n int, o Options) p
 	for _, p := range m.Params {
 		w[p] = G.NewTensor(g, m.Dtype, p.Value.Dims(), G.WithShape(p.Value.Shape()...), G.WithName(p.Name), G.WithValue(p.Value))
 	}
-	p, err := m.positions(g, s, w, 1, n, o)
+	p, err := m.positions(g, s, w, 1, n, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,10 @@ type Graph struct {
 	Train      bool
 	// IDs and Targets are the graph's inputs, written in place before each run.
 	IDs, Targets []int
+	// Positions, in a graph built with Options.PositionRange, places token t of every sequence
+	// at position Positions[t]: an input too, written in place before a run (0..Len−1 until
+	// then), increasing strictly and below the range. Nil in a graph without.
+	Positions []int
 
 	g      *G.ExprGraph
 	vm     G.VM
@@ -39,6 +43,9 @@ type Options struct {
 	// AttentionStats collects each layer's attention entropy and mass on keys farther back than
 	// the training length, by head and query position (Graph.Stats); fused ops only.
 	AttentionStats bool
+	// PositionRange, when positive, builds a training graph whose tokens sit at positions drawn
+	// from [0, PositionRange) (Graph.Positions, positionids.go); 0 places token t at t.
+	PositionRange int
 }
 
 // Graph builds the model for batches of batch sequences of n tokens, with the scheme's
@@ -50,6 +57,9 @@ func (m *Model) Graph(scheme position.Scheme, batch, n int, o Options) (*Graph, 
 	}
 	gr := &Graph{Batch: batch, Len: n, Train: o.Train, g: G.NewGraph()}
 	gr.IDs, gr.Targets = make([]int, batch*n), make([]int, batch*n)
+	if err := gr.takePositions(o); err != nil {
+		return nil, err
+	}
 	g := gr.g
 	ids := G.NewVector(g, tensor.Int, G.WithShape(batch*n), G.WithName("ids"), G.WithValue(tensor.New(tensor.WithShape(batch*n), tensor.WithBacking(gr.IDs))))
 	targets := G.NewVector(g, tensor.Int, G.WithShape(batch*n), G.WithName("targets"), G.WithValue(tensor.New(tensor.WithShape(batch*n), tensor.WithBacking(gr.Targets))))
@@ -60,7 +70,7 @@ func (m *Model) Graph(scheme position.Scheme, batch, n int, o Options) (*Graph, 
 		w[p] = node
 		wrt = append(wrt, node)
 	}
-	pos, err := m.positions(g, scheme, w, batch, n, o)
+	pos, err := m.positions(g, scheme, w, batch, n, o, gr.Positions)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +110,7 @@ type nodes map[*Param]*G.Node
 
 // forward is the whole model up to the logits, as a reader would write it down.
 func (b *builder) forward(m *Model, w nodes, ids *G.Node, pos positions) *G.Node {
-	x := b.embed(ids, w[m.wte], pos.table, pos.n, pos.learnedTable)
+	x := b.embed(ids, w[m.wte], pos.table, pos.n, pos.learnedTable, pos.at)
 	for l, h := range m.h {
 		a := pos.layers[l]
 		y := b.layerNorm(x, w[h.ln1G], w[h.ln1B])
@@ -193,6 +203,8 @@ func fillOneHot[F float32 | float64](d []F, targets []int, v int, w F) {
 // positions is a scheme's contribution at one length, as graph nodes and attention settings.
 type positions struct {
 	n int
+	// at places the tokens at drawn positions (Graph.Positions), nil at 0..n−1.
+	at []int
 	// table is added to the embeddings; learnedTable says it is computed from weights.
 	table        *G.Node
 	learnedTable bool
@@ -220,11 +232,17 @@ type gateNodes struct {
 // reaches the weights. A position.PerLayer scheme is asked for each layer's scheme, which acts in
 // that layer only. Each layer's sliding window applies in every graph; the scheme's distance map
 // in evaluation graphs only (a fine-tuning graph, built with the evaluation scheme, trains
-// without it), as the protocol applies maps when evaluating.
-func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n int, opt Options) (positions, error) {
-	p := positions{n: n}
+// without it), as the protocol applies maps when evaluating. With position ids at, the table,
+// the rotation and the bias are made for opt.PositionRange positions, and looked up at the ids;
+// the temperature counts tokens, so its factors stay those of n.
+func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n int, opt Options, at []int) (positions, error) {
+	p := positions{n: n, at: at}
+	r := n // the positions the scheme's pieces cover
+	if at != nil {
+		r = opt.PositionRange
+	}
 	var err error
-	if p.table, p.learnedTable, err = m.table(g, s, w, n); err != nil {
+	if p.table, p.learnedTable, err = m.table(g, s, w, r); err != nil {
 		return p, err
 	}
 	scale, learnedScale, err := m.queryScale(g, w, n)
@@ -235,7 +253,10 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n i
 	for l := 0; l < m.Config.Layers; l++ {
 		in := position.InLayer(s, l)
 		a := layerPositions{config: nn.AttentionConfig{Batch: batch, SeqLen: n, Heads: m.Config.Heads}}
-		rot, err := position.RotationAt(in.Scheme, n)
+		if at != nil {
+			a.config.PositionIDs, a.config.PositionRange = at, r
+		}
+		rot, err := position.RotationAt(in.Scheme, r)
 		if err != nil {
 			return p, err
 		}
@@ -252,7 +273,7 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n i
 			// A long evaluation computes this bias a query at a time, inside attention.
 			a.config.Bias, a.config.BiasRow = nn.ByRow, position.BiasRows(in.Scheme, m.SchemeWeights(in.Owner), in.Layer)
 		case form != position.Absent:
-			if a.bias, err = m.bias(g, s, in, form, w, l, n); err != nil {
+			if a.bias, err = m.bias(g, s, in, form, w, l, r); err != nil {
 				return p, err
 			}
 			if form == position.Fixed {
@@ -486,7 +507,7 @@ func (b biasOf) Backward(in [][]float64, dout []float64, din [][]float64) {
 // ops are the layers the forward pass is made of: the fused ones below, or gorgonia's stock ones
 // (stock.go), the reference for tests and the bench.
 type ops struct {
-	embed        func(ids, wte, pe *G.Node, seqLen int, learned bool) (*G.Node, error)
+	embed        func(ids, wte, pe *G.Node, seqLen int, learned bool, at []int) (*G.Node, error)
 	layerNorm    func(x, g, b *G.Node) (*G.Node, error)
 	linear       func(x, w, b *G.Node) (*G.Node, error)
 	attention    func(q, k, v *G.Node, in nn.AttentionInputs, c nn.AttentionConfig) (*G.Node, error)
@@ -497,7 +518,7 @@ type ops struct {
 }
 
 var fused = ops{
-	embed:        nn.Embed,
+	embed:        nn.EmbedAt,
 	layerNorm:    func(x, g, b *G.Node) (*G.Node, error) { return nn.LayerNorm(x, g, b, LayerNormEps) },
 	linear:       nn.Linear,
 	attention:    nn.AttentionWith,
@@ -523,8 +544,8 @@ func (b *builder) do(f func() (*G.Node, error)) *G.Node {
 	return n
 }
 
-func (b *builder) embed(ids, wte, pe *G.Node, n int, learned bool) *G.Node {
-	return b.do(func() (*G.Node, error) { return b.ops.embed(ids, wte, pe, n, learned) })
+func (b *builder) embed(ids, wte, pe *G.Node, n int, learned bool, at []int) *G.Node {
+	return b.do(func() (*G.Node, error) { return b.ops.embed(ids, wte, pe, n, learned, at) })
 }
 func (b *builder) layerNorm(x, g, bias *G.Node) *G.Node {
 	return b.do(func() (*G.Node, error) { return b.ops.layerNorm(x, g, bias) })

@@ -14,7 +14,7 @@ func (gr *Graph) stock(m *Model, rows int) ops {
 	gr.onehot = tensor.New(tensor.WithShape(rows, m.Config.Vocab), tensor.Of(m.Dtype))
 	onehot := G.NewMatrix(gr.g, m.Dtype, G.WithShape(rows, m.Config.Vocab), G.WithName("onehot"), G.WithValue(gr.onehot))
 	return ops{
-		embed: func(ids, wte, pe *G.Node, n int, _ bool) (*G.Node, error) {
+		embed: func(ids, wte, pe *G.Node, n int, _ bool, _ []int) (*G.Node, error) {
 			return stock.Embed(ids, wte, pe, n)
 		},
 		layerNorm:    func(x, g, b *G.Node) (*G.Node, error) { return stock.LayerNorm(x, g, b, LayerNormEps) },

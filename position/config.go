@@ -92,19 +92,22 @@ func (c DistanceMapConfig) Decode(dst any) error {
 
 // String names the map as reports do: its type, and the fields given, sorted, as
 // rerope(window=16); the defaults are the map's own and are not repeated.
-func (c DistanceMapConfig) String() string {
-	if len(c.Params) == 0 {
-		return c.Type
+func (c DistanceMapConfig) String() string { return withFields(c.Type, c.Params) }
+
+// withFields names a type with the fields given, sorted, as rerope(window=16).
+func withFields(typ string, params map[string]any) string {
+	if len(params) == 0 {
+		return typ
 	}
-	keys := make([]string, 0, len(c.Params))
-	for k := range c.Params {
+	keys := make([]string, 0, len(params))
+	for k := range params {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for i, k := range keys {
-		keys[i] = fmt.Sprintf("%s=%v", k, c.Params[k])
+		keys[i] = fmt.Sprintf("%s=%v", k, params[k])
 	}
-	return c.Type + "(" + strings.Join(keys, ", ") + ")"
+	return typ + "(" + strings.Join(keys, ", ") + ")"
 }
 
 // Given says whether the map's field name was set, for a default that depends on other fields.

@@ -25,8 +25,8 @@ var (
 	plainFIRE       = plain("plain FIRE", "fire")
 	plainNoPE       = plain("plain NoPE", "nope")
 	// rescuedRoPE is RoPE with a scaling meant to work without fine-tuning, fine-tuned or not.
-	rescuedRoPE = selector{Name: "RoPE with a scaling meant to work without fine-tuning", Scheme: "rope", Scaling: rescues, Map: unset, Window: unset}
-	ropeNoPEMix = selector{Name: "RoPE/NoPE mix", Scheme: "mix", Scaling: unset, Temperature: unset, Finetune: unset, DroPE: unset, Map: unset, Window: unset, Layers: []string{"rope", "nope"}}
+	rescuedRoPE = selector{Name: "RoPE with a scaling meant to work without fine-tuning", Scheme: "rope", Scaling: rescues, Map: unset, Window: unset, Positions: unset}
+	ropeNoPEMix = selector{Name: "RoPE/NoPE mix", Scheme: "mix", Scaling: unset, Temperature: unset, Finetune: unset, DroPE: unset, Map: unset, Window: unset, Positions: unset, Layers: []string{"rope", "nope"}}
 )
 
 // rescues accepts the scaling types not meant to need fine-tuning, as registered when asked.

@@ -30,6 +30,8 @@ type selector struct {
 	// Map is position.distance_map's type, "" when there is none; Window is position.window,
 	// "" when there is none (0).
 	Map, Window accepts
+	// Positions is train.positions' type, "" when training sees positions 0..n−1.
+	Positions accepts
 	// Params lists the scheme's own fields a series may give (position.base, ...): a series
 	// giving any other, such as rope's rotary_fraction, is a variant, not selected. Nil
 	// accepts any fields.
@@ -53,12 +55,12 @@ func is(values ...string) accepts {
 
 // plain selects a scheme as it is, with none of the things a comparison varies on top of it:
 // no scaling, no attention temperature, no fine-tuning, not dropped (DroPE), no distance map
-// or window, and of its own fields only params.
+// or window, no drawn position ids, and of its own fields only params.
 func plain(name, scheme string, params ...string) selector {
 	if params == nil {
 		params = []string{}
 	}
-	return selector{Name: name, Scheme: scheme, Scaling: unset, Temperature: unset, Finetune: unset, DroPE: unset, Map: unset, Window: unset, Params: params}
+	return selector{Name: name, Scheme: scheme, Scaling: unset, Temperature: unset, Finetune: unset, DroPE: unset, Map: unset, Window: unset, Positions: unset, Params: params}
 }
 
 // plainRoPE is the reference of every claim that compares with RoPE, and of the comparison's
@@ -73,9 +75,12 @@ func (s selector) matches(c config.Config) bool {
 	if p.Scaling != nil {
 		scaling = p.Scaling.Type
 	}
-	distanceMap, window := "", ""
+	distanceMap, window, positions := "", "", ""
 	if p.DistanceMap != nil {
 		distanceMap = p.DistanceMap.Type
+	}
+	if ids := c.Train.Positions; ids != nil {
+		positions = ids.Type
 	}
 	if p.Window > 0 {
 		window = fmt.Sprint(p.Window)
@@ -87,7 +92,7 @@ func (s selector) matches(c config.Config) bool {
 		ok(s.Finetune, given(c.Train.Finetune != nil)) &&
 		ok(s.Passkey, given(c.Train.Passkey != nil)) &&
 		ok(s.DroPE, given(c.Train.DroPE != nil)) &&
-		ok(s.Map, distanceMap) && ok(s.Window, window) &&
+		ok(s.Map, distanceMap) && ok(s.Window, window) && ok(s.Positions, positions) &&
 		s.paramsMatch(p) && s.layersMatch(p)
 }
 

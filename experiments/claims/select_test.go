@@ -17,13 +17,13 @@ func TestSelectors(t *testing.T) {
 		}
 		return c
 	}
-	all := []string{"nope", "learned", "sinusoidal", "rope", "rope_pi", "rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3", "rope_partial", "xpos", "rope_nope_mix", "alibi", "t5", "kerple", "fire", "nope_logn", "rope_logn", "nope_logn_train", "rope_logn_train", "nope_ssmax", "rope_drope"}
+	all := []string{"nope", "learned", "sinusoidal", "rope", "rope_pi", "rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3", "rope_partial", "xpos", "rope_nope_mix", "alibi", "t5", "kerple", "fire", "nope_logn", "rope_logn", "nope_logn_train", "rope_logn_train", "nope_ssmax", "rope_drope", "rope_randomized"}
 	want := map[string][]string{
 		"plain RoPE":       {"rope"},
 		"plain NoPE":       {"nope"},
 		"plain ALiBi":      {"alibi"},
 		"plain sinusoidal": {"sinusoidal"},
-		"RoPE":             {"rope", "rope_pi", "rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3", "rope_partial", "rope_logn", "rope_logn_train"},
+		"RoPE":             {"rope", "rope_pi", "rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3", "rope_partial", "rope_logn", "rope_logn_train", "rope_randomized"},
 		"RoPE/NoPE mix":    {"rope_nope_mix"},
 		// linear (PI) needs its fine-tune: it rescues nothing without.
 		"RoPE with a scaling meant to work without fine-tuning": {"rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3"},
@@ -39,13 +39,15 @@ func TestSelectors(t *testing.T) {
 			t.Errorf("%s picks %v, want %v", s.Name, got, want[s.Name])
 		}
 	}
-	// A distance map or a window makes a variant: none of the selectors that pick a scheme as it
-	// is (or a scaled RoPE, or the mix) takes a run through one.
+	// A distance map, a window or drawn position ids make a variant: none of the selectors that
+	// pick a scheme as it is (or a scaled RoPE, or the mix) takes a run through one.
 	for _, v := range []struct{ name, set string }{
 		{"rope", "position.distance_map={type: rerope}"},
 		{"rope", "position.window=16"},
 		{"rope_yarn", "position.distance_map={type: self_extend}"},
 		{"rope_nope_mix", "position.distance_map={type: rerope}"},
+		{"rope", "train.positions={type: pose, scaled_max_position_embeddings: 256}"},
+		{"rope_nope_mix", "train.positions={type: randomized, noise_max_length: 256}"},
 	} {
 		c, err := config.Load(filepath.Join("..", "..", "configs", v.name+".yaml"), []string{v.set})
 		if err != nil {

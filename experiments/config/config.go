@@ -67,6 +67,10 @@ type Train struct {
 	// DroPE drops the position scheme for the last steps and evaluates without positions
 	// (drope.go). A pointer so that a config without it marshals, and hashes, as before.
 	DroPE *DroPE `yaml:"drope,omitempty"`
+	// Positions draws the position ids of each training batch of the main phase (randomized
+	// positions, PoSE; positions.go). A pointer so that a config without it marshals, and
+	// hashes, as before.
+	Positions *position.IDsConfig `yaml:"positions,omitempty"`
 }
 
 // Passkey is the train.passkey section.

@@ -31,11 +31,12 @@ type MemoryEstimate struct {
 func (e MemoryEstimate) Total() int64 { return e.State + max(e.Train, e.Eval) }
 
 // estimateMemory estimates the memory a run of c needs, with its schemes of the main phase and
-// of evaluation. It follows how model/nn sizes its
+// of evaluation, and the position ids of the main phase (nil for none), whose graph holds what
+// the scheme adds over their whole range. It follows how model/nn sizes its
 // buffers (every op keeps its output and, when training, its input gradient; attention keeps
 // its probabilities for the backward pass) and rounds up, so that it errs towards refusing only
 // what cannot fit, never towards letting a run die of out-of-memory. Float32 throughout.
-func (c Config) estimateMemory(trainScheme, evalScheme position.Scheme) MemoryEstimate {
+func (c Config) estimateMemory(trainScheme, evalScheme position.Scheme, ids *position.IDs) MemoryEstimate {
 	const f32 = 4
 	d, l, h, v := int64(c.Model.DModel), int64(c.Model.Layers), int64(c.Model.Heads), int64(data.Vocab)
 	params := 2*v*d + v + l*(12*d*d+13*d) + 2*d
@@ -66,14 +67,18 @@ func (c Config) estimateMemory(trainScheme, evalScheme position.Scheme) MemoryEs
 	}
 	var e MemoryEstimate
 	e.State = 7 * params * f32
-	train := func(batch, n int) int64 {
+	train := func(batch, n, r int) int64 {
 		tok, t := int64(batch)*int64(n), int64(n)
 		perLayer := tok*40*d + 2*int64(batch)*h*t*t
-		return f32*(l*perLayer+4*tok*v) + positions(trainScheme, n, true)
+		return f32*(l*perLayer+4*tok*v) + positions(trainScheme, r, true)
 	}
-	e.Train = train(c.Train.BatchSize, c.Train.SeqLen)
+	r := c.Train.SeqLen
+	if ids != nil {
+		r = ids.Range
+	}
+	e.Train = train(c.Train.BatchSize, c.Train.SeqLen, r)
 	if f := c.Train.Finetune; f != nil {
-		e.Train = max(e.Train, train(max(1, c.Train.BatchSize*c.Train.SeqLen/f.SeqLen), f.SeqLen))
+		e.Train = max(e.Train, train(max(1, c.Train.BatchSize*c.Train.SeqLen/f.SeqLen), f.SeqLen, f.SeqLen))
 	}
 	for _, n := range c.Eval.Lengths {
 		tok := int64(max(1, c.Eval.BatchTokens/n) * n)

@@ -17,6 +17,7 @@ import (
 type Resolved struct {
 	config      Config
 	train, eval position.Scheme
+	ids         *position.IDs
 	model       model.Config
 	memory      MemoryEstimate
 	tasks       []task.Task
@@ -43,12 +44,20 @@ func (c Config) Resolve() (*Resolved, error) {
 	if err := c.checkSchemeLengths(train, eval); err != nil {
 		return nil, err
 	}
-	mem := c.estimateMemory(train, eval)
+	ids, err := c.positionIDs(train)
+	if err != nil {
+		return nil, err
+	}
+	mem := c.estimateMemory(train, eval, ids)
 	if err := mem.check(); err != nil {
 		return nil, err
 	}
-	return &Resolved{config: c, train: train, eval: eval, model: c.modelConfig(), memory: mem, tasks: tasks, examples: examples}, nil
+	return &Resolved{config: c, train: train, eval: eval, ids: ids, model: c.modelConfig(), memory: mem, tasks: tasks, examples: examples}, nil
 }
+
+// PositionIDs draws the position ids of the main phase's training batches (train.positions):
+// nil for 0..n−1.
+func (r *Resolved) PositionIDs() *position.IDs { return r.ids }
 
 // Tasks are the tasks the run trains on and is scored on, in the order task.names gives them,
 // and the held-out examples scored at each size; none without a task section.

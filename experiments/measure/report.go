@@ -174,7 +174,7 @@ func MeanStd(x []float64) (mean, std float64) {
 }
 
 // PositionOf names a run's position scheme with its window, scaling, distance map, attention
-// temperature and DroPE.
+// temperature, DroPE and position ids in training.
 func PositionOf(c config.Config) string {
 	s := c.Position.Scheme
 	if c.Position.Window > 0 {
@@ -191,6 +191,9 @@ func PositionOf(c config.Config) string {
 	}
 	if d := c.Train.DroPE; d != nil {
 		s += fmt.Sprintf(" + drope(fraction=%g)", d.Fraction)
+	}
+	if p := c.Train.Positions; p != nil {
+		s += " + " + p.String()
 	}
 	return s
 }

@@ -10,8 +10,9 @@ import (
 // SchemeKey names what a run's series is, for its style in every figure (plot.SchemeStyle):
 // the scheme; RoPE's variant ("partial" for rotary_fraction, "p" for frequency_fraction below
 // 1); the scaling's type; the attention temperature; "ft" when the run is fine-tuned at a
-// longer length; and "drope" when it drops its scheme (train.drope), joined by "+":
-// "rope+yarn", "nope+logn_train", "rope+linear+ft", "rope+drope". Like
+// longer length; "drope" when it drops its scheme (train.drope); and the kind of position ids
+// it trains at (train.positions), joined by "+": "rope+yarn", "nope+logn_train",
+// "rope+linear+ft", "rope+drope", "rope+randomized". Like
 // familyOf it reads the resolved config, not the label, which is free text.
 func SchemeKey(c config.Config) string {
 	parts := []string{c.Position.Scheme}
@@ -32,6 +33,9 @@ func SchemeKey(c config.Config) string {
 	}
 	if c.Train.DroPE != nil {
 		parts = append(parts, "drope")
+	}
+	if ids := c.Train.Positions; ids != nil {
+		parts = append(parts, ids.Type)
 	}
 	return strings.Join(parts, "+")
 }

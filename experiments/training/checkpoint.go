@@ -225,6 +225,9 @@ func (t *trainer) adopt(meta Meta, byName map[string]*tensor.Dense, path string)
 	t.st = meta.State
 	t.opt.Step = meta.State.OptStep
 	t.sampler.Generator().State = meta.State.Sampler
+	if s := meta.State.PositionIDs; s != nil {
+		t.positionRng.State = *s
+	}
 	return nil
 }
 
@@ -294,6 +297,10 @@ func (t *trainer) save() error {
 	}
 	t.st.OptStep = t.opt.Step
 	t.st.Sampler = t.sampler.Generator().State
+	if t.run.Resolved.PositionIDs() != nil {
+		s := t.positionRng.State
+		t.st.PositionIDs = &s
+	}
 	trainScheme, _ := t.run.Resolved.Schemes()
 	meta := Meta{Program: programName, Config: string(t.run.config().Marshal()), Tokenizer: byteTokenizer, State: t.st, Scheme: schemeJSON(trainScheme)}
 	return checkpoint.Write(filepath.Join(t.run.Dir, measure.CheckpointFile), meta, ts)

@@ -14,18 +14,21 @@ type trainPhase struct {
 	name            string
 	scheme          position.Scheme
 	batch, n, steps int
-	schedule        *model.Schedule
+	// positions draws each batch's position ids (train.positions), nil for 0..n−1.
+	positions *position.IDs
+	schedule  *model.Schedule
 	// announce is said on the progress writer when the phase starts.
 	announce string
 }
 
 // phases lists the run's phases in order: the main phase; DroPE's steps without positions
 // (train.drope); fine-tuning (train.finetune). The phases after the main one train with the
-// evaluation scheme: the scaled one for fine-tuning, none for DroPE.
+// evaluation scheme: the scaled one for fine-tuning, none for DroPE; and at positions 0..n−1,
+// as evaluation sees them, whatever position ids the main phase draws (train.positions).
 func (r *Run) phases() []trainPhase {
 	c := r.config()
 	train, eval := r.Resolved.Schemes()
-	out := []trainPhase{{name: phaseTrain, scheme: train, batch: c.Train.BatchSize, n: c.Train.SeqLen, steps: c.Train.MainSteps()}}
+	out := []trainPhase{{name: phaseTrain, scheme: train, batch: c.Train.BatchSize, n: c.Train.SeqLen, steps: c.Train.MainSteps(), positions: r.Resolved.PositionIDs()}}
 	if k := c.Train.DroppedSteps(); k > 0 {
 		// The same batches, optimizer state and schedule: only the positions go.
 		out = append(out, trainPhase{

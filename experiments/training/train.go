@@ -18,7 +18,6 @@ import (
 	"extrapolate/internal/progress"
 	"extrapolate/internal/rng"
 	"extrapolate/model"
-	"extrapolate/position"
 	"extrapolate/task"
 )
 
@@ -51,6 +50,9 @@ type trainState struct {
 	Seconds float64 `json:"seconds"`
 	// Log holds the training log so far, so that a resumed run's log is whole.
 	Log []LogRow `json:"log"`
+	// PositionIDs is the state of the generator of the position ids (train.positions), absent
+	// without them, so that a checkpoint of a run without reads as before.
+	PositionIDs *uint64 `json:"position_ids,omitempty"`
 }
 
 type trainer struct {
@@ -59,7 +61,10 @@ type trainer struct {
 	opt   *model.AdamW
 	// sampler draws the training windows, from the corpus or from the tasks.
 	sampler sampler
-	st      trainState
+	// positionRng draws the position ids of the main phase's batches (train.positions), from a
+	// generator of its own, so that the windows drawn are the same with ids and without.
+	positionRng rng.SplitMix64
+	st          trainState
 	// resumed is set when the state came from this run's own checkpoint; shared when it came
 	// from another run with the same training.
 	resumed, shared bool
@@ -78,6 +83,7 @@ func (r *Run) trainer() (*trainer, error) {
 		st:  trainState{Phase: phaseTrain},
 	}
 	t.opt.Beta1, t.opt.Beta2 = c.Train.Beta1, c.Train.Beta2
+	t.positionRng.State = c.Seed + 2 // the model's weights draw from Seed, the sampler from Seed+1
 	if tasks, _ := r.Resolved.Tasks(); len(tasks) > 0 {
 		t.sampler = task.NewSampler(tasks, c.Seed+1)
 	} else {
@@ -151,7 +157,7 @@ func (t *trainer) train(ctx context.Context) error {
 		if t.st.Step == 0 && ph.announce != "" && t.run.Progress != nil {
 			fmt.Fprintln(t.run.Progress, ph.announce)
 		}
-		if err := t.phase(ctx, p, ph.scheme, ph.batch, ph.n, ph.steps); err != nil {
+		if err := t.phase(ctx, p, ph); err != nil {
 			return err
 		}
 		if i+1 < len(phases) {
@@ -172,9 +178,14 @@ func (t *trainer) train(ctx context.Context) error {
 }
 
 // phase trains for the steps of the current phase not yet done.
-func (t *trainer) phase(ctx context.Context, p *progress.Bar, s position.Scheme, batch, n, steps int) error {
+func (t *trainer) phase(ctx context.Context, p *progress.Bar, ph trainPhase) error {
 	c := t.run.config()
-	g, err := t.model.Graph(s, batch, n, model.Options{Train: true})
+	batch, n, steps := ph.batch, ph.n, ph.steps
+	o := model.Options{Train: true}
+	if ph.positions != nil {
+		o.PositionRange = ph.positions.Range
+	}
+	g, err := t.model.Graph(ph.scheme, batch, n, o)
 	if err != nil {
 		return err
 	}
@@ -193,6 +204,9 @@ func (t *trainer) phase(ctx context.Context, p *progress.Bar, s position.Scheme,
 		start := time.Now()
 		if err := t.sampler.Fill(g.IDs, g.Targets, n); err != nil {
 			return err
+		}
+		if ph.positions != nil {
+			ph.positions.Draw(&t.positionRng, g.Positions)
 		}
 		loss, err := g.Run()
 		if err != nil {

@@ -108,6 +108,12 @@ func (h *Harness) Run(t *testing.T) float64 {
 	return Scalar(h.cost.Value())
 }
 
+// RunErr runs the graph once and returns its error, for a test of what must fail.
+func (h *Harness) RunErr() error {
+	h.vm.Reset()
+	return h.vm.RunAll()
+}
+
 func Scalar(v G.Value) float64 {
 	switch x := v.(type) {
 	case *G.F64:

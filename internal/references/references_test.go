@@ -36,8 +36,8 @@ func sections(text string) map[string]string {
 }
 
 // TestRegistriesHaveReferences checks that every registered name appears, as code (`name`), in
-// its section of the references page: a new scheme, scaling, distance map, temperature, task,
-// measure or claim needs its source there.
+// its section of the references page: a new scheme, kind of position ids, scaling, distance map,
+// temperature, task, measure or claim needs its source there.
 func TestRegistriesHaveReferences(t *testing.T) {
 	b, err := os.ReadFile(page)
 	if err != nil {
@@ -49,6 +49,7 @@ func TestRegistriesHaveReferences(t *testing.T) {
 		names   []string
 	}{
 		{"Position schemes", position.Names()},
+		{"Position ids in training", position.IDsTypes()},
 		{"RoPE scalings", position.ScalingTypes()},
 		{"Distance maps", position.DistanceMapTypes()},
 		{"Attention temperatures", position.Temperatures()},

@@ -79,6 +79,12 @@ type AttentionConfig struct {
 	// in training and in evaluation alike, so memory stays linear in seqLen; the input is always
 	// differentiable.
 	LogForget bool
+	// PositionIDs, when set, places token t of every sequence of the batch at position
+	// PositionIDs[t] instead of t, for positions drawn in training (attention_ids.go): the
+	// rotation and the bias then cover PositionRange positions, and the op looks them up at the
+	// ids. The op reads the slice at every pass, so a caller draws new ids by writing into it.
+	PositionIDs   []int
+	PositionRange int
 }
 
 // AttentionInputs are attention's inputs besides q, k and v, each nil unless the config asks
@@ -189,8 +195,9 @@ type attention[F float] struct {
 	// the attention probabilities.
 	qr, kr, vv, p []F
 	scratch       []attnScratch[F]
-	// biasAcc sums a learned bias's gradient for each head, in float64.
-	biasAcc [][]float64
+	// biasAcc sums a learned bias's gradient for each head, in float64; distAcc, with position
+	// ids, its sums by distance.
+	biasAcc, distAcc [][]float64
 	// For a learned query scale: the scores before the scale, and the scale's gradient for each
 	// (sequence, head, query).
 	raw       []F
@@ -258,10 +265,13 @@ func (k *attention[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 		return nil, errors.Errorf("Attention: shape %v does not fit %d sequences of %d with %d heads", q, c.Batch, c.SeqLen, c.Heads)
 	}
 	hd := q[1] / c.Heads
+	if err := c.checkIDs(); err != nil {
+		return nil, err
+	}
 	if p := c.Positions; p.Pairs > 0 {
-		n := c.SeqLen * p.Pairs
+		n := c.positions() * p.Pairs
 		if 2*p.Pairs > hd || len(p.Cos) < n || len(p.Sin) < n || p.KeyCos != nil && (len(p.KeyCos) < n || len(p.KeySin) < n) {
-			return nil, errors.Errorf("Attention: rotation of %d pairs over %d positions does not fit head dimension %d", p.Pairs, c.SeqLen, hd)
+			return nil, errors.Errorf("Attention: rotation of %d pairs over %d positions does not fit head dimension %d", p.Pairs, c.positions(), hd)
 		}
 	}
 	if err := c.checkMasking(); err != nil {
@@ -272,9 +282,9 @@ func (k *attention[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 		return nil, errors.Errorf("Attention: %d inputs, want %d", len(in), len(k.diffWRT()))
 	}
 	if bi >= 0 {
-		want := tensor.Shape{c.Heads, c.SeqLen}
+		want := tensor.Shape{c.Heads, c.positions()}
 		if c.Bias == PerQuery {
-			want = tensor.Shape{c.Heads, c.SeqLen, c.SeqLen}
+			want = tensor.Shape{c.Heads, c.positions(), c.positions()}
 		}
 		if !in[bi].Eq(want) {
 			return nil, errors.Errorf("Attention: bias of shape %v, want %v", in[bi], want)
@@ -359,6 +369,9 @@ func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	if si >= 0 {
 		qscale = Values[F](in[si])
 	}
+	if err := c.checkIDValues(); err != nil {
+		return err
+	}
 	if fi >= 0 {
 		logf = Values[F](in[fi])
 	}
@@ -422,6 +435,10 @@ func (k *attention[F]) adjust(row, bias, qscale []F, h, i, j0 int, s *attnScratc
 		for j := range row {
 			row[j] *= m
 		}
+	}
+	if ids := k.cfg.PositionIDs; ids != nil && k.cfg.Bias.input() {
+		k.adjustAt(row, bias, h, ids[i], ids[j0:j0+len(row)])
+		return
 	}
 	switch k.cfg.Bias {
 	case ByDistance:
@@ -669,6 +686,12 @@ func (k *attention[F]) biasGrad(db []F) {
 		for h := range k.biasAcc {
 			k.biasAcc[h] = make([]float64, t*t)
 		}
+		if c.PositionIDs != nil && c.Bias == ByDistance {
+			k.distAcc = make([][]float64, c.Heads)
+			for h := range k.distAcc {
+				k.distAcc[h] = make([]float64, c.PositionRange)
+			}
+		}
 	}
 	parallel(c.Heads, c.Batch*t*t, func(_, lo, hi int) {
 		for h := lo; h < hi; h++ {
@@ -681,6 +704,10 @@ func (k *attention[F]) biasGrad(db []F) {
 						acc[i*t+j] += float64(g[i*t+j])
 					}
 				}
+			}
+			if c.PositionIDs != nil {
+				k.biasGradAt(db, acc, h)
+				continue
 			}
 			if c.Bias == PerQuery {
 				for x, v := range acc {
@@ -709,7 +736,8 @@ func (k *attention[F]) gather(dst, x []F, b, h, d int) {
 }
 
 // rotate applies the rotation with tables cs and sn to each row of x (t, hd) in place, or its
-// transpose (the inverse rotation, scaled alike) when inverse is set.
+// transpose (the inverse rotation, scaled alike) when inverse is set: row i at its position, i
+// or its id.
 func (k *attention[F]) rotate(x, cs, sn []F, inverse bool) {
 	p := k.cfg.Positions
 	if p.Pairs == 0 {
@@ -717,9 +745,14 @@ func (k *attention[F]) rotate(x, cs, sn []F, inverse bool) {
 	}
 	t := k.cfg.SeqLen
 	hd := len(x) / t
+	ids := k.cfg.PositionIDs
 	for i := 0; i < t; i++ {
 		row := x[i*hd : (i+1)*hd]
-		c, s := cs[i*p.Pairs:(i+1)*p.Pairs], sn[i*p.Pairs:(i+1)*p.Pairs]
+		at := i
+		if ids != nil {
+			at = ids[i]
+		}
+		c, s := cs[at*p.Pairs:(at+1)*p.Pairs], sn[at*p.Pairs:(at+1)*p.Pairs]
 		for j := 0; j < p.Pairs; j++ {
 			a, b := j, j+p.Pairs
 			if p.Interleaved {

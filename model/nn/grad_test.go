@@ -135,14 +135,19 @@ func attentionCases(rng *rand.Rand, seqLen, pairs int) map[string]attentionCase 
 // inputs are q, k, v and, for a case with them, the bias, the query scale and the log forget
 // gates: log σ of normal logits, as a model's.
 func (c attentionCase) inputs(rng *rand.Rand, batch, seqLen, heads, d int) []gradcheck.Input {
+	return c.inputsOver(rng, batch, seqLen, seqLen, heads, d)
+}
+
+// inputsOver is inputs with a bias over the given number of positions, for drawn position ids.
+func (c attentionCase) inputsOver(rng *rand.Rand, batch, seqLen, positions, heads, d int) []gradcheck.Input {
 	in := []gradcheck.Input{
 		gradcheck.Var("q", gradcheck.Rand(rng, 1, batch*seqLen, d)),
 		gradcheck.Var("k", gradcheck.Rand(rng, 1, batch*seqLen, d)),
 		gradcheck.Var("v", gradcheck.Rand(rng, 1, batch*seqLen, d)),
 	}
-	shape := []int{heads, seqLen}
+	shape := []int{heads, positions}
 	if c.form == nn.PerQuery {
-		shape = append(shape, seqLen)
+		shape = append(shape, positions)
 	}
 	switch {
 	case c.form == nn.NoBias:

@@ -13,11 +13,22 @@ import (
 // tokens one after another. With a position table pe (m, d), m ≥ seqLen, it adds pe[t] to the
 // token at position t of its sequence. pe gets a gradient only when learned is set.
 func Embed(ids, wte, pe *G.Node, seqLen int, learned bool) (*G.Node, error) {
+	return EmbedAt(ids, wte, pe, seqLen, learned, nil)
+}
+
+// EmbedAt is Embed with the tokens of every sequence at the positions at (seqLen of them,
+// increasing, each below pe's rows) rather than 0..seqLen−1: it adds pe[at[t]] to token t, and
+// the gradient of that row of pe is the sum over the tokens placed there. The op reads at in
+// every pass, so a caller draws new positions by writing into it; nil is Embed.
+func EmbedAt(ids, wte, pe *G.Node, seqLen int, learned bool, at []int) (*G.Node, error) {
 	if seqLen <= 0 {
 		return nil, errors.Errorf("Embed: sequence length %d", seqLen)
 	}
-	k, err := byDtype(wte, &embed[float32]{seqLen: seqLen, withPE: pe != nil, learned: learned},
-		&embed[float64]{seqLen: seqLen, withPE: pe != nil, learned: learned})
+	if at != nil && len(at) != seqLen {
+		return nil, errors.Errorf("Embed: %d positions for sequences of %d", len(at), seqLen)
+	}
+	k, err := byDtype(wte, &embed[float32]{seqLen: seqLen, withPE: pe != nil, learned: learned, at: at},
+		&embed[float64]{seqLen: seqLen, withPE: pe != nil, learned: learned, at: at})
 	if err != nil {
 		return nil, err
 	}
@@ -30,6 +41,26 @@ func Embed(ids, wte, pe *G.Node, seqLen int, learned bool) (*G.Node, error) {
 type embed[F float] struct {
 	seqLen          int
 	withPE, learned bool
+	// at places token t at position at[t]; nil at t.
+	at []int
+}
+
+// position is the row of the position table added to the token at place t of its sequence.
+func (k *embed[F]) position(t int) int {
+	if k.at != nil {
+		return k.at[t]
+	}
+	return t
+}
+
+// checkPositions refuses positions outside a table of rows rows.
+func (k *embed[F]) checkPositions(rows int) error {
+	for t, p := range k.at {
+		if p < 0 || p >= rows {
+			return errors.Errorf("Embed: position %d of token %d is outside the position table of %d rows", p, t, rows)
+		}
+	}
+	return nil
 }
 
 func (*embed[F]) String() string { return "Embed" }
@@ -66,6 +97,9 @@ func (k *embed[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	var pe []F
 	if k.withPE {
 		pe = Values[F](in[2])
+		if err := k.checkPositions(in[2].Shape()[0]); err != nil {
+			return err
+		}
 	}
 	for r, id := range ids {
 		if id < 0 || id >= vocab {
@@ -74,7 +108,7 @@ func (k *embed[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 		row := y[r*d : (r+1)*d]
 		copy(row, wte[id*d:(id+1)*d])
 		if pe != nil {
-			t := r % k.seqLen
+			t := k.position(r % k.seqLen)
 			for i, v := range pe[t*d : (t+1)*d] {
 				row[i] += v
 			}
@@ -100,7 +134,7 @@ func (k *embed[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*te
 			dw[i] += v
 		}
 		if dpe != nil {
-			t := r % k.seqLen
+			t := k.position(r % k.seqLen)
 			dp := dpe[t*d : (t+1)*d]
 			for i, v := range row {
 				dp[i] += v
