@@ -33,6 +33,8 @@ var (
 	// passkeyFinetuned: RoPE with position interpolation or YaRN and the fine-tune they come with.
 	passkeyFinetuned = selector{Name: "fine-tuned PI or YaRN", Scheme: "rope", Scaling: is("linear", "yarn"), Finetune: set, Passkey: set, Map: unset}
 	passkeyALiBi     = withPasskey(plainALiBi)
+	// passkeySelfExtended: plain RoPE scored through Self-Extend's grouped distances.
+	passkeySelfExtended = withPasskey(mapped("RoPE through Self-Extend", "self_extend"))
 )
 
 // withPasskey selects the series s selects that were trained with passkeys.
@@ -56,6 +58,17 @@ var passkeyScalingExtends = claim{
 	rule:      fmt.Sprintf("for each RoPE run with a linear or YaRN scaling and a fine-tune, accuracy (mean over depths and seeds) ≥ %g at the fine-tuning length.", passkeyExtended),
 	check:     checkPasskeyExtends,
 	relevant:  hasPasskey,
+}
+
+// passkeySelfExtend is Self-Extend's own claim, passkeys retrieved past the training length with
+// no tuning. Its threshold is passkeyExtended's, set a priori for a scaled RoPE at the length it
+// extends to: "retrieves" past the training length asks most keys, not all.
+var passkeySelfExtend = claim{
+	id:        "passkey_self_extend",
+	statement: "Self-Extend retrieves the passkey at 4x on a RoPE model with no tuning, where plain RoPE does not (Jin et al. 2024)",
+	rule:      fmt.Sprintf("for each RoPE run through self_extend trained with passkeys, accuracy (mean over depths and seeds) ≥ %g at 4x, and plain RoPE's ≤ %g at 4x.", passkeyExtended, passkeyCollapsed),
+	check:     checkPasskeySelfExtend,
+	relevant:  func(rep *judging) bool { return hasPasskey(rep) && len(rep.selectAll(passkeySelfExtended)) > 0 },
 }
 
 var passkeyALiBiLocal = claim{
@@ -183,6 +196,38 @@ func checkPasskeyALiBi(rep *judging) (Verdict, string) {
 			if acc > passkeyCollapsed {
 				verdict = NotReproduced
 			}
+		}
+	}
+	return verdict, strings.Join(ev, "; ") + "."
+}
+
+func checkPasskeySelfExtend(rep *judging) (Verdict, string) {
+	ss := rep.selectAll(passkeySelfExtended)
+	plain := rep.selectAll(passkeyPlainRoPE)
+	if len(ss) == 0 || len(plain) == 0 {
+		return NotApplicable, "The comparison needs plain RoPE trained with passkeys and the same through self_extend."
+	}
+	verdict := Reproduced
+	var ev []string
+	judge := func(label string, ok func(float64) bool) bool {
+		acc, seeds, found := rep.passkeyAt(label, 4, 1)
+		if !found {
+			return false
+		}
+		ev = append(ev, fmt.Sprintf("%s at 4x: %s (%s)", label, measure.Percent(acc), strings.Join(seeds, ", ")))
+		if !ok(acc) {
+			verdict = NotReproduced
+		}
+		return true
+	}
+	for _, s := range ss {
+		if !judge(s.Label, func(a float64) bool { return a >= passkeyExtended }) {
+			return NotApplicable, fmt.Sprintf("%s has no passkey result at 4x.", s.Label)
+		}
+	}
+	for _, s := range plain {
+		if !judge(s.Label, func(a float64) bool { return a <= passkeyCollapsed }) {
+			return NotApplicable, fmt.Sprintf("%s has no passkey result at 4x.", s.Label)
 		}
 	}
 	return verdict, strings.Join(ev, "; ") + "."

@@ -44,7 +44,7 @@ func init() {
 		t5Extrapolates, kerpleMatchesALiBi, fireMatchesALiBiKERPLE, lognHelps, lognTrainHelps,
 		mixExtrapolates, ropeRelative,
 		reropeFlat, lmInfiniteFlat, streamingNeedsSinks, pRoPEBetter,
-		passkeyRoPE, passkeyScalingExtends, passkeyALiBiLocal,
+		passkeyRoPE, passkeyScalingExtends, passkeyALiBiLocal, passkeySelfExtend,
 		tasksSolvable, tasksRoPECopyFails, tasksFlipFlopDegrades, tasksNeedleRoPE, tasksCountingFails, tasksNoPERanking,
 	} {
 		register(c)

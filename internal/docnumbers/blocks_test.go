@@ -48,6 +48,7 @@ var short = map[string]string{
 	"passkey_rope":              "plain RoPE retrieves at 1x and collapses past it",
 	"passkey_scaling_extends":   "PI and YaRN, each with its fine-tune, retrieve at the length they extend to",
 	"passkey_alibi_local":       "ALiBi's flat perplexity does not come with retrieval at 8x to 16x",
+	"passkey_self_extend":       "Self-Extend retrieves at 4x where plain RoPE does not",
 	"tasks_solvable":            "every task is learned at its training sizes",
 	"tasks_rope_copy_fails":     "plain RoPE copies at its training sizes and not at twice them",
 	"tasks_flipflop_degrades":   "RoPE learns flip-flop and loses it past its training sizes",
