@@ -287,6 +287,9 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n i
 			return p, err
 		}
 		a.config.LogForget = a.gate != nil
+		if sb, ok := position.StickBreakingOf(in.Scheme); ok {
+			a.config.StickBreaking, a.config.AttendCurrent = true, sb.AttendCurrent
+		}
 		a.config.Window = position.WindowOf(in.Scheme)
 		if dm := position.DistanceMapOf(s); dm != nil && !opt.Train {
 			if opt.StockOps {

@@ -37,6 +37,9 @@ func schemes(t *testing.T, c Config, trainLen int) map[string]position.Scheme {
 	configs["mix"] = position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{"xpos", map[string]any{"scheme": "kerple"}}}}
 	// Forget gates in one layer only, with weights of their own (hL.fox.wf, one layer's).
 	configs["mix-fox"] = position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{"rope", "fox"}}}
+	// Stick-breaking in one layer, the softmax in the other; and attending to the current token.
+	configs["mix-stickbreaking"] = position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{"rope", "stickbreaking"}}}
+	configs["stickbreaking-current"] = position.Config{Scheme: "stickbreaking", Params: map[string]any{"attend_current": true}}
 	out := map[string]position.Scheme{}
 	for name, pc := range configs {
 		s, err := position.New(position.Spec{DModel: c.DModel, Heads: c.Heads, Layers: c.Layers, TrainLen: trainLen, Config: pc})
@@ -71,6 +74,7 @@ func variants(t *testing.T) map[string]variant {
 	out["alibi+logn_train"] = variant{lognTrain, out["alibi"].scheme}
 	out["kerple+ssmax"] = variant{ssmax, out["kerple"].scheme}
 	out["nope+ssmax"] = variant{ssmax, out["nope"].scheme}
+	out["stickbreaking+ssmax"] = variant{ssmax, out["stickbreaking"].scheme}
 	return out
 }
 
@@ -361,7 +365,7 @@ func TestNotApplicablePastLearnedTable(t *testing.T) {
 // validate: loss and gradients must agree to float32 precision.
 func TestFloat32MatchesFloat64(t *testing.T) {
 	const n = 13
-	for _, scheme := range []string{"rope", "alibi", "learned", "fox"} {
+	for _, scheme := range []string{"rope", "alibi", "learned", "fox", "stickbreaking"} {
 		t.Run(scheme, func(t *testing.T) {
 			// Odd sizes leave remainders for the vector loops (an odd width where RoPE allows).
 			c := Config{DModel: 21, Layers: 2, Heads: 3, Vocab: 37}

@@ -134,6 +134,15 @@ func ForgetGateOf(s Scheme) (ForgetGate, bool) {
 	return ForgetGate{}, false
 }
 
+// StickBreakingOf returns how s normalises attention by stick-breaking (StickBreaker), and
+// whether it does; a scheme without it keeps the softmax.
+func StickBreakingOf(s Scheme) (StickBreaking, bool) {
+	if b, ok := unwrap(s).(StickBreaker); ok {
+		return b.StickBreaking(), true
+	}
+	return StickBreaking{}, false
+}
+
 // WeightsOf returns the weights s declares, nil for a scheme without weights.
 func WeightsOf(s Scheme) []Weight {
 	if l, ok := unwrap(s).(Learner); ok {
@@ -289,7 +298,8 @@ func MapMasks(m DistanceMap) bool {
 // move, and a bias of the query's position too (FIRE) is not a function of one distance a map
 // could give: neither takes any. A forget gate (FoX) sums the gates between the key and the
 // query at their true positions, whichever keys a map leaves: like NoPE, it takes every map and
-// is changed only by one that masks.
+// is changed only by one that masks. Stick-breaking takes none: a masked key would have to be
+// left out of the product too, which the attention op does not do.
 func MapAppliesTo(m DistanceMap, s Scheme) error {
 	layers := []Scheme{s}
 	if mix, ok := unwrap(s).(*Mix); ok {
@@ -317,6 +327,9 @@ func MapAppliesTo(m DistanceMap, s Scheme) error {
 // mapActsOn says whether m changes what the scheme s of one layer computes, or why s cannot take
 // it.
 func mapActsOn(m DistanceMap, s Scheme) (bool, error) {
+	if _, ok := StickBreakingOf(s); ok {
+		return false, fmt.Errorf("the %s scheme breaks each query's stick over the keys at their true order, and attention does not remap or mask it: it takes no distance map", s.Name())
+	}
 	table, err := TableForm(s)
 	if err != nil {
 		return false, err

@@ -60,6 +60,9 @@ func TestAdapterFallsBack(t *testing.T) {
 	if g, ok := ForgetGateOf(s); ok || g != (ForgetGate{}) {
 		t.Errorf("ForgetGateOf: %+v, %v; want none", g, ok)
 	}
+	if b, ok := StickBreakingOf(s); ok || b != (StickBreaking{}) {
+		t.Errorf("StickBreakingOf: %+v, %v; want none", b, ok)
+	}
 	TableGrad(s, nil, 8, nil, nil) // nothing to reach, and no panic
 	BiasGrad(s, nil, 0, 8, nil, nil)
 	if err := Check(s, 8); err != nil {
@@ -150,5 +153,37 @@ func TestAdapterForgetGate(t *testing.T) {
 		if f, _ := BiasForm(in.Scheme); f != Absent {
 			t.Errorf("%s: the gate's bias is not a position bias, but BiasForm says %v", doc, f)
 		}
+	}
+}
+
+// Stick-breaking is found through the adapter, with its attend_current, in a scheme of the whole
+// model, with a window, and in a mix's slot only; it has no weights, bias, rotation or table.
+func TestAdapterStickBreaking(t *testing.T) {
+	for doc, want := range map[string]StickBreaking{
+		"{scheme: stickbreaking}":                       {},
+		"{scheme: stickbreaking, attend_current: true}": {AttendCurrent: true},
+		"{scheme: stickbreaking, window: 4}":            {},
+		"{layers: [rope, stickbreaking]}":               {},
+	} {
+		s, err := New(Spec{DModel: 8, Heads: 2, Layers: 2, TrainLen: 16, Config: fromYAML(t, doc)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := InLayer(s, 1).Scheme
+		if b, ok := StickBreakingOf(in); !ok || b != want {
+			t.Errorf("%s: StickBreakingOf %+v, %v; want %+v", doc, b, ok, want)
+		}
+		if _, ok := StickBreakingOf(InLayer(s, 0).Scheme); ok != !IsPerLayer(s) {
+			t.Errorf("%s: layer 0 breaks sticks: %v", doc, ok)
+		}
+		tf, _ := TableForm(in)
+		bf, _ := BiasForm(in)
+		rot, _ := RotationAt(in, 16)
+		if WeightsOf(in) != nil || tf != Absent || bf != Absent || rot != nil {
+			t.Errorf("%s: weights %v, table %v, bias %v, rotation %v; want none", doc, WeightsOf(in), tf, bf, rot)
+		}
+	}
+	if _, err := New(Spec{DModel: 8, Heads: 2, Layers: 2, TrainLen: 16, Config: fromYAML(t, "{scheme: stickbreaking, attend: true}")}); err == nil {
+		t.Error("an unknown field: no error")
 	}
 }

@@ -2,7 +2,8 @@
 // of them by name. A scheme acts at up to three places: it may add a vector to each input
 // embedding (learned, sinusoidal), rotate the queries and keys inside attention (RoPE), or add a
 // bias to the attention scores (ALiBi, T5, KERPLE, FIRE), which may come from the content
-// (FoX's forget gates). It implements one optional interface
+// (FoX's forget gates); or it may replace the softmax that normalises the scores (stick-breaking
+// attention). It implements one optional interface
 // per place it acts, as a database/sql driver does, and may own trainable weights. A new scheme
 // is one file, in this package or any other, that registers a constructor in its init function:
 //
@@ -21,7 +22,8 @@ import (
 
 // Scheme gives a causal transformer its sense of position. It acts through the optional
 // interfaces it implements: Embedder, Rotator and Biaser with fixed numbers, LearnedEmbedder and
-// LearnedBiaser with weights of its own, ForgetGater with weights read with the content. A scheme that implements none gives no position
+// LearnedBiaser with weights of its own, ForgetGater with weights read with the content,
+// StickBreaker in place of the softmax. A scheme that implements none gives no position
 // information beyond the causal mask (NoPE).
 //
 // A scheme that cannot handle n positions returns an error wrapping ErrNotApplicable from the
@@ -113,6 +115,21 @@ type ForgetGater interface {
 // (layers, d_model, heads), maps a layer's normalised input to each head's gate logit, and
 // Bias, (layers, heads), is added to it, layers being the scheme's (1 for a slot of a mix).
 type ForgetGate struct{ Weight, Bias int }
+
+// A StickBreaker normalises attention by stick-breaking in place of the softmax (Tan et al.,
+// ICLR 2025): query i gives key j the weight β_ij·Π_{j<k<i}(1−β_ik), β = σ of the score, so
+// that the nearest keys claim their share of the stick first and the weights of a row sum to at
+// most 1, the rest left unattended. It is no position at all, and needs none: the order of the
+// keys is in the product. The attention op computes it inside its kernel, in training and in
+// evaluation alike; the scheme only says that it applies and how.
+type StickBreaker interface {
+	StickBreaking() StickBreaking
+}
+
+// StickBreaking is how a StickBreaker normalises: with AttendCurrent, query i's stick runs over
+// keys j ≤ i, the product over j < k ≤ i; without it, over the keys before it only, and the
+// first query attends to nothing.
+type StickBreaking struct{ AttendCurrent bool }
 
 // ErrNotApplicable says that a scheme cannot, by design, handle a sequence length.
 var ErrNotApplicable = errors.New("not applicable")

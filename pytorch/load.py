@@ -319,6 +319,26 @@ def fox(st, w, layer, n, scaling):
     return {"forget": (w["fox.wf"][layer].double(), w["fox.bf"][layer].double())}
 
 
+def stickbreaking(st, w, layer, n, scaling):
+    """Stick-breaking attention (Tan et al. 2025): no positions; the softmax is replaced by
+    A_ij = σ(z_ij)·Π_{j<k<i}(1−σ(z_ik)) (j < k ≤ i and j ≤ i with attend_current), which
+    Model.attention computes as the reference's naive sb_ref.stickbreaking does. The piece is
+    attend_current."""
+    return {"stick": bool(st["attend_current"])}
+
+
+def stick_breaking(s, attend_current):
+    """The stick-breaking weights of scores s (B, heads, n, n), as sb_ref.stickbreaking of
+    shawntan/stickbreaking-attention computes them: log σ(z) where a query attends, log σ(−z)
+    = log(1−σ(z)) summed over the keys between (an einsum with tril(−1)), then exp."""
+    n = s.shape[-1]
+    unseen = torch.ones(n, n, dtype=torch.bool).triu(1 if attend_current else 0)
+    log_z = F.logsigmoid(s).masked_fill(unseen, float("-inf"))
+    log_beta = F.logsigmoid(-s).masked_fill(unseen, 0)
+    between = torch.ones(n, n, dtype=s.dtype).tril(-1)
+    return (log_z + torch.einsum("bhij,jk->bhik", log_beta, between)).exp()
+
+
 def learned(st, w, layer, n, scaling):
     """A learned table wpe (GPT-2's): row t added to the embedding at position t."""
     if n > st["max_len"]:
@@ -342,7 +362,8 @@ def nope(st, w, layer, n, scaling):
 
 
 SCHEMES = {"nope": nope, "learned": learned, "sinusoidal": sinusoidal, "rope": rope, "xpos": xpos,
-           "alibi": alibi, "t5": t5, "kerple": kerple, "fire": fire, "fox": fox}
+           "alibi": alibi, "t5": t5, "kerple": kerple, "fire": fire, "fox": fox,
+           "stickbreaking": stickbreaking}
 ROTATING = {"rope", "xpos"}
 
 
@@ -398,7 +419,8 @@ class Model:
 
     def positions(self, n, scaling=None):
         """What the scheme adds at n positions: the table, and each layer's rotation, bias
-        (heads, n, n), temperature (heads, n) and forget gate's weights (W, b)."""
+        (heads, n, n), temperature (heads, n), forget gate's weights (W, b) and stick-breaking
+        (its attend_current, None for the softmax)."""
         if scaling is not None and not any(s["scheme"] in ROTATING for s in self.slots):
             raise ValueError(f"scaling {scaling['type']}: the {self.config['position']['scheme']} scheme has no rotation to scale")
         table, per_layer = None, []
@@ -408,15 +430,16 @@ class Model:
             piece = SCHEMES[slot["scheme"]](slot["settings"], w, index, n, sc)
             table = piece.get("table", table)
             per_layer.append((piece.get("rotation"), piece.get("bias"),
-                              temperature(self.config["attention"], self.w, layer, self.heads, n), piece.get("forget")))
+                              temperature(self.config["attention"], self.w, layer, self.heads, n), piece.get("forget"),
+                              piece.get("stick")))
         cast = lambda x: None if x is None else x.to(self.dtype)
         out = []
-        for rot, bias, temp, forget in per_layer:
+        for rot, bias, temp, forget, stick in per_layer:
             if rot is not None:
                 rot = Rotation(cast(rot.cos), cast(rot.sin), rot.interleaved, cast(rot.key_cos), cast(rot.key_sin))
             if forget is not None:
                 forget = tuple(cast(x) for x in forget)
-            out.append((rot, cast(bias), cast(temp), forget))
+            out.append((rot, cast(bias), cast(temp), forget, stick))
         return cast(table), out
 
     def layer_norm(self, x, name):
@@ -425,7 +448,7 @@ class Model:
     def linear(self, x, w, b):
         return x @ self.w[w] + self.w[b]
 
-    def attention(self, x, p, rotation, bias, temp, forget):
+    def attention(self, x, p, rotation, bias, temp, forget, stick):
         B, n, _ = x.shape
         split = lambda y: y.view(B, n, self.heads, self.head_dim).transpose(1, 2)
         q, k, v = (split(self.linear(x, p + "w" + c, p + "b" + c)) for c in "qkv")
@@ -440,9 +463,12 @@ class Model:
             wf, bf = forget
             c = torch.cumsum(F.logsigmoid(x @ wf + bf), 1).transpose(1, 2)  # (B, heads, n)
             s = s + (c[..., :, None] - c[..., None, :])
-        future = torch.ones(n, n, dtype=torch.bool).triu(1)
-        s = s.masked_fill(future, float("-inf"))
-        o = (torch.softmax(s, -1) @ v).transpose(1, 2).reshape(B, n, self.d)
+        if stick is not None:
+            a = stick_breaking(s, stick)
+        else:
+            future = torch.ones(n, n, dtype=torch.bool).triu(1)
+            a = torch.softmax(s.masked_fill(future, float("-inf")), -1)
+        o = (a @ v).transpose(1, 2).reshape(B, n, self.d)
         return self.linear(o, p + "wo", p + "bo")
 
     def logits(self, ids, positions=None):
@@ -452,9 +478,9 @@ class Model:
         x = self.w["wte"][ids]
         if table is not None:
             x = x + table
-        for layer, (rotation, bias, temp, forget) in enumerate(layers):
+        for layer, (rotation, bias, temp, forget, stick) in enumerate(layers):
             p = f"h{layer}."
-            x = x + self.attention(self.layer_norm(x, p + "ln1"), p, rotation, bias, temp, forget)
+            x = x + self.attention(self.layer_norm(x, p + "ln1"), p, rotation, bias, temp, forget, stick)
             h = F.gelu(self.linear(self.layer_norm(x, p + "ln2"), p + "w1", p + "b1"), approximate="tanh")
             x = x + self.linear(h, p + "w2", p + "b2")
         return self.linear(self.layer_norm(x, "lnf"), "whead", "bhead")

@@ -79,6 +79,11 @@ type AttentionConfig struct {
 	// in training and in evaluation alike, so memory stays linear in seqLen; the input is always
 	// differentiable.
 	LogForget bool
+	// StickBreaking normalises each query's scores by stick-breaking in place of the softmax
+	// (attention_stick.go): its weights sum to at most 1, the rest of the stick left
+	// unattended. AttendCurrent lets query i attend to key i too; without it query i attends to
+	// the keys before it only, and query 0 to none.
+	StickBreaking, AttendCurrent bool
 	// PositionIDs, when set, places token t of every sequence of the batch at position
 	// PositionIDs[t] instead of t, for positions drawn in training (attention_ids.go): the
 	// rotation and the bias then cover PositionRange positions, and the op looks them up at the
@@ -202,6 +207,8 @@ type attention[F float] struct {
 	// (sequence, head, query).
 	raw       []F
 	scaleGrad []float64
+	// sig keeps, for stick-breaking in training, the σ of each score, laid out as p.
+	sig []F
 }
 
 type attnScratch[F float] struct {
@@ -211,6 +218,8 @@ type attnScratch[F float] struct {
 	// For the forget gates: the running sum c of the task's log f, and in training the column
 	// sums of the scores' gradient.
 	cum, col []float64
+	// For stick-breaking: a row's log(1−β) of each score.
+	sp []F
 	// For the tiled evaluation: each row's running maximum, sum of exponentials, sum of
 	// exponentials times the score less the maximum (for the entropy), and sum over far keys.
 	max, sum, ent, far []float64
@@ -277,6 +286,9 @@ func (k *attention[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 	if err := c.checkMasking(); err != nil {
 		return nil, err
 	}
+	if err := c.checkStick(); err != nil {
+		return nil, err
+	}
 	bi, si, fi := c.extra()
 	if len(in) != len(k.diffWRT()) {
 		return nil, errors.Errorf("Attention: %d inputs, want %d", len(in), len(k.diffWRT()))
@@ -318,6 +330,9 @@ func (k *attention[F]) setup(d int) {
 		if c.LearnQueryScale {
 			k.raw, k.scaleGrad = make([]F, n*t), make([]float64, n)
 		}
+		if c.StickBreaking {
+			k.sig = make([]F, n*t)
+		}
 	}
 	k.scratch = make([]attnScratch[F], workers())
 	for w := range k.scratch {
@@ -332,7 +347,7 @@ func (k *attention[F]) setup(d int) {
 				s.col = make([]float64, t)
 			}
 		}
-		if !k.train && c.masked() {
+		if !k.train && c.masked() && !c.StickBreaking {
 			k.setupMasked(s, hd)
 			continue
 		}
@@ -385,6 +400,8 @@ func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 		return errors.New("Attention: a remap is for evaluation only: the op cannot be differentiated with one")
 	case k.train:
 		k.forwardKept(o, q, kk, v, bias, qscale, logf, d)
+	case c.StickBreaking:
+		k.forwardStick(o, q, kk, v, bias, qscale, logf, d)
 	case c.masked():
 		if err := k.forwardMasked(o, q, kk, v, bias, qscale, logf, d); err != nil {
 			return err
@@ -419,7 +436,11 @@ func (k *attention[F]) forwardKept(o, q, kk, v, bias, qscale, logf []F, d int) {
 			k.cumulate(s, logf, b, h)
 			// Scores, then a softmax over each row's keys up to the diagonal.
 			gemmTri(asm.LowerC, false, true, t, t, hd, F(scale), qt, hd, kt, hd, 0, pt, t)
-			k.softmaxRows(pt, t, task, h, 0, t, bias, qscale, s, k.raw != nil)
+			if c.StickBreaking {
+				k.stickRows(pt, t, task, h, 0, t, bias, qscale, s, k.sig[task*t*t:(task+1)*t*t], k.raw != nil)
+			} else {
+				k.softmaxRows(pt, t, task, h, 0, t, bias, qscale, s, k.raw != nil)
+			}
 			gemmTri(asm.LowerA, false, false, t, hd, t, 1, pt, t, vt, hd, 0, s.o, hd)
 			scatter(o, s.o, b, h, t, d, hd)
 		}
@@ -577,7 +598,11 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 			ds := s.s
 			gemmTri(asm.LowerC, false, true, t, t, hd, 1, do, hd, vt, hd, 0, ds, t) // dp = do·vᵀ
 			clear(s.col)
-			k.softmaxBackward(task, h, pt, ds, qscale, scale, s.col)
+			if c.StickBreaking {
+				k.stickBackward(task, h, pt, ds, k.sig[task*t*t:(task+1)*t*t], qscale, scale)
+			} else {
+				k.softmaxBackward(task, h, pt, ds, qscale, scale, s.col)
+			}
 			if dlogf != nil {
 				k.forgetGrad(dlogf, s.col, b, h)
 			}

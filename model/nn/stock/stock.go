@@ -176,30 +176,74 @@ func AttentionWith(q, k, v *G.Node, x nn.AttentionInputs, cfg nn.AttentionConfig
 		full := G.Must(G.Mul(qscale, table(g, dt, spread, t, t*t)))
 		scores = G.Must(G.HadamardProd(scores, tiled(full, cfg)))
 	}
-	mask := make([]float64, b*h*t*t)
-	for bh := 0; bh < b*h; bh++ {
-		for i := 0; i < t; i++ {
-			for j := 0; j < t; j++ {
-				m := -1e9
-				if j <= i && (cfg.Window == 0 || i-j < cfg.Window) {
-					m = 0
-				}
-				mask[(bh*t+i)*t+j] = m
-			}
-		}
+	if !cfg.StickBreaking {
+		scores = G.Must(G.Add(scores, table(g, dt, causalMask(cfg, -1e9, 0), b*h, t, t)))
 	}
-	scores = G.Must(G.Add(scores, table(g, dt, mask, b*h, t, t)))
 	if bias != nil {
 		scores = G.Must(G.Add(scores, biasScores(bias, cfg)))
 	}
 	if x.LogForget != nil {
 		scores = G.Must(G.Add(scores, forgetScores(x.LogForget, cfg)))
 	}
-	p := G.Must(G.SoftMax(scores, 2))
+	var p *G.Node
+	if cfg.StickBreaking {
+		p = stickBreaking(scores, cfg)
+	} else {
+		p = G.Must(G.SoftMax(scores, 2))
+	}
 	o := G.Must(G.BatchedMatMul(p, vh))
 	o = G.Must(G.Reshape(o, tensor.Shape{b, h, t, hd}))
 	o = G.Must(G.Transpose(o, 0, 2, 1, 3))
 	return G.Reshape(o, tensor.Shape{b * t, d})
+}
+
+// causalMask is (b·h, t, t) with in at the keys each query sees (the earlier keys in its window,
+// itself too unless it is stick-breaking without AttendCurrent) and out elsewhere.
+func causalMask(cfg nn.AttentionConfig, out, in float64) []float64 {
+	b, t, h := cfg.Batch, cfg.SeqLen, cfg.Heads
+	last := 0 // the last key query i sees is i − last
+	if cfg.StickBreaking && !cfg.AttendCurrent {
+		last = 1
+	}
+	mask := make([]float64, b*h*t*t)
+	for bh := 0; bh < b*h; bh++ {
+		for i := 0; i < t; i++ {
+			for j := 0; j < t; j++ {
+				m := out
+				if j <= i-last && (cfg.Window == 0 || i-j < cfg.Window) {
+					m = in
+				}
+				mask[(bh*t+i)*t+j] = m
+			}
+		}
+	}
+	return mask
+}
+
+// stickBreaking is stick-breaking attention's weights of the scores z, (b·h, t, t), as the
+// reference's naive sb_ref.stickbreaking computes them: log σ(z) masked to the keys each query
+// sees (−1e9 elsewhere), log(1−σ(z)) = log σ(−z) zeroed outside them, and the latter summed over
+// the keys between key j and the query by a product with the constant (t, t) matrix C, C[k][j] = 1
+// for j < k (sb_ref's einsum with cum_weight = tril(−1)); then A = exp of the sum. The
+// log-sigmoids are −log(1 + e^∓z), exact for the moderate scores of the tests.
+func stickBreaking(z *G.Node, cfg nn.AttentionConfig) *G.Node {
+	g, dt := z.Graph(), z.Dtype()
+	b, t, h := cfg.Batch, cfg.SeqLen, cfg.Heads
+	logSigmoid := func(x *G.Node) *G.Node {
+		return G.Must(G.Neg(G.Must(G.Log1p(G.Must(G.Exp(G.Must(G.Neg(x))))))))
+	}
+	keep := table(g, dt, causalMask(cfg, 0, 1), b*h, t, t)
+	logz := G.Must(G.Add(logSigmoid(z), table(g, dt, causalMask(cfg, -1e9, 0), b*h, t, t)))
+	logBeta := G.Must(G.HadamardProd(logSigmoid(G.Must(G.Neg(z))), keep))
+	c := make([]float64, t*t)
+	for k := 0; k < t; k++ {
+		for j := 0; j < k; j++ {
+			c[k*t+j] = 1
+		}
+	}
+	rows := G.Must(G.Reshape(logBeta, tensor.Shape{b * h * t, t}))
+	cum := G.Must(G.Reshape(G.Must(G.Mul(rows, table(g, dt, c, t, t))), tensor.Shape{b * h, t, t}))
+	return G.Must(G.Exp(G.Must(G.Add(logz, cum))))
 }
 
 // biasScores expands a bias to the scores' shape (b·h, t, t) with products of constant matrices:
