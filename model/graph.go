@@ -18,8 +18,9 @@ type Graph struct {
 	// IDs and Targets are the graph's inputs, written in place before each run.
 	IDs, Targets []int
 	// Positions, in a graph built with Options.PositionRange, places token t of every sequence
-	// at position Positions[t]: an input too, written in place before a run (0..Len−1 until
-	// then), increasing strictly and below the range. Nil in a graph without.
+	// at position Positions[t], or in an evaluation graph token t of sequence b at
+	// Positions[b·Len+t]: an input too, written in place before a run (0..Len−1 until then),
+	// increasing strictly along a sequence and below the range. Nil in a graph without.
 	Positions []int
 
 	g      *G.ExprGraph
@@ -43,8 +44,8 @@ type Options struct {
 	// AttentionStats collects each layer's attention entropy and mass on keys farther back than
 	// the training length, by head and query position (Graph.Stats); fused ops only.
 	AttentionStats bool
-	// PositionRange, when positive, builds a training graph whose tokens sit at positions drawn
-	// from [0, PositionRange) (Graph.Positions, positionids.go); 0 places token t at t.
+	// PositionRange, when positive, builds a graph whose tokens sit at positions drawn from
+	// [0, PositionRange) (Graph.Positions, positionids.go); 0 places token t at t.
 	PositionRange int
 }
 
@@ -269,7 +270,7 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n i
 			return p, err
 		case form == position.Fixed && shared != nil && !position.IsPerLayer(s):
 			a.bias = shared
-		case form == position.FromWeights && !opt.Train && !opt.StockOps && BiasByRow(in.Scheme, m.Config.Heads, n):
+		case form == position.FromWeights && !opt.Train && !opt.StockOps && BiasByRow(in.Scheme, m.Config.Heads, r):
 			// A long evaluation computes this bias a query at a time, inside attention.
 			a.config.Bias, a.config.BiasRow = nn.ByRow, position.BiasRows(in.Scheme, m.SchemeWeights(in.Owner), in.Layer)
 		case form != position.Absent:
@@ -292,6 +293,9 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n i
 		}
 		a.config.Window = position.WindowOf(in.Scheme)
 		if dm := position.DistanceMapOf(s); dm != nil && !opt.Train {
+			if at != nil {
+				return p, errMapAtIDs(dm)
+			}
 			if opt.StockOps {
 				return p, fmt.Errorf("model: the %s distance map is applied by the fused attention op, not the stock ops", dm.Name())
 			}

@@ -168,9 +168,9 @@ func TestIDsShiftedKeepDistances(t *testing.T) {
 	}
 }
 
-// TestGraphRefusesIDs checks the graphs that take no ids: evaluation's, the stock ops', a range
-// shorter than the sequence, and a learned table shorter than the range (not applicable, as a
-// length past it is).
+// TestGraphRefusesIDs checks the graphs that take no ids: the stock ops', a range shorter than
+// the sequence, and a learned table shorter than the range (not applicable, as a length past it
+// is). Evaluation graphs take ids (evalids_test.go).
 func TestGraphRefusesIDs(t *testing.T) {
 	v := variants(t)["rope"]
 	m, err := New(v.config, v.scheme, tensor.Float32, 1)
@@ -178,9 +178,8 @@ func TestGraphRefusesIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, o := range map[string]Options{
-		"evaluation": {PositionRange: 8},
-		"stock ops":  {PositionRange: 8, Train: true, StockOps: true},
-		"short":      {PositionRange: tinyLen - 1, Train: true},
+		"stock ops": {PositionRange: 8, Train: true, StockOps: true},
+		"short":     {PositionRange: tinyLen - 1, Train: true},
 	} {
 		if _, err := m.Graph(v.scheme, 1, tinyLen, o); err == nil {
 			t.Errorf("%s: built a graph with position ids", name)

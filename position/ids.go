@@ -14,8 +14,10 @@ import (
 // every sequence of the batch: a sorted random subset of a longer range (randomized positions),
 // or contiguous chunks with skips between them (PoSE). Either way every scheme takes them, since
 // the model computes what the scheme adds over the whole range and looks it up at the ids
-// (model.Options.PositionRange). Evaluation sees 0, 1, …, n−1, as before. A new kind is one file
-// that registers an IDsType in its init function:
+// (model.Options.PositionRange). Evaluation sees 0, 1, …, n−1, as before, unless the kind draws
+// ids at evaluation too (IDsType.AtEvaluation), as randomized positions do: then each window
+// is seen at a draw of its own (DrawWindow). A new kind is one file that registers an IDsType in
+// its init function:
 //
 //	func init() { position.RegisterIDs("mine", position.IDsType{...}) }
 //
@@ -67,6 +69,11 @@ type IDsType struct {
 	Range func(params any, n int) (int, error)
 	// Draw writes len(dst) ids into dst, increasing strictly and below the range, drawn from g.
 	Draw func(params any, g *rng.SplitMix64, dst []int)
+	// AtEvaluation says that evaluation places each window's tokens at ids drawn as training
+	// draws a batch's, len(dst) of them for a window of any length up to the range, rather than
+	// at 0..n−1: what the kind's reference code does when it evaluates. A model trained at such
+	// ids has never seen its positions contiguous.
+	AtEvaluation bool
 }
 
 var idsTypes = registry[IDsType]{kind: "position ids type"}
@@ -128,6 +135,32 @@ func (ids *IDs) Draw(g *rng.SplitMix64, dst []int) {
 		panic(fmt.Sprintf("position: %d ids drawn for windows of %d", len(dst), ids.n))
 	}
 	ids.t.Draw(ids.params, g, dst)
+}
+
+// AtEvaluation reports whether evaluation draws the ids of each window as training draws them
+// (IDsType.AtEvaluation); false for nil, which is 0..n−1 throughout.
+func (ids *IDs) AtEvaluation() bool { return ids != nil && ids.t.AtEvaluation }
+
+// DrawWindow writes the ids of an evaluation window of len(dst) tokens into dst, drawn from g,
+// for a kind drawn at evaluation. It panics for a window longer than the range, which has not
+// enough positions (WindowApplicable says so first), or for a kind that is not drawn at
+// evaluation.
+func (ids *IDs) DrawWindow(g *rng.SplitMix64, dst []int) {
+	if !ids.t.AtEvaluation || len(dst) > ids.Range {
+		panic(fmt.Sprintf("position: %d ids drawn for an evaluation window by the %s kind, of range %d", len(dst), ids.Type, ids.Range))
+	}
+	ids.t.Draw(ids.params, g, dst)
+}
+
+// WindowApplicable says why an evaluation window of n tokens cannot be drawn at ids, wrapping
+// ErrNotApplicable, as a learned table says why a length past it cannot be scored: its range
+// has fewer than n positions. nil when it can.
+func (ids *IDs) WindowApplicable(n int) error {
+	if n <= ids.Range {
+		return nil
+	}
+	return fmt.Errorf("%s positions: a window of %d tokens, but evaluation draws its positions from the %d of %s, as training did: %w",
+		ids.Type, n, ids.Range, ids.RangeField, ErrNotApplicable)
 }
 
 // randint is Python's random.randint(lo, hi), both ends included, from g: the reference codes

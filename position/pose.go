@@ -21,7 +21,9 @@ import (
 // takes each chunk's text from further on in the document (its v_i); here the window's text
 // stays contiguous, since only the ids change: the paper finds the choice of v_i matters
 // little (its Table 4). The paper also fine-tunes with a RoPE scaling; here a scaling stays the
-// evaluation's (position.scaling), as the protocol has it.
+// evaluation's (position.scaling), as the protocol has it. Evaluation places token t at t, as
+// the reference's test_preprocess_function does (position_ids = arange): its chunks are
+// contiguous, so the model has seen contiguous positions, and no AtEvaluation.
 type poseParams struct {
 	ScaledMax int `yaml:"scaled_max_position_embeddings"`
 	Chunks    int `yaml:"chunks"`

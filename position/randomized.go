@@ -12,8 +12,11 @@ import (
 // arange(noise_max_length) without replacement, then jnp.sort). noise_max_length has no default
 // there (NoisyRotaryParams and the others require it; the example sets 2048 for training lengths
 // up to 40): a config gives it, as the longest length the model is meant to reach. The reference
-// also draws ids at test time; evaluation here keeps 0..n−1, as PoSE's reimplementation of
-// randomized positions for language models does (test_preprocess_function in dwzhu-pku/PoSE).
+// draws ids at test time too, and so does evaluation here (AtEvaluation): its models'
+// randomized encodings (NOISY_ROTARY, NOISY_SIN_COS and the others in models/transformer.py)
+// draw with no switch for evaluation, and range_evaluation.py hands the model a key at test
+// time ("we also randomize at test time", the repository's issue #1): a model that has seen
+// only sparse sorted draws has never seen its positions contiguous.
 type randomizedParams struct {
 	NoiseMaxLength int `yaml:"noise_max_length"`
 }
@@ -33,6 +36,7 @@ func init() {
 		Draw: func(p any, g *rng.SplitMix64, dst []int) {
 			drawSubset(g, p.(*randomizedParams).NoiseMaxLength, dst)
 		},
+		AtEvaluation: true,
 	})
 }
 

@@ -1,7 +1,9 @@
 // Command eval evaluates one trained checkpoint under several RoPE scalings and distance maps at
 // every evaluation length, so that the effect of a scaling or a map is seen on the same weights,
 // apart from training noise. A checkpoint trained on tasks is scored on its tasks instead: exact
-// match at every test size, on the held-out examples its run was scored on.
+// match at every test size, on the held-out examples its run was scored on. A checkpoint trained
+// at randomized positions (train.positions type randomized) is scored, as in training, with each
+// window at its own sorted draw of positions from the range it trained on.
 //
 //	go run ./cmd/eval -checkpoint examples/checkpoints/rope_ntk.ckpt -scaling none,linear,ntk,dynamic_ntk,yarn
 //	go run ./cmd/eval -checkpoint examples/checkpoints/rope_ntk.ckpt -map none,rerope,leaky_rerope,self_extend:group=4,string
@@ -57,6 +59,7 @@ func parseFlags() *options {
 	o.fields = scalingflag.Register(flag.CommandLine)
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: eval -checkpoint FILE [-scaling none,linear,...] [-factor auto|N] [-map none,rerope,...] [-lengths 64,128,...] [-out DIR]\n\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "A checkpoint trained at randomized positions (train.positions type randomized) is scored as in\ntraining: each window at its own sorted draw of positions from the range it trained on, seeded by\nthe run's seed and the window; a length past the range is not applicable, and -map is refused.\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -115,12 +118,19 @@ func run() int {
 	if err != nil {
 		return fail(err)
 	}
+	at, err := positionsLine(t.Config, maps)
+	if err != nil {
+		return fail(err)
+	}
 	e, memory, err := o.evalSettings(t.Config)
 	if err != nil {
 		return fail(err)
 	}
 	if t.Config.Task != nil {
 		memory = fmt.Sprintf("scored in batches of up to %d tokens (eval.batch_tokens), at least one window each", e.BatchTokens)
+	}
+	if at != "" {
+		memory += "\n" + at
 	}
 	return o.evaluate(t, list, e, memory, dir)
 }

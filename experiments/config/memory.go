@@ -81,6 +81,13 @@ func (c Config) estimateMemory(trainScheme, evalScheme position.Scheme, ids *pos
 		e.Train = max(e.Train, train(max(1, c.Train.BatchSize*c.Train.SeqLen/f.SeqLen), f.SeqLen, f.SeqLen))
 	}
 	for _, n := range c.Eval.Lengths {
+		at := n // evaluation at ids drawn from a range makes the scheme's pieces over the range
+		if ids.AtEvaluation() {
+			if ids.WindowApplicable(n) != nil {
+				continue // not applicable: no graph is built
+			}
+			at = ids.Range
+		}
 		tok := int64(max(1, c.Eval.BatchTokens/n) * n)
 		// Each layer's attention keeps, per worker, one head's q, k, v and output and a tile
 		// of scores: linear in n.
@@ -89,7 +96,7 @@ func (c Config) estimateMemory(trainScheme, evalScheme position.Scheme, ids *pos
 			perWorker = nn.MaskedEvalScratch(n, c.Model.DModel/c.Model.Heads)
 		}
 		scratch := int64(par.Workers()) * int64(perWorker)
-		e.Eval = max(e.Eval, f32*(l*(tok*16*d+scratch)+3*tok*v)+positions(evalScheme, n, false))
+		e.Eval = max(e.Eval, f32*(l*(tok*16*d+scratch)+3*tok*v)+positions(evalScheme, at, false))
 	}
 	return e
 }

@@ -27,6 +27,8 @@ func TestPositionIDsConfigErrors(t *testing.T) {
 			"train.positions.noise_max_length: 256: the learned scheme cannot take positions up to 255: learned positions: 256 positions, but the table has 64 rows: not applicable"},
 		{[]string{"train.positions={type: pose, scaled_max_position_embeddings: 100000}", "position={scheme: xpos, scale_base: 64}"},
 			"train.positions.scaled_max_position_embeddings: 100000: the xpos scheme cannot take positions up to 99999: position.scale_base"},
+		{[]string{"train.positions={type: randomized, noise_max_length: 256}", "position.distance_map={type: rerope, window: 16}"},
+			"position.distance_map: rerope places tokens at 0..n−1, but evaluation of train.positions.type randomized draws each window's positions"},
 	} {
 		_, err := Load(filepath.Join("..", "..", "configs", "rope.yaml"), c.sets)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
@@ -43,6 +45,7 @@ func TestPositionIDsConfigErrors(t *testing.T) {
 		{"train.positions={type: pose, scaled_max_position_embeddings: 256}", "train.drope={fraction: 0.125}"},
 		{"train.positions={type: pose, scaled_max_position_embeddings: 256}", "position.scaling={type: yarn, factor: 4}", "train.finetune={seq_len: 256, steps: 10}"},
 		{"train.positions={type: randomized, noise_max_length: 256}", "attention.scale=ssmax"},
+		{"train.positions={type: pose, scaled_max_position_embeddings: 256}", "position.distance_map={type: rerope, window: 16}"},
 	} {
 		if _, err := Load(filepath.Join("..", "..", "configs", "rope.yaml"), sets); err != nil {
 			t.Errorf("%v: %v", sets, err)

@@ -63,10 +63,15 @@ func (ev *Evaluation) Measure(ctx context.Context) ([]Recorder, error) {
 // Pass runs the protocol's forward pass with scheme over the evaluation windows of every
 // evaluation length, and shows it to the observers. A length the scheme cannot handle by
 // design is not applicable, with the reason; a length whose loss is not finite has no numbers,
-// NonFinite, with the reason.
+// NonFinite, with the reason. A run trained at ids drawn at evaluation too sees each window at
+// a draw of its own (WindowIDs).
 func (ev *Evaluation) Pass(ctx context.Context, scheme position.Scheme, obs ...PassObserver) error {
 	e := ev.Config.Eval
 	set, err := data.NewEvalSet(ev.Corpus.Valid, e.Tokens)
+	if err != nil {
+		return err
+	}
+	ids, err := ev.WindowIDs()
 	if err != nil {
 		return err
 	}
@@ -100,7 +105,7 @@ func (ev *Evaluation) Pass(ctx context.Context, scheme position.Scheme, obs ...P
 				seen = append(seen, lo)
 			}
 		}
-		pl, err := passLength(ctx, ev.Model, scheme, set, n, plans[i], e.BatchTokens, opts, p, seen)
+		pl, err := passLength(ctx, ev.Model, scheme, ids, set, n, plans[i], e.BatchTokens, opts, p, seen)
 		if err != nil {
 			return err
 		}
@@ -112,8 +117,8 @@ func (ev *Evaluation) Pass(ctx context.Context, scheme position.Scheme, obs ...P
 }
 
 // passLength scores the evaluation set in the windows ws of n tokens, each scoring its last
-// Score targets, and shows every batch to the observers.
-func passLength(ctx context.Context, m *model.Model, s position.Scheme, set *data.EvalSet, n int, ws []data.Window, batchTokens int, opts model.Options, p *progress.Bar, obs []LengthObserver) (PassLength, error) {
+// Score targets, at the window ids ids, and shows every batch to the observers.
+func passLength(ctx context.Context, m *model.Model, s position.Scheme, ids *WindowIDs, set *data.EvalSet, n int, ws []data.Window, batchTokens int, opts model.Options, p *progress.Bar, obs []LengthObserver) (PassLength, error) {
 	pl := PassLength{LengthResult: LengthResult{Length: n}}
 	whole := true // every window scores all its targets: non-overlapping windows
 	for _, w := range ws {
@@ -127,7 +132,7 @@ func passLength(ctx context.Context, m *model.Model, s position.Scheme, set *dat
 	if whole {
 		batch = EvalBatch(len(ws), batchTokens/n)
 	}
-	g, err := m.Graph(s, batch, n, opts)
+	g, err := ids.Graph(m, s, batch, n, opts)
 	if model.IsNotApplicable(err) {
 		pl.Reason = err.Error()
 		if p != nil {
@@ -139,7 +144,7 @@ func passLength(ctx context.Context, m *model.Model, s position.Scheme, set *dat
 		return pl, err
 	}
 	defer g.Close()
-	sc := windowScorer{g: g, set: set, n: n, batch: batch, whole: whole, p: p, obs: obs}
+	sc := windowScorer{g: g, ids: ids, set: set, n: n, batch: batch, whole: whole, p: p, obs: obs}
 	acc, total, err := sc.score(ctx, ws)
 	if err != nil {
 		return pl, err
@@ -161,6 +166,7 @@ func (a *positionAcc) add(t int, loss float64) {
 // windowScorer runs a length's graph over batches of its windows.
 type windowScorer struct {
 	g        *model.Graph
+	ids      *WindowIDs
 	set      *data.EvalSet
 	n, batch int  // the graph's window length and windows a batch
 	whole    bool // every window scores all its targets, and every batch is full
@@ -188,6 +194,9 @@ func (sc *windowScorer) score(ctx context.Context, ws []data.Window) (positionAc
 			fill[i] = ws[len(ws)-1]
 		}
 		sc.set.FillWindows(g.IDs, g.Targets, n, fill)
+		for b, w := range fill {
+			sc.ids.Draw(g, b, "text", n, w.Start)
+		}
 		loss, err := g.Run()
 		if err != nil {
 			return acc, 0, err

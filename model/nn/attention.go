@@ -88,6 +88,8 @@ type AttentionConfig struct {
 	// PositionIDs[t] instead of t, for positions drawn in training (attention_ids.go): the
 	// rotation and the bias then cover PositionRange positions, and the op looks them up at the
 	// ids. The op reads the slice at every pass, so a caller draws new ids by writing into it.
+	// In evaluation it may hold Batch·SeqLen ids instead, sequence b's at [b·SeqLen:], for ids
+	// drawn for each window.
 	PositionIDs   []int
 	PositionRange int
 }
@@ -230,6 +232,9 @@ type attnScratch[F float] struct {
 	spans      []Span
 	spanEnd    []int
 	err        error
+	// ids are the positions of the current task's tokens (AttentionConfig.idsOf), nil at
+	// 0..n−1.
+	ids []int
 }
 
 func (k *attention[F]) String() string { return "Attention" }
@@ -384,7 +389,7 @@ func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	if si >= 0 {
 		qscale = Values[F](in[si])
 	}
-	if err := c.checkIDValues(); err != nil {
+	if err := k.checkIDValues(); err != nil {
 		return err
 	}
 	if fi >= 0 {
@@ -428,10 +433,11 @@ func (k *attention[F]) forwardKept(o, q, kk, v, bias, qscale, logf []F, d int) {
 			off := task * t * hd
 			qt, kt, vt := k.qr[off:off+t*hd], k.kr[off:off+t*hd], k.vv[off:off+t*hd]
 			pt := k.p[task*t*t : (task+1)*t*t]
+			s.ids = c.idsOf(b)
 			k.gather(qt, q, b, h, d)
-			k.rotate(qt, k.cos, k.sin, false)
+			k.rotate(qt, k.cos, k.sin, s.ids, false)
 			k.gather(kt, kk, b, h, d)
-			k.rotate(kt, k.kcos, k.ksin, false)
+			k.rotate(kt, k.kcos, k.ksin, s.ids, false)
 			k.gather(vt, v, b, h, d)
 			k.cumulate(s, logf, b, h)
 			// Scores, then a softmax over each row's keys up to the diagonal.
@@ -457,8 +463,8 @@ func (k *attention[F]) adjust(row, bias, qscale []F, h, i, j0 int, s *attnScratc
 			row[j] *= m
 		}
 	}
-	if ids := k.cfg.PositionIDs; ids != nil && k.cfg.Bias.input() {
-		k.adjustAt(row, bias, h, ids[i], ids[j0:j0+len(row)])
+	if ids := s.ids; ids != nil && k.cfg.Bias != NoBias {
+		k.adjustAt(row, bias, h, ids[i], ids[j0:j0+len(row)], s)
 		return
 	}
 	switch k.cfg.Bias {
@@ -608,8 +614,8 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 			}
 			gemmTri(asm.LowerA, false, false, t, hd, t, 1, ds, t, kt, hd, 0, s.dq, hd) // dq = ds·k
 			gemmTri(asm.UpperA, true, false, t, hd, t, 1, ds, t, qt, hd, 0, s.dk, hd)  // dk = dsᵀ·q
-			k.rotate(s.dq, k.cos, k.sin, true)
-			k.rotate(s.dk, k.kcos, k.ksin, true)
+			k.rotate(s.dq, k.cos, k.sin, c.PositionIDs, true)
+			k.rotate(s.dk, k.kcos, k.ksin, c.PositionIDs, true)
 			scatter(dq, s.dq, b, h, t, d, hd)
 			scatter(dk, s.dk, b, h, t, d, hd)
 			scatter(dv, s.dv, b, h, t, d, hd)
@@ -762,15 +768,14 @@ func (k *attention[F]) gather(dst, x []F, b, h, d int) {
 
 // rotate applies the rotation with tables cs and sn to each row of x (t, hd) in place, or its
 // transpose (the inverse rotation, scaled alike) when inverse is set: row i at its position, i
-// or its id.
-func (k *attention[F]) rotate(x, cs, sn []F, inverse bool) {
+// or its id, ids[i], for ids not nil.
+func (k *attention[F]) rotate(x, cs, sn []F, ids []int, inverse bool) {
 	p := k.cfg.Positions
 	if p.Pairs == 0 {
 		return
 	}
 	t := k.cfg.SeqLen
 	hd := len(x) / t
-	ids := k.cfg.PositionIDs
 	for i := 0; i < t; i++ {
 		row := x[i*hd : (i+1)*hd]
 		at := i

@@ -4,16 +4,18 @@ import "github.com/pkg/errors"
 
 // Attention at drawn positions (AttentionConfig.PositionIDs): training may place the tokens of a
 // window at positions other than 0..n−1, the same ones in every sequence of a batch, as
-// randomized positions and PoSE do. The position tables and the bias then cover
+// randomized positions and PoSE do, and evaluation of such a model may draw them for each
+// window, sequence b's at [b·SeqLen:]. The position tables and the bias then cover
 // PositionRange positions, and the op looks them up at the ids: token t is rotated by the
 // tables' row PositionIDs[t], queries and keys alike; query i gets the bias by distance
 // [h][PositionIDs[i] − PositionIDs[j]] for key j, or the bias per query
-// [h][PositionIDs[i]][PositionIDs[j]]; and a learned bias's gradient goes to the entry it was
-// read from. Everything else counts tokens, not positions: the query scale of query i is still
-// [h][i] (a temperature grows with the keys a query attends to, i+1 of them), a window still
-// keeps the latest keys, and the statistics' far keys are tokens back. The ids increase
-// strictly, so a key's distance is positive and each pair of positions comes from one pair of
-// tokens. Without ids, none of this runs: the op computes what it computed before.
+// [h][PositionIDs[i]][PositionIDs[j]] (given whole, or a query at a time by BiasRow); and a
+// learned bias's gradient goes to the entry it was read from. Everything else counts tokens,
+// not positions: the query scale of query i is still [h][i] (a temperature grows with the keys
+// a query attends to, i+1 of them), a window still keeps the latest keys, and the statistics'
+// far keys are tokens back. The ids increase strictly, so a key's distance is positive and each
+// pair of positions comes from one pair of tokens. Without ids, none of this runs: the op
+// computes what it computed before.
 
 // positions is the number of positions the tables and the bias cover: the range of the ids when
 // there are ids, the sequence length otherwise.
@@ -25,49 +27,73 @@ func (c AttentionConfig) positions() int {
 }
 
 // checkIDs checks the ids' settings against the rest of the config, once, when the op is built.
+// A remap knows positions 0..n−1 only: its spans and alternate positions are of tokens.
 func (c AttentionConfig) checkIDs() error {
 	ids := c.PositionIDs
 	switch {
 	case ids == nil:
 		return nil
-	case len(ids) != c.SeqLen:
-		return errors.Errorf("Attention: %d position ids for sequences of %d", len(ids), c.SeqLen)
+	case len(ids) != c.SeqLen && len(ids) != c.Batch*c.SeqLen:
+		return errors.Errorf("Attention: %d position ids for %d sequences of %d", len(ids), c.Batch, c.SeqLen)
 	case c.PositionRange < c.SeqLen:
 		return errors.Errorf("Attention: position ids below %d for sequences of %d", c.PositionRange, c.SeqLen)
-	case c.Remap != nil || c.Bias == ByRow:
-		return errors.New("Attention: position ids with a remap or a bias by row, which know positions 0..n−1 only")
+	case c.Remap != nil:
+		return errors.New("Attention: position ids with a remap, which knows positions 0..n−1 only")
 	}
 	return nil
 }
 
-// checkIDValues checks the ids as a pass finds them: increasing strictly, and below the range.
-func (c AttentionConfig) checkIDValues() error {
+// idsOf returns the positions of sequence b's tokens: nil at 0..n−1, the ids every sequence
+// shares, or the sequence's own.
+func (c AttentionConfig) idsOf(b int) []int {
+	if len(c.PositionIDs) > c.SeqLen {
+		return c.PositionIDs[b*c.SeqLen : (b+1)*c.SeqLen]
+	}
+	return c.PositionIDs
+}
+
+// checkIDValues checks the ids as a pass finds them: each sequence's increasing strictly, and
+// below the range. Ids of each sequence are for evaluation: the backward pass sums the bias's
+// gradient by the positions every sequence shares.
+func (k *attention[F]) checkIDValues() error {
+	c := k.cfg
 	ids := c.PositionIDs
 	if ids == nil {
 		return nil
 	}
+	if k.train && len(ids) != c.SeqLen {
+		return errors.Errorf("Attention: %d position ids, one set for each sequence, in training; want the %d every sequence shares", len(ids), c.SeqLen)
+	}
 	for i, p := range ids {
-		if p < 0 || p >= c.PositionRange || i > 0 && p <= ids[i-1] {
-			return errors.Errorf("Attention: position id %d of token %d, want ids increasing strictly from 0 up to %d", p, i, c.PositionRange-1)
+		if p < 0 || p >= c.PositionRange || i%c.SeqLen > 0 && p <= ids[i-1] {
+			return errors.Errorf("Attention: position id %d of token %d, want ids increasing strictly from 0 up to %d", p, i%c.SeqLen, c.PositionRange-1)
 		}
 	}
 	return nil
 }
 
 // adjustAt adds to row, the scores of the query at position pi for the keys at positions pk, its
-// bias in head h.
-func (k *attention[F]) adjustAt(row, bias []F, h, pi int, pk []int) {
+// bias in head h. A bias given a query at a time is asked key by key, since the keys' positions
+// are not contiguous; it costs as many of its values as the positions 0..n−1 would.
+func (k *attention[F]) adjustAt(row, bias []F, h, pi int, pk []int, s *attnScratch[F]) {
 	r := k.cfg.PositionRange
-	if k.cfg.Bias == ByDistance {
+	switch k.cfg.Bias {
+	case ByDistance:
 		bh := bias[h*r : (h+1)*r]
 		for j, p := range pk {
 			row[j] += bh[pi-p]
 		}
-		return
-	}
-	bq := bias[(h*r+pi)*r : (h*r+pi+1)*r]
-	for j, p := range pk {
-		row[j] += bq[p]
+	case PerQuery:
+		bq := bias[(h*r+pi)*r : (h*r+pi+1)*r]
+		for j, p := range pk {
+			row[j] += bq[p]
+		}
+	case ByRow:
+		one := s.biasRow[:1]
+		for j, p := range pk {
+			k.cfg.BiasRow(h, pi, p, one)
+			row[j] += F(one[0])
+		}
 	}
 }
 

@@ -120,20 +120,21 @@ func (k *attention[F]) forwardMasked(o, q, kk, v, bias, qscale, logf []F, d int)
 		s := &k.scratch[w]
 		for task := lo; task < hi && s.err == nil; task++ {
 			b, h := task/c.Heads, task%c.Heads
+			s.ids = c.idsOf(b) // nil with a remap: checkIDs refuses ids with one
 			k.gather(s.q, q, b, h, d)
 			k.gather(s.k, kk, b, h, d)
 			if s.qa != nil {
 				copy(s.qa, s.q)
 				copy(s.ka, s.k)
 				if k.acos != nil {
-					k.rotate(s.qa, k.acos, k.asin, false)
+					k.rotate(s.qa, k.acos, k.asin, nil, false)
 				}
 				if k.akcos != nil {
-					k.rotate(s.ka, k.akcos, k.aksin, false)
+					k.rotate(s.ka, k.akcos, k.aksin, nil, false)
 				}
 			}
-			k.rotate(s.q, k.cos, k.sin, false)
-			k.rotate(s.k, k.kcos, k.ksin, false)
+			k.rotate(s.q, k.cos, k.sin, s.ids, false)
+			k.rotate(s.k, k.kcos, k.ksin, s.ids, false)
 			k.gather(s.v, v, b, h, d)
 			k.cumulate(s, logf, b, h)
 			for i0 := 0; i0 < t && s.err == nil; i0 += tileQueries {

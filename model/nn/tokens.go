@@ -18,13 +18,15 @@ func Embed(ids, wte, pe *G.Node, seqLen int, learned bool) (*G.Node, error) {
 
 // EmbedAt is Embed with the tokens of every sequence at the positions at (seqLen of them,
 // increasing, each below pe's rows) rather than 0..seqLen−1: it adds pe[at[t]] to token t, and
-// the gradient of that row of pe is the sum over the tokens placed there. The op reads at in
-// every pass, so a caller draws new positions by writing into it; nil is Embed.
+// the gradient of that row of pe is the sum over the tokens placed there. at may instead hold
+// positions for every token of the batch, sequence b's at [b·seqLen:], as evaluation draws them
+// for each window. The op reads at in every pass, so a caller draws new positions by writing
+// into it; nil is Embed.
 func EmbedAt(ids, wte, pe *G.Node, seqLen int, learned bool, at []int) (*G.Node, error) {
 	if seqLen <= 0 {
 		return nil, errors.Errorf("Embed: sequence length %d", seqLen)
 	}
-	if at != nil && len(at) != seqLen {
+	if at != nil && (len(at) == 0 || len(at)%seqLen != 0) {
 		return nil, errors.Errorf("Embed: %d positions for sequences of %d", len(at), seqLen)
 	}
 	k, err := byDtype(wte, &embed[float32]{seqLen: seqLen, withPE: pe != nil, learned: learned, at: at},
@@ -41,16 +43,20 @@ func EmbedAt(ids, wte, pe *G.Node, seqLen int, learned bool, at []int) (*G.Node,
 type embed[F float] struct {
 	seqLen          int
 	withPE, learned bool
-	// at places token t at position at[t]; nil at t.
+	// at places token t at position at[t], or the token of row r at at[r] when it holds a
+	// position for every row; nil at t.
 	at []int
 }
 
-// position is the row of the position table added to the token at place t of its sequence.
-func (k *embed[F]) position(t int) int {
-	if k.at != nil {
-		return k.at[t]
+// position is the row of the position table added to the token of row r of the batch.
+func (k *embed[F]) position(r int) int {
+	switch {
+	case k.at == nil:
+		return r % k.seqLen
+	case len(k.at) > k.seqLen:
+		return k.at[r]
 	}
-	return t
+	return k.at[r%k.seqLen]
 }
 
 // checkPositions refuses positions outside a table of rows rows.
@@ -79,7 +85,7 @@ func (k *embed[F]) diffWRT() []bool {
 
 func (k *embed[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 	ids, wte := in[0], in[1]
-	if len(ids) != 1 || len(wte) != 2 || ids[0]%k.seqLen != 0 {
+	if len(ids) != 1 || len(wte) != 2 || ids[0]%k.seqLen != 0 || len(k.at) > k.seqLen && len(k.at) != ids[0] {
 		return nil, errors.Errorf("Embed: shapes ids %v, wte %v do not fit sequences of %d", ids, wte, k.seqLen)
 	}
 	if k.withPE {
@@ -108,7 +114,7 @@ func (k *embed[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 		row := y[r*d : (r+1)*d]
 		copy(row, wte[id*d:(id+1)*d])
 		if pe != nil {
-			t := k.position(r % k.seqLen)
+			t := k.position(r)
 			for i, v := range pe[t*d : (t+1)*d] {
 				row[i] += v
 			}
@@ -134,7 +140,7 @@ func (k *embed[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in []*te
 			dw[i] += v
 		}
 		if dpe != nil {
-			t := k.position(r % k.seqLen)
+			t := k.position(r)
 			dp := dpe[t*d : (t+1)*d]
 			for i, v := range row {
 				dp[i] += v

@@ -44,7 +44,7 @@ type Cell struct {
 // of the five digit positions, given the question and the digits before. With the true digits as
 // input (one forward pass), all five are right exactly when greedy decoding would write the key,
 // since a causal model's prediction at a position depends only on the tokens before it.
-func evaluate(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e config.Eval, w io.Writer) ([]Cell, error) {
+func evaluate(ctx context.Context, m *model.Model, s position.Scheme, ids *measure.WindowIDs, corpus *data.Corpus, e config.Eval, w io.Writer) ([]Cell, error) {
 	work := 0
 	for _, n := range e.Lengths {
 		work += n * len(Depths) * Docs
@@ -57,7 +57,7 @@ func evaluate(ctx context.Context, m *model.Model, s position.Scheme, corpus *da
 		if err != nil {
 			return nil, err
 		}
-		cells, err := scoreLength(ctx, m, s, n, cases, e.BatchTokens)
+		cells, err := scoreLength(ctx, m, s, ids, n, cases, e.BatchTokens)
 		if err != nil {
 			return nil, err
 		}
@@ -67,8 +67,9 @@ func evaluate(ctx context.Context, m *model.Model, s position.Scheme, corpus *da
 	return out, nil
 }
 
-// scoreLength scores the cases of one length, a cell per depth in the order the cases give them.
-func scoreLength(ctx context.Context, m *model.Model, s position.Scheme, n int, cases []data.PasskeyCase, batchTokens int) ([]Cell, error) {
+// scoreLength scores the cases of one length, a cell per depth in the order the cases give them,
+// each at its own draw of window ids.
+func scoreLength(ctx context.Context, m *model.Model, s position.Scheme, ids *measure.WindowIDs, n int, cases []data.PasskeyCase, batchTokens int) ([]Cell, error) {
 	var cells []Cell
 	cell := map[float64]int{} // depth → index in cells
 	for _, c := range cases {
@@ -79,7 +80,7 @@ func scoreLength(ctx context.Context, m *model.Model, s position.Scheme, n int, 
 		cells[cell[c.Depth]].Docs++
 	}
 	batch := measure.EvalBatch(len(cases), max(1, batchTokens/n))
-	g, err := m.Graph(s, batch, n, model.Options{})
+	g, err := ids.Graph(m, s, batch, n, model.Options{})
 	if model.IsNotApplicable(err) {
 		for i := range cells {
 			cells[i].Applicable, cells[i].Reason = false, err.Error()
@@ -98,6 +99,7 @@ func scoreLength(ctx context.Context, m *model.Model, s position.Scheme, n int, 
 			for t := 0; t < n; t++ {
 				g.IDs[b*n+t], g.Targets[b*n+t] = int(c.Doc[t]), int(c.Doc[t+1])
 			}
+			ids.Draw(g, b, "passkey", n, first+b)
 		}
 		if _, err := g.Run(); err != nil {
 			return nil, err

@@ -53,7 +53,11 @@ type run struct {
 
 func (r *run) Evaluate(ctx context.Context) error {
 	var err error
-	r.cells, err = evaluate(ctx, r.ev.Model, r.ev.Scheme, r.ev.Corpus, r.ev.Config.Eval, r.ev.Progress)
+	ids, err := r.ev.WindowIDs()
+	if err != nil {
+		return err
+	}
+	r.cells, err = evaluate(ctx, r.ev.Model, r.ev.Scheme, ids, r.ev.Corpus, r.ev.Config.Eval, r.ev.Progress)
 	return err
 }
 

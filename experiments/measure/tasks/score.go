@@ -44,12 +44,16 @@ type Cell struct {
 // sizes, on the held-out examples every run is scored on: what the measure records of a run,
 // and what cmd/eval reports of a task checkpoint under each RoPE scaling.
 func Score(ctx context.Context, ev *measure.Evaluation) ([]Cell, error) {
-	return score(ctx, ev.Model, ev.Scheme, ev.Tasks, ev.Examples, ev.Config.Eval.BatchTokens, ev.Progress)
+	ids, err := ev.WindowIDs()
+	if err != nil {
+		return nil, err
+	}
+	return score(ctx, ev.Model, ev.Scheme, ids, ev.Tasks, ev.Examples, ev.Config.Eval.BatchTokens, ev.Progress)
 }
 
 // score scores every task at each of its test sizes, on the held-out examples every run is
-// scored on.
-func score(ctx context.Context, m *model.Model, s position.Scheme, tasks []task.Task, examples, batchTokens int, w io.Writer) ([]Cell, error) {
+// scored on, each at its own draw of window ids.
+func score(ctx context.Context, m *model.Model, s position.Scheme, ids *measure.WindowIDs, tasks []task.Task, examples, batchTokens int, w io.Writer) ([]Cell, error) {
 	work := 0
 	for _, t := range tasks {
 		for _, size := range t.Sizes().Test {
@@ -65,7 +69,7 @@ func score(ctx context.Context, m *model.Model, s position.Scheme, tasks []task.
 			if err != nil {
 				return nil, err
 			}
-			c, err := scoreSize(ctx, m, s, t, size, cases, batchTokens)
+			c, err := scoreSize(ctx, m, s, ids, t, size, cases, batchTokens)
 			if err != nil {
 				return nil, err
 			}
@@ -77,11 +81,11 @@ func score(ctx context.Context, m *model.Model, s position.Scheme, tasks []task.
 }
 
 // scoreSize scores the examples of one task and size, in windows of the length the size needs.
-func scoreSize(ctx context.Context, m *model.Model, s position.Scheme, t task.Task, size int, cases []task.Example, batchTokens int) (Cell, error) {
+func scoreSize(ctx context.Context, m *model.Model, s position.Scheme, ids *measure.WindowIDs, t task.Task, size int, cases []task.Example, batchTokens int) (Cell, error) {
 	n := task.WindowLen(t, size)
 	c := Cell{Task: t.Name(), Size: size, Ratio: float64(size) / float64(t.Sizes().Max), Length: n, Applicable: true, Examples: len(cases)}
 	batch := max(1, min(len(cases), batchTokens/n))
-	g, err := m.Graph(s, batch, n, model.Options{})
+	g, err := ids.Graph(m, s, batch, n, model.Options{})
 	if model.IsNotApplicable(err) {
 		c.Applicable, c.Reason = false, err.Error()
 		return c, nil
@@ -101,6 +105,7 @@ func scoreSize(ctx context.Context, m *model.Model, s position.Scheme, t task.Ta
 			if err := task.Fill(g.IDs[b*n:(b+1)*n], g.Targets[b*n:(b+1)*n], t, e); err != nil {
 				return c, err
 			}
+			ids.Draw(g, b, t.Name(), size, first+min(b, k-1))
 		}
 		if _, err := g.Run(); err != nil {
 			return c, err

@@ -7,6 +7,8 @@ import (
 
 	"gorgonia.org/tensor"
 
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/measure"
 	"extrapolate/model"
 	"extrapolate/position"
 	"extrapolate/task"
@@ -71,7 +73,7 @@ func TestExactMatchIsGreedy(t *testing.T) {
 		prompt := ex.Text[:size+1]
 		answer := greedy(t, m, s, tk, ex)
 		right := task.QA(prompt, answer)
-		c, err := scoreSize(context.Background(), m, s, tk, size, []task.Example{right}, 1<<12)
+		c, err := scoreSize(context.Background(), m, s, nil, tk, size, []task.Example{right}, 1<<12)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +83,7 @@ func TestExactMatchIsGreedy(t *testing.T) {
 		for i := range answer {
 			wrong := append([]byte{}, answer...)
 			wrong[i] ^= 1
-			c, err := scoreSize(context.Background(), m, s, tk, size, []task.Example{task.QA(prompt, wrong)}, 1<<12)
+			c, err := scoreSize(context.Background(), m, s, nil, tk, size, []task.Example{task.QA(prompt, wrong)}, 1<<12)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,11 +104,11 @@ func TestScoreBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := task.WindowLen(tk, 5)
-	one, err := scoreSize(context.Background(), m, s, tk, 5, cases, n)
+	one, err := scoreSize(context.Background(), m, s, nil, tk, 5, cases, n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	three, err := scoreSize(context.Background(), m, s, tk, 5, cases, 3*n)
+	three, err := scoreSize(context.Background(), m, s, nil, tk, 5, cases, 3*n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,6 +117,52 @@ func TestScoreBatches(t *testing.T) {
 	}
 	if one.Tokens != 7*6 { // five letters and '.' an example
 		t.Fatalf("%d answer bytes scored, want %d", one.Tokens, 7*6)
+	}
+}
+
+// windowIDs are the window ids of a run trained at windows of n tokens with randomized
+// positions drawn from [0, r).
+func windowIDs(t *testing.T, n, r int) *measure.WindowIDs {
+	t.Helper()
+	c := config.Config{Seed: 1, Train: config.Train{SeqLen: n,
+		Positions: &position.IDsConfig{Type: "randomized", Params: map[string]any{"noise_max_length": r}}}}
+	w, err := measure.NewWindowIDs(c)
+	if err != nil || w == nil {
+		t.Fatalf("window ids %v: %v", w, err)
+	}
+	return w
+}
+
+// TestScoreAtIDs checks task examples scored at window ids: with a range as long as the window
+// the only draw is 0..n−1, and the cell is the one without ids; from a longer range each example
+// is drawn on its own, so the cell does not depend on the batches; from a shorter one the size
+// is not applicable.
+func TestScoreAtIDs(t *testing.T) {
+	m, s := tinyModel(t)
+	tk := task.Copy{}
+	cases, err := task.Cases(tk, 5, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := task.WindowLen(tk, 5)
+	ctx := context.Background()
+	score := func(ids *measure.WindowIDs, batchTokens int) Cell {
+		c, err := scoreSize(ctx, m, s, ids, tk, 5, cases, batchTokens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	plain := score(nil, 3*n)
+	if at := score(windowIDs(t, n, n), 3*n); at != plain {
+		t.Fatalf("at ids 0..n−1: %+v\nwithout ids: %+v", at, plain)
+	}
+	far := windowIDs(t, n, 8*n)
+	if one, three := score(far, n), score(far, 3*n); one != three {
+		t.Fatalf("at drawn ids, batches of 1: %+v\nbatches of 3: %+v", one, three)
+	}
+	if short := score(windowIDs(t, n-1, n-1), 3*n); short.Applicable {
+		t.Fatalf("a window of %d from %d positions: %+v, want not applicable", n, n-1, short)
 	}
 }
 
