@@ -35,6 +35,7 @@ var short = map[string]string{
 	"lm_infinite_flat":          "LM-Infinite stays flat: at 16x over 1x",
 	"streaming_needs_sinks":     "StreamingLLM needs its sinks: without them over with them, at 16x",
 	"prope_better":              "p-RoPE is no worse at 1x and better past it: over plain RoPE",
+	"pose_matches_finetune":     "PoSE comes close to fine-tuning at 4x: over the fine-tuned run",
 	"sinusoidal_degrades":       "sinusoidal falls apart: perplexity at 4x over 1x",
 	"alibi_flat":                "ALiBi stays flat: at 4x and 16x over 1x",
 	"scaling_rescues_rope":      "scalings (NTK-aware, dynamic NTK, YaRN, Llama 3) rescue RoPE: over plain RoPE at 4x and 8x",
