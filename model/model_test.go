@@ -37,6 +37,8 @@ func schemes(t *testing.T, c Config, trainLen int) map[string]position.Scheme {
 	configs["mix"] = position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{"xpos", map[string]any{"scheme": "kerple"}}}}
 	// Forget gates in one layer only, with weights of their own (hL.fox.wf, one layer's).
 	configs["mix-fox"] = position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{"rope", "fox"}}}
+	// Contextual positions in one layer only, clamped past 3 (hL.cope.emb, one layer's).
+	configs["mix-cope"] = position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{"rope", map[string]any{"scheme": "cope", "npos": 3}}}}
 	out := map[string]position.Scheme{}
 	for name, pc := range configs {
 		s, err := position.New(position.Spec{DModel: c.DModel, Heads: c.Heads, Layers: c.Layers, TrainLen: trainLen, Config: pc})
@@ -361,7 +363,7 @@ func TestNotApplicablePastLearnedTable(t *testing.T) {
 // validate: loss and gradients must agree to float32 precision.
 func TestFloat32MatchesFloat64(t *testing.T) {
 	const n = 13
-	for _, scheme := range []string{"rope", "alibi", "learned", "fox"} {
+	for _, scheme := range []string{"rope", "alibi", "learned", "fox", "cope"} {
 		t.Run(scheme, func(t *testing.T) {
 			// Odd sizes leave remainders for the vector loops (an odd width where RoPE allows).
 			c := Config{DModel: 21, Layers: 2, Heads: 3, Vocab: 37}

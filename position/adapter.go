@@ -134,6 +134,15 @@ func ForgetGateOf(s Scheme) (ForgetGate, bool) {
 	return ForgetGate{}, false
 }
 
+// ContextPositionsOf returns the position embeddings of s (ContextPositioner), and whether it
+// has them.
+func ContextPositionsOf(s Scheme) (ContextPositions, bool) {
+	if c, ok := unwrap(s).(ContextPositioner); ok {
+		return c.ContextPositions(), true
+	}
+	return ContextPositions{}, false
+}
+
 // WeightsOf returns the weights s declares, nil for a scheme without weights.
 func WeightsOf(s Scheme) []Weight {
 	if l, ok := unwrap(s).(Learner); ok {
@@ -317,6 +326,9 @@ func MapAppliesTo(m DistanceMap, s Scheme) error {
 // mapActsOn says whether m changes what the scheme s of one layer computes, or why s cannot take
 // it.
 func mapActsOn(m DistanceMap, s Scheme) (bool, error) {
+	if _, ok := ContextPositionsOf(s); ok {
+		return false, fmt.Errorf("the %s scheme counts positions from the gates of the keys a query sees, which the %s distance map has no positions to give", s.Name(), m.Name())
+	}
 	table, err := TableForm(s)
 	if err != nil {
 		return false, err

@@ -252,7 +252,7 @@ func TestDistanceMapRoundTrip(t *testing.T) {
 
 // TestMapAppliesTo checks which schemes take which maps: rotary ones every map, distance biases
 // the maps that say so, NoPE and FoX's forget gates the maps that mask, absolute and per-query
-// positions none.
+// positions none, nor contextual ones (CoPE), in any layer.
 func TestMapAppliesTo(t *testing.T) {
 	all := DistanceMapTypes()
 	takes := map[string][]string{
@@ -260,6 +260,7 @@ func TestMapAppliesTo(t *testing.T) {
 		"alibi": {"lm_infinite", "streaming"}, "t5": {"lm_infinite", "streaming"}, "kerple": {"lm_infinite", "streaming"},
 		"nope": {"lm_infinite", "streaming"}, "{layers: [nope, alibi]}": {"lm_infinite", "streaming"},
 		"fox": {"lm_infinite", "streaming"}, "{layers: [rope, fox]}": all,
+		"cope": nil, "{layers: [rope, cope]}": nil,
 		"fire": nil, "learned": nil, "sinusoidal": nil,
 	}
 	for scheme, want := range takes {

@@ -62,7 +62,8 @@ func adapterAnswers(s Scheme) []any {
 		rows(1, 11, 0, row)
 	}
 	gate, gated := ForgetGateOf(s)
-	return []any{s.Name(), WeightsOf(s), gate, gated, table, tableErr, rot, rotErr, bias, biasErr, tf, tfErr, bf, bfErr,
+	cp, counted := ContextPositionsOf(s)
+	return []any{s.Name(), WeightsOf(s), gate, gated, cp, counted, table, tableErr, rot, rotErr, bias, biasErr, tf, tfErr, bf, bfErr,
 		sc, takes, HasBiasRows(s), row, CheckLength(s, 1<<20), Describe(s, 12), IsPerLayer(s), SourcesOf(s), Check(s, 12)}
 }
 

@@ -74,12 +74,14 @@ var variants = []variant{
 	{name: "kerple", set: scheme("kerple", nil)},
 	{name: "fire", set: scheme("fire", map[string]any{"hidden": 8, "threshold_init": 8})},
 	{name: "fox", set: scheme("fox", nil)},
+	{name: "cope", set: scheme("cope", nil)},
 	{name: "mix_yarn", set: func(c *experiments.Config) {
 		c.Position = position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{"rope", "kerple"}},
 			Scaling: &position.Scaling{Type: "yarn", Factor: position.Factor{Auto: true}}}
 	}},
 	{name: "mix_t5_fire", set: scheme("mix", map[string]any{"layers": []any{"t5", map[string]any{"scheme": "fire", "hidden": 4}}})},
 	{name: "mix_rope_fox", set: scheme("mix", map[string]any{"layers": []any{"rope", "fox"}})},
+	{name: "mix_rope_cope", set: scheme("mix", map[string]any{"layers": []any{"rope", map[string]any{"scheme": "cope", "npos": 5}}})},
 	{name: "rope_logn", set: func(c *experiments.Config) { c.Attention.Scale = "logn" }},
 	{name: "nope_logn_train", set: temperature("logn_train")},
 	{name: "nope_ssmax", set: temperature("ssmax")},
@@ -99,7 +101,7 @@ const tolerance = 2e-6
 // TestLoaderReproducesEval trains a tiny model of each variant, scores it with cmd/eval's
 // computation, exports it, and checks that the PyTorch loader, rebuilding the model from the
 // export alone, gives the same perplexity at every length and scaling. The loader scores every
-// export that takes the same -scaling in one run, so that PyTorch starts four times, not 20.
+// export that takes the same -scaling in one run, so that PyTorch starts four times, not 22.
 func TestLoaderReproducesEval(t *testing.T) {
 	if err := exec.Command(python, "-c", "import torch").Run(); err != nil {
 		if os.Getenv("CI") != "" {
