@@ -119,7 +119,7 @@ func (b *builder) forward(m *Model, w nodes, ids *G.Node, pos positions) *G.Node
 		k := b.linear(y, w[h.wk], w[h.bk])
 		v := b.linear(y, w[h.wv], w[h.bv])
 		f := b.logForget(y, a.gate) // nil for a layer without forget gates
-		x = b.add(x, b.linear(b.attention(q, k, v, nn.AttentionInputs{Bias: a.bias, Scale: a.scale, LogForget: f}, a.config), w[h.wo], w[h.bo]))
+		x = b.add(x, b.linear(b.attention(q, k, v, nn.AttentionInputs{Bias: a.bias, Scale: a.scale, LogForget: f, CoPE: a.cope}, a.config), w[h.wo], w[h.bo]))
 		y = b.layerNorm(x, w[h.ln2G], w[h.ln2B])
 		x = b.add(x, b.linear(b.gelu(b.linear(y, w[h.w1], w[h.b1])), w[h.w2], w[h.b2]))
 	}
@@ -213,11 +213,13 @@ type positions struct {
 }
 
 // layerPositions is what one layer's attention takes: its settings, its bias and scale nodes or
-// nil, and the weights of its forget gates or nil.
+// nil, the weights of its forget gates or nil, and its contextual positions' embeddings, whole
+// (the config says which layer of them acts), or nil.
 type layerPositions struct {
 	config      nn.AttentionConfig
 	bias, scale *G.Node
 	gate        *gateNodes
+	cope        *G.Node
 }
 
 // gateNodes are the nodes of a scheme's forget gate weights (position.ForgetGate), whole, and
@@ -291,6 +293,10 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n i
 		if sb, ok := position.StickBreakingOf(in.Scheme); ok {
 			a.config.StickBreaking, a.config.AttendCurrent = true, sb.AttendCurrent
 		}
+		if a.cope, a.config.CoPELayer, err = m.contextPositions(in, w); err != nil {
+			return p, err
+		}
+		a.config.CoPE = a.cope != nil
 		a.config.Window = position.WindowOf(in.Scheme)
 		if dm := position.DistanceMapOf(s); dm != nil && !opt.Train {
 			if at != nil {
@@ -401,6 +407,25 @@ func (m *Model) forgetGate(in position.Slot, w nodes) (*gateNodes, error) {
 		return nil, fmt.Errorf("model: the %s scheme's forget gate of shapes %v and %v does not fit layer %d of width %d and %d heads", in.Scheme.Name(), gw.Shape(), gb.Shape(), in.Layer, c.DModel, c.Heads)
 	}
 	return &gateNodes{w: gw, b: gb, layer: in.Layer}, nil
+}
+
+// contextPositions returns the node of the position embeddings in's scheme has
+// (position.ContextPositioner), nil for none, and the layer of them that acts, having checked
+// their shape: (layers, head_dim, npos), with the slot's layer among them.
+func (m *Model) contextPositions(in position.Slot, w nodes) (*G.Node, int, error) {
+	cp, ok := position.ContextPositionsOf(in.Scheme)
+	if !ok {
+		return nil, 0, nil
+	}
+	ws := m.schemeNodes(in.Owner, w)
+	if cp.Embedding < 0 || cp.Embedding >= len(ws) {
+		return nil, 0, fmt.Errorf("model: the %s scheme's position embeddings are weight %d of %d", in.Scheme.Name(), cp.Embedding, len(ws))
+	}
+	e, c := ws[cp.Embedding], m.Config
+	if s := e.Shape(); len(s) != 3 || s[1] != c.DModel/c.Heads || s[2] < 1 || in.Layer >= s[0] {
+		return nil, 0, fmt.Errorf("model: the %s scheme's position embeddings of shape %v do not fit layer %d with heads of %d", in.Scheme.Name(), e.Shape(), in.Layer, c.DModel/c.Heads)
+	}
+	return e, in.Layer, nil
 }
 
 // schemeNodes returns the graph nodes of a scheme's weights: the whole model's scheme's for

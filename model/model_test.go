@@ -40,6 +40,8 @@ func schemes(t *testing.T, c Config, trainLen int) map[string]position.Scheme {
 	// Stick-breaking in one layer, the softmax in the other; and attending to the current token.
 	configs["mix-stickbreaking"] = position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{"rope", "stickbreaking"}}}
 	configs["stickbreaking-current"] = position.Config{Scheme: "stickbreaking", Params: map[string]any{"attend_current": true}}
+	// Contextual positions in one layer only, clamped past 3 (hL.cope.emb, one layer's).
+	configs["mix-cope"] = position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{"rope", map[string]any{"scheme": "cope", "npos": 3}}}}
 	out := map[string]position.Scheme{}
 	for name, pc := range configs {
 		s, err := position.New(position.Spec{DModel: c.DModel, Heads: c.Heads, Layers: c.Layers, TrainLen: trainLen, Config: pc})
@@ -365,7 +367,7 @@ func TestNotApplicablePastLearnedTable(t *testing.T) {
 // validate: loss and gradients must agree to float32 precision.
 func TestFloat32MatchesFloat64(t *testing.T) {
 	const n = 13
-	for _, scheme := range []string{"rope", "alibi", "learned", "fox", "stickbreaking"} {
+	for _, scheme := range []string{"rope", "alibi", "learned", "fox", "stickbreaking", "cope"} {
 		t.Run(scheme, func(t *testing.T) {
 			// Odd sizes leave remainders for the vector loops (an odd width where RoPE allows).
 			c := Config{DModel: 21, Layers: 2, Heads: 3, Vocab: 37}

@@ -143,6 +143,15 @@ func StickBreakingOf(s Scheme) (StickBreaking, bool) {
 	return StickBreaking{}, false
 }
 
+// ContextPositionsOf returns the position embeddings of s (ContextPositioner), and whether it
+// has them.
+func ContextPositionsOf(s Scheme) (ContextPositions, bool) {
+	if c, ok := unwrap(s).(ContextPositioner); ok {
+		return c.ContextPositions(), true
+	}
+	return ContextPositions{}, false
+}
+
 // WeightsOf returns the weights s declares, nil for a scheme without weights.
 func WeightsOf(s Scheme) []Weight {
 	if l, ok := unwrap(s).(Learner); ok {
@@ -329,6 +338,9 @@ func MapAppliesTo(m DistanceMap, s Scheme) error {
 func mapActsOn(m DistanceMap, s Scheme) (bool, error) {
 	if _, ok := StickBreakingOf(s); ok {
 		return false, fmt.Errorf("the %s scheme breaks each query's stick over the keys at their true order, and attention does not remap or mask it: it takes no distance map", s.Name())
+	}
+	if _, ok := ContextPositionsOf(s); ok {
+		return false, fmt.Errorf("the %s scheme counts positions from the gates of the keys a query sees, which the %s distance map has no positions to give", s.Name(), m.Name())
 	}
 	table, err := TableForm(s)
 	if err != nil {

@@ -63,6 +63,9 @@ func TestAdapterFallsBack(t *testing.T) {
 	if b, ok := StickBreakingOf(s); ok || b != (StickBreaking{}) {
 		t.Errorf("StickBreakingOf: %+v, %v; want none", b, ok)
 	}
+	if c, ok := ContextPositionsOf(s); ok || c != (ContextPositions{}) {
+		t.Errorf("ContextPositionsOf: %+v, %v; want none", c, ok)
+	}
 	TableGrad(s, nil, 8, nil, nil) // nothing to reach, and no panic
 	BiasGrad(s, nil, 0, 8, nil, nil)
 	if err := Check(s, 8); err != nil {
@@ -185,5 +188,35 @@ func TestAdapterStickBreaking(t *testing.T) {
 	}
 	if _, err := New(Spec{DModel: 8, Heads: 2, Layers: 2, TrainLen: 16, Config: fromYAML(t, "{scheme: stickbreaking, attend: true}")}); err == nil {
 		t.Error("an unknown field: no error")
+	}
+}
+
+// CoPE's embeddings are found through the adapter, in a scheme of the whole model, with a window,
+// and in a mix's slot, whose weights are its own: one layer's.
+func TestAdapterContextPositions(t *testing.T) {
+	for _, doc := range []string{"{scheme: cope}", "{scheme: cope, window: 4}", "{layers: [rope, {scheme: cope, npos: 5}]}"} {
+		s, err := New(Spec{DModel: 8, Heads: 2, Layers: 2, TrainLen: 16, Config: fromYAML(t, doc)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := InLayer(s, 1)
+		c, ok := ContextPositionsOf(in.Scheme)
+		w := WeightsOf(in.Scheme)
+		if !ok || len(w) != 1 || w[c.Embedding].Name != "cope.emb" {
+			t.Fatalf("%s: positions %+v, %v of weights %+v", doc, c, ok, w)
+		}
+		layers, npos := 2, 17
+		if IsPerLayer(s) {
+			layers, npos = 1, 5
+		}
+		if d := w[c.Embedding].Dims; len(d) != 3 || d[0] != layers || d[1] != 4 || d[2] != npos {
+			t.Errorf("%s: embeddings of shape %v, want (%d, 4, %d)", doc, d, layers, npos)
+		}
+		if _, ok := ContextPositionsOf(InLayer(s, 0).Scheme); ok != !IsPerLayer(s) {
+			t.Errorf("%s: layer 0 has contextual positions: %v", doc, ok)
+		}
+		if f, _ := BiasForm(in.Scheme); f != Absent {
+			t.Errorf("%s: CoPE adds no position bias, but BiasForm says %v", doc, f)
+		}
 	}
 }

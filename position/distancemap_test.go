@@ -252,7 +252,7 @@ func TestDistanceMapRoundTrip(t *testing.T) {
 
 // TestMapAppliesTo checks which schemes take which maps: rotary ones every map, distance biases
 // the maps that say so, NoPE and FoX's forget gates the maps that mask, absolute and per-query
-// positions and stick-breaking none.
+// positions, stick-breaking none, nor contextual ones (CoPE), in any layer.
 func TestMapAppliesTo(t *testing.T) {
 	all := DistanceMapTypes()
 	takes := map[string][]string{
@@ -261,6 +261,7 @@ func TestMapAppliesTo(t *testing.T) {
 		"nope": {"lm_infinite", "streaming"}, "{layers: [nope, alibi]}": {"lm_infinite", "streaming"},
 		"fox": {"lm_infinite", "streaming"}, "{layers: [rope, fox]}": all,
 		"stickbreaking": nil, "{layers: [rope, stickbreaking]}": nil,
+		"cope": nil, "{layers: [rope, cope]}": nil,
 		"fire": nil, "learned": nil, "sinusoidal": nil,
 	}
 	for scheme, want := range takes {

@@ -237,6 +237,9 @@ func TestLearnedGradients(t *testing.T) {
 		if _, ok := s.(ForgetGater); ok {
 			continue // the model computes its gates with its own ops (nn.LogForget), checked there
 		}
+		if _, ok := s.(ContextPositioner); ok {
+			continue // attention counts and looks up inside its kernel, checked there
+		}
 		t.Run(name, func(t *testing.T) {
 			var w [][]float64
 			for _, x := range l.Weights() {
@@ -382,7 +385,21 @@ func TestTrainingSettings(t *testing.T) {
 	if w := fox[1]; w.Name != "fox.bf" || w.Std != 0 || w.Uniform != 0 || w.Init != nil || w.Decay || !slices.Equal(w.Dims, []int{2, 2}) {
 		t.Errorf("fox.bf: %+v, want (layers, heads) from 0, not decayed", w)
 	}
-	for _, scheme := range []string{"t5", "fire", "kerple", "learned", "fox"} {
+	// CoPE's reference: pos_emb = zeros(1, head_dim, npos) per layer, npos = block_size + 1,
+	// trained by Adam without decay.
+	cope := build("cope", nil).Weights()
+	if w := cope[0]; len(cope) != 1 || w.Name != "cope.emb" || w.Std != 0 || w.Uniform != 0 || w.Init != nil || w.Decay || !slices.Equal(w.Dims, []int{2, 8, 65}) {
+		t.Errorf("cope.emb: %+v, want (layers, head_dim, training length + 1) from 0, not decayed", cope)
+	}
+	if w := build("cope", map[string]any{"npos": 9}).Weights()[0]; w.Dims[2] != 9 {
+		t.Errorf("npos 9 gave embeddings of shape %v", w.Dims)
+	}
+	for _, bad := range []any{0, -1, "many"} {
+		if _, err := New(Spec{DModel: 16, Heads: 2, Layers: 2, TrainLen: 64, Config: Config{Scheme: "cope", Params: map[string]any{"npos": bad}}}); err == nil {
+			t.Errorf("cope: npos %v accepted", bad)
+		}
+	}
+	for _, scheme := range []string{"t5", "fire", "kerple", "learned", "fox", "cope"} {
 		for _, w := range build(scheme, map[string]any{"lr_scale": 3}).Weights() {
 			if w.LRScale != 3 {
 				t.Errorf("%s: lr_scale 3 gave %s an lr scale of %g", scheme, w.Name, w.LRScale)

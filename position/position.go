@@ -2,8 +2,8 @@
 // of them by name. A scheme acts at up to three places: it may add a vector to each input
 // embedding (learned, sinusoidal), rotate the queries and keys inside attention (RoPE), or add a
 // bias to the attention scores (ALiBi, T5, KERPLE, FIRE), which may come from the content
-// (FoX's forget gates); or it may replace the softmax that normalises the scores (stick-breaking
-// attention). It implements one optional interface
+// (FoX's forget gates, CoPE's positions counted by gates); or it may replace the softmax that
+// normalises the scores (stick-breaking attention). It implements one optional interface
 // per place it acts, as a database/sql driver does, and may own trainable weights. A new scheme
 // is one file, in this package or any other, that registers a constructor in its init function:
 //
@@ -22,8 +22,8 @@ import (
 
 // Scheme gives a causal transformer its sense of position. It acts through the optional
 // interfaces it implements: Embedder, Rotator and Biaser with fixed numbers, LearnedEmbedder and
-// LearnedBiaser with weights of its own, ForgetGater with weights read with the content,
-// StickBreaker in place of the softmax. A scheme that implements none gives no position
+// LearnedBiaser with weights of its own, ForgetGater and ContextPositioner with weights read with
+// the content, StickBreaker in place of the softmax. A scheme that implements none gives no position
 // information beyond the causal mask (NoPE).
 //
 // A scheme that cannot handle n positions returns an error wrapping ErrNotApplicable from the
@@ -100,9 +100,9 @@ type BiasRower interface {
 // ops, and attention adds the bias inside its kernel, a query at a time when it evaluates.
 //
 // It is not a general "bias from the content": each scheme that reads the content does so at a
-// place of its own, and would be an optional interface of its own, as the other places are.
-// FoX reads the layer's input through a linear map; contextual positions (CoPE) count gates of
-// q·k inside attention; stick-breaking attention replaces the softmax. One interface for all
+// place of its own, and is an optional interface of its own, as the other places are. FoX
+// reads the layer's input through a linear map; contextual positions (CoPE, ContextPositioner)
+// count gates of q·k inside attention; stick-breaking attention would replace the softmax. One interface for all
 // three would have to hand the scheme activations from inside the attention kernel and take
 // gradients back through it, query by query.
 type ForgetGater interface {
@@ -130,6 +130,24 @@ type StickBreaker interface {
 // keys j ≤ i, the product over j < k ≤ i; without it, over the keys before it only, and the
 // first query attends to nothing.
 type StickBreaking struct{ AttendCurrent bool }
+
+// A ContextPositioner counts positions from the content inside attention (CoPE, contextual
+// position encoding): each key j ≤ i of query i has a gate σ(q_i·k_j/√d), the position of key j
+// is the sum of the gates of keys j..i, and the score gains query i's logit for that position,
+// q_i·e[p]/√d, interpolated between the embeddings at ⌊p⌋ and ⌈p⌉. The gates read the scores the
+// attention kernel computes anyway, row by row, so the scheme computes nothing itself: it
+// declares its position embeddings (Learner) and says which weight they are, and attention
+// counts, looks up and differentiates inside its kernel, as it does FoX's forget gates.
+type ContextPositioner interface {
+	Learner
+	// ContextPositions says which of the weights Weights declares are the position embeddings.
+	ContextPositions() ContextPositions
+}
+
+// ContextPositions names the position embeddings by their index in the scheme's Weights:
+// Embedding, (layers, head_dim, npos), column p of a layer's matrix the embedding of position
+// p, shared by the layer's heads; positions past npos−1 take the last one.
+type ContextPositions struct{ Embedding int }
 
 // ErrNotApplicable says that a scheme cannot, by design, handle a sequence length.
 var ErrNotApplicable = errors.New("not applicable")

@@ -63,7 +63,8 @@ func adapterAnswers(s Scheme) []any {
 	}
 	gate, gated := ForgetGateOf(s)
 	sb, breaks := StickBreakingOf(s)
-	return []any{s.Name(), WeightsOf(s), gate, gated, sb, breaks, table, tableErr, rot, rotErr, bias, biasErr, tf, tfErr, bf, bfErr,
+	cp, counted := ContextPositionsOf(s)
+	return []any{s.Name(), WeightsOf(s), gate, gated, sb, breaks, cp, counted, table, tableErr, rot, rotErr, bias, biasErr, tf, tfErr, bf, bfErr,
 		sc, takes, HasBiasRows(s), row, CheckLength(s, 1<<20), Describe(s, 12), IsPerLayer(s), SourcesOf(s), Check(s, 12)}
 }
 

@@ -339,6 +339,14 @@ def stick_breaking(s, attend_current):
     return (log_z + torch.einsum("bhij,jk->bhik", log_beta, between)).exp()
 
 
+def cope(st, w, layer, n, scaling):
+    """CoPE (Golovneva et al. 2024, facebookresearch/RAM's projects/cope): query i gives key
+    j ≤ i the position p_ij = Σ_{k=j..i} σ(q_i·k_k/√d), clamped to npos − 1, and its score gains
+    (q_i/√d)·e at p_ij, interpolated between ⌊p⌋ and ⌈p⌉. The positions read the scores: the
+    piece is the layer's embeddings e (head_dim, npos), which Model.attention applies."""
+    return {"cope": w["cope.emb"][layer].double()}
+
+
 def learned(st, w, layer, n, scaling):
     """A learned table wpe (GPT-2's): row t added to the embedding at position t."""
     if n > st["max_len"]:
@@ -363,7 +371,7 @@ def nope(st, w, layer, n, scaling):
 
 SCHEMES = {"nope": nope, "learned": learned, "sinusoidal": sinusoidal, "rope": rope, "xpos": xpos,
            "alibi": alibi, "t5": t5, "kerple": kerple, "fire": fire, "fox": fox,
-           "stickbreaking": stickbreaking}
+           "stickbreaking": stickbreaking, "cope": cope}
 ROTATING = {"rope", "xpos"}
 
 
@@ -419,8 +427,8 @@ class Model:
 
     def positions(self, n, scaling=None):
         """What the scheme adds at n positions: the table, and each layer's rotation, bias
-        (heads, n, n), temperature (heads, n), forget gate's weights (W, b) and stick-breaking
-        (its attend_current, None for the softmax)."""
+        (heads, n, n), temperature (heads, n), forget gate's weights (W, b), stick-breaking (its
+        attend_current, None for the softmax) and contextual positions' embeddings (head_dim, npos)."""
         if scaling is not None and not any(s["scheme"] in ROTATING for s in self.slots):
             raise ValueError(f"scaling {scaling['type']}: the {self.config['position']['scheme']} scheme has no rotation to scale")
         table, per_layer = None, []
@@ -431,15 +439,15 @@ class Model:
             table = piece.get("table", table)
             per_layer.append((piece.get("rotation"), piece.get("bias"),
                               temperature(self.config["attention"], self.w, layer, self.heads, n), piece.get("forget"),
-                              piece.get("stick")))
+                              piece.get("stick"), piece.get("cope")))
         cast = lambda x: None if x is None else x.to(self.dtype)
         out = []
-        for rot, bias, temp, forget, stick in per_layer:
+        for rot, bias, temp, forget, stick, cope_emb in per_layer:
             if rot is not None:
                 rot = Rotation(cast(rot.cos), cast(rot.sin), rot.interleaved, cast(rot.key_cos), cast(rot.key_sin))
             if forget is not None:
                 forget = tuple(cast(x) for x in forget)
-            out.append((rot, cast(bias), cast(temp), forget, stick))
+            out.append((rot, cast(bias), cast(temp), forget, stick, cast(cope_emb)))
         return cast(table), out
 
     def layer_norm(self, x, name):
@@ -448,15 +456,25 @@ class Model:
     def linear(self, x, w, b):
         return x @ self.w[w] + self.w[b]
 
-    def attention(self, x, p, rotation, bias, temp, forget, stick):
+    def attention(self, x, p, rotation, bias, temp, forget, stick, cope_emb):
         B, n, _ = x.shape
         split = lambda y: y.view(B, n, self.heads, self.head_dim).transpose(1, 2)
         q, k, v = (split(self.linear(x, p + "w" + c, p + "b" + c)) for c in "qkv")
         if rotation is not None:
             q, k = rotation.queries(q), rotation.keys(k)
         s = q @ k.transpose(-1, -2) / math.sqrt(self.head_dim)
+        raw = s
         if temp is not None:
             s = s * temp[:, :, None]
+        if cope_emb is not None:
+            # ContextPosSelfAttn.forward: gates of the scaled scores times the causal mask, their
+            # sums from each key to the query, clamped, and the two gathers interpolated.
+            gates = torch.sigmoid(raw) * torch.ones(n, n, dtype=raw.dtype).tril()
+            pos = gates.flip(-1).cumsum(-1).flip(-1).clamp(max=cope_emb.shape[-1] - 1)
+            z = (q / math.sqrt(self.head_dim)) @ cope_emb  # (B, heads, n, npos)
+            floor, ceil = pos.floor(), pos.ceil()
+            w = pos - floor
+            s = s + z.gather(-1, ceil.long()) * w + z.gather(-1, floor.long()) * (1 - w)
         if bias is not None:
             s = s + bias
         if forget is not None:
@@ -478,9 +496,9 @@ class Model:
         x = self.w["wte"][ids]
         if table is not None:
             x = x + table
-        for layer, (rotation, bias, temp, forget, stick) in enumerate(layers):
+        for layer, (rotation, bias, temp, forget, stick, cope_emb) in enumerate(layers):
             p = f"h{layer}."
-            x = x + self.attention(self.layer_norm(x, p + "ln1"), p, rotation, bias, temp, forget, stick)
+            x = x + self.attention(self.layer_norm(x, p + "ln1"), p, rotation, bias, temp, forget, stick, cope_emb)
             h = F.gelu(self.linear(self.layer_norm(x, p + "ln2"), p + "w1", p + "b1"), approximate="tanh")
             x = x + self.linear(h, p + "w2", p + "b2")
         return self.linear(self.layer_norm(x, "lnf"), "whead", "bhead")

@@ -76,6 +76,7 @@ var variants = []variant{
 	{name: "fox", set: scheme("fox", nil)},
 	{name: "stickbreaking", set: scheme("stickbreaking", nil)},
 	{name: "stickbreaking_current", set: scheme("stickbreaking", map[string]any{"attend_current": true})},
+	{name: "cope", set: scheme("cope", nil)},
 	{name: "mix_yarn", set: func(c *experiments.Config) {
 		c.Position = position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{"rope", "kerple"}},
 			Scaling: &position.Scaling{Type: "yarn", Factor: position.Factor{Auto: true}}}
@@ -83,6 +84,7 @@ var variants = []variant{
 	{name: "mix_t5_fire", set: scheme("mix", map[string]any{"layers": []any{"t5", map[string]any{"scheme": "fire", "hidden": 4}}})},
 	{name: "mix_rope_fox", set: scheme("mix", map[string]any{"layers": []any{"rope", "fox"}})},
 	{name: "mix_rope_stickbreaking", set: scheme("mix", map[string]any{"layers": []any{"rope", "stickbreaking"}})},
+	{name: "mix_rope_cope", set: scheme("mix", map[string]any{"layers": []any{"rope", map[string]any{"scheme": "cope", "npos": 5}}})},
 	{name: "rope_logn", set: func(c *experiments.Config) { c.Attention.Scale = "logn" }},
 	{name: "nope_logn_train", set: temperature("logn_train")},
 	{name: "nope_ssmax", set: temperature("ssmax")},
@@ -102,7 +104,7 @@ const tolerance = 2e-6
 // TestLoaderReproducesEval trains a tiny model of each variant, scores it with cmd/eval's
 // computation, exports it, and checks that the PyTorch loader, rebuilding the model from the
 // export alone, gives the same perplexity at every length and scaling. The loader scores every
-// export that takes the same -scaling in one run, so that PyTorch starts four times, not 23.
+// export that takes the same -scaling in one run, so that PyTorch starts four times, not 25.
 func TestLoaderReproducesEval(t *testing.T) {
 	if err := exec.Command(python, "-c", "import torch").Run(); err != nil {
 		if os.Getenv("CI") != "" {

@@ -70,7 +70,9 @@ func (c Config) estimateMemory(trainScheme, evalScheme position.Scheme, ids *pos
 	train := func(batch, n, r int) int64 {
 		tok, t := int64(batch)*int64(n), int64(n)
 		perLayer := tok*40*d + 2*int64(batch)*h*t*t
-		return f32*(l*perLayer+4*tok*v) + positions(trainScheme, r, true)
+		// A layer with contextual positions keeps its scores too, for the gates.
+		scores := int64(contextLayers(trainScheme, int(l))) * int64(batch) * h * t * t
+		return f32*(l*perLayer+scores+4*tok*v) + positions(trainScheme, r, true)
 	}
 	r := c.Train.SeqLen
 	if ids != nil {
@@ -258,6 +260,17 @@ func bytesString(n int64) string {
 		return fmt.Sprintf("%d B", n)
 	}
 	return fmt.Sprintf("%.1f %s", x, units[u])
+}
+
+// contextLayers is the number of the scheme's layers with contextual positions (CoPE).
+func contextLayers(s position.Scheme, layers int) int {
+	n := 0
+	for l := 0; s != nil && l < layers; l++ {
+		if _, ok := position.ContextPositionsOf(position.InLayer(s, l).Scheme); ok {
+			n++
+		}
+	}
+	return n
 }
 
 // masked reports whether a layer of the scheme attends through a window or a distance map,

@@ -92,12 +92,21 @@ type AttentionConfig struct {
 	// drawn for each window.
 	PositionIDs   []int
 	PositionRange int
+	// CoPE adds a (layers, headDim, npos) input of position embeddings, of which layer CoPELayer
+	// acts: contextual positions (attention_cope.go). Query i gives key j ≤ i the position
+	// p_ij = min(Σ_{k=j..i} σ(s_ik), npos−1), s the scores q·k/√d before any scale or bias, and
+	// its score gains q_i·e_p/√d, e_p interpolated between the columns ⌊p⌋ and ⌈p⌉ of the
+	// layer's embeddings, shared by the heads, after the scale. The input is always
+	// differentiable; a remap is refused.
+	CoPE      bool
+	CoPELayer int
 }
 
 // AttentionInputs are attention's inputs besides q, k and v, each nil unless the config asks
-// for it: the bias (Bias), the query scale (QueryScale) and the log forget gates (LogForget).
+// for it: the bias (Bias), the query scale (QueryScale), the log forget gates (LogForget) and
+// the position embeddings of contextual positions (CoPE).
 type AttentionInputs struct {
-	Bias, Scale, LogForget *G.Node
+	Bias, Scale, LogForget, CoPE *G.Node
 }
 
 // AttentionStats holds, summed over the sequences of every forward pass, the entropy of each
@@ -153,19 +162,20 @@ func Attention(q, k, v, bias, scale *G.Node, cfg AttentionConfig) (*G.Node, erro
 	return AttentionWith(q, k, v, AttentionInputs{Bias: bias, Scale: scale}, cfg)
 }
 
-// AttentionWith is Attention with every input the config can ask for, the log forget gates too.
+// AttentionWith is Attention with every input the config can ask for, the log forget gates and
+// CoPE's position embeddings too.
 func AttentionWith(q, k, v *G.Node, x AttentionInputs, cfg AttentionConfig) (*G.Node, error) {
 	if (x.Bias == nil) == cfg.Bias.input() || (x.Scale == nil) == cfg.QueryScale || (cfg.BiasRow == nil) == (cfg.Bias == ByRow) ||
-		(x.LogForget == nil) == cfg.LogForget {
-		return nil, errors.Errorf("Attention: bias %v, scale %v and log forget gates %v for bias form %d, query scale %v and forget gates %v",
-			x.Bias, x.Scale, x.LogForget, cfg.Bias, cfg.QueryScale, cfg.LogForget)
+		(x.LogForget == nil) == cfg.LogForget || (x.CoPE == nil) == cfg.CoPE {
+		return nil, errors.Errorf("Attention: bias %v, scale %v, log forget gates %v and position embeddings %v for bias form %d, query scale %v, forget gates %v and CoPE %v",
+			x.Bias, x.Scale, x.LogForget, x.CoPE, cfg.Bias, cfg.QueryScale, cfg.LogForget, cfg.CoPE)
 	}
 	kr, err := byDtype(q, &attention[float32]{cfg: cfg}, &attention[float64]{cfg: cfg})
 	if err != nil {
 		return nil, err
 	}
 	in := []*G.Node{q, k, v}
-	for _, n := range []*G.Node{x.Bias, x.Scale, x.LogForget} {
+	for _, n := range []*G.Node{x.Bias, x.Scale, x.LogForget, x.CoPE} {
 		if n != nil {
 			in = append(in, n)
 		}
@@ -211,12 +221,24 @@ type attention[F float] struct {
 	scaleGrad []float64
 	// sig keeps, for stick-breaking in training, the σ of each score, laid out as p.
 	sig []F
+	// For CoPE: the acting layer's embeddings (hd, npos) and, in training, the gates of every
+	// (sequence, head, query, key) and each task's part of the embeddings' gradient.
+	emb, gate, demb []F
+	npos            int
 }
 
 type attnScratch[F float] struct {
 	q, k, v, o, s []F
 	dq, dk, dv    []F
 	biasRow       []float64 // a query's ByRow bias
+	// For CoPE: the position logits z of a block of queries from zFrom, their gradient in
+	// training, each row's running sum of gates, a run of keys' position logits, and in training
+	// a row's positions.
+	z, dz     []F
+	zFrom     int
+	gsum, pos []float64
+	cl        []F
+	g         []F // in training, the row of attention.gate that softmaxRows points it at
 	// For the forget gates: the running sum c of the task's log f, and in training the column
 	// sums of the scores' gradient.
 	cum, col []float64
@@ -252,6 +274,9 @@ func (k *attention[F]) signature() ([]hm.Type, hm.Type) {
 	if k.cfg.LogForget {
 		in = append(in, floats(2))
 	}
+	if k.cfg.CoPE {
+		in = append(in, floats(3))
+	}
 	return in, floats(2)
 }
 func (k *attention[F]) diffWRT() []bool {
@@ -263,6 +288,9 @@ func (k *attention[F]) diffWRT() []bool {
 		d = append(d, k.cfg.LearnQueryScale)
 	}
 	if k.cfg.LogForget {
+		d = append(d, true)
+	}
+	if k.cfg.CoPE {
 		d = append(d, true)
 	}
 	return d
@@ -313,6 +341,11 @@ func (k *attention[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 	if fi >= 0 && !in[fi].Eq(tensor.Shape{c.Batch * c.SeqLen, c.Heads}) {
 		return nil, errors.Errorf("Attention: log forget gates of shape %v, want %v", in[fi], tensor.Shape{c.Batch * c.SeqLen, c.Heads})
 	}
+	if ci := c.copeInput(); ci >= 0 {
+		if err := c.checkCoPE(in[ci], hd); err != nil {
+			return nil, err
+		}
+	}
 	return q.Clone(), nil
 }
 
@@ -338,6 +371,9 @@ func (k *attention[F]) setup(d int) {
 		if c.StickBreaking {
 			k.sig = make([]F, n*t)
 		}
+		if c.CoPE {
+			k.gate, k.demb = make([]F, n*t), make([]F, c.Batch*c.Heads*hd*k.npos)
+		}
 	}
 	k.scratch = make([]attnScratch[F], workers())
 	for w := range k.scratch {
@@ -352,6 +388,7 @@ func (k *attention[F]) setup(d int) {
 				s.col = make([]float64, t)
 			}
 		}
+		k.setupCoPE(s, t)
 		if !k.train && c.masked() && !c.StickBreaking {
 			k.setupMasked(s, hd)
 			continue
@@ -379,6 +416,7 @@ func convert[F float](x []float64) []F {
 func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	c := k.cfg
 	d := in[0].Shape()[1]
+	k.copeEmbeddings(in)
 	k.setup(d)
 	q, kk, v, o := Values[F](in[0]), Values[F](in[1]), Values[F](in[2]), Values[F](out)
 	var bias, qscale, logf []F
@@ -440,6 +478,9 @@ func (k *attention[F]) forwardKept(o, q, kk, v, bias, qscale, logf []F, d int) {
 			k.rotate(kt, k.kcos, k.ksin, s.ids, false)
 			k.gather(vt, v, b, h, d)
 			k.cumulate(s, logf, b, h)
+			if k.emb != nil {
+				k.copeLogitsTri(s, qt, t, hd)
+			}
 			// Scores, then a softmax over each row's keys up to the diagonal.
 			gemmTri(asm.LowerC, false, true, t, t, hd, F(scale), qt, hd, kt, hd, 0, pt, t)
 			if c.StickBreaking {
@@ -453,14 +494,22 @@ func (k *attention[F]) forwardKept(o, q, kk, v, bias, qscale, logf []F, d int) {
 	})
 }
 
-// adjust applies query i's scale and bias, in head h, to row: its scores for keys j0, j0+1, …,
-// all at most i; then its forget gates' bias, from the worker's s.cum.
+// adjust applies query i's scale, contextual positions and bias, in head h, to row: its scores
+// for keys j0, j0+1, …, all at most i; then its forget gates' bias, from the worker's s.cum.
 func (k *attention[F]) adjust(row, bias, qscale []F, h, i, j0 int, s *attnScratch[F]) {
 	t := k.cfg.SeqLen
+	if k.emb != nil {
+		k.copeRow(row, i, j0, s) // the gates read the scores as they are
+	}
 	if qscale != nil {
 		m := qscale[h*t+i]
 		for j := range row {
 			row[j] *= m
+		}
+	}
+	if k.emb != nil {
+		for j, x := range s.cl[:len(row)] {
+			row[j] += x
 		}
 	}
 	if ids := s.ids; ids != nil && k.cfg.Bias != NoBias {
@@ -508,6 +557,9 @@ func (k *attention[F]) softmaxRows(p []F, ld, task, h, i0, i1 int, bias, qscale 
 			row := p[(r-i0)*ld+lo : (r-i0)*ld+r+1]
 			if keepRaw {
 				copy(k.raw[(task*t+r)*t+lo:], row)
+			}
+			if k.gate != nil {
+				s.g = k.gate[(task*t+r)*t+lo : (task*t+r)*t+r+1] // copeRow keeps the row's gates there
 			}
 			k.adjust(row, bias, qscale, h, r, lo, s)
 		}
@@ -580,6 +632,7 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 		return errors.New("Attention: backward pass of an op that was not differentiated")
 	}
 	d := in[0].Shape()[1]
+	k.copeEmbeddings(in)
 	dy, dq, dk, dv := Values[F](dout), Values[F](din[0]), Values[F](din[1]), Values[F](din[2])
 	t, hd := c.SeqLen, d/c.Heads
 	scale := F(1 / math.Sqrt(float64(hd)))
@@ -606,6 +659,12 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 			clear(s.col)
 			if c.StickBreaking {
 				k.stickBackward(task, h, pt, ds, k.sig[task*t*t:(task+1)*t*t], qscale, scale)
+			} else if k.emb != nil {
+				// The softmax's gradient unscaled, for copeBackward to scale and add the gates' part.
+				k.copeLogitsTri(s, qt, t, hd)
+				k.clearCoPEGrad(s)
+				k.softmaxBackward(task, h, pt, ds, nil, 1, s.col)
+				k.copeBackward(s, task, h, ds, qscale, scale)
 			} else {
 				k.softmaxBackward(task, h, pt, ds, qscale, scale, s.col)
 			}
@@ -614,6 +673,9 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 			}
 			gemmTri(asm.LowerA, false, false, t, hd, t, 1, ds, t, kt, hd, 0, s.dq, hd) // dq = ds·k
 			gemmTri(asm.UpperA, true, false, t, hd, t, 1, ds, t, qt, hd, 0, s.dk, hd)  // dk = dsᵀ·q
+			if k.emb != nil {
+				k.copeGrad(s, task, qt, hd)
+			}
 			k.rotate(s.dq, k.cos, k.sin, c.PositionIDs, true)
 			k.rotate(s.dk, k.kcos, k.ksin, c.PositionIDs, true)
 			scatter(dq, s.dq, b, h, t, d, hd)
@@ -626,6 +688,9 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 	}
 	if c.LearnQueryScale {
 		k.queryScaleGrad(Values[F](din[si]))
+	}
+	if ci := c.copeInput(); ci >= 0 {
+		k.copeEmbeddingGrad(Values[F](din[ci]))
 	}
 	return nil
 }

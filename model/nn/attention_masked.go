@@ -171,7 +171,8 @@ func (k *attention[F]) queriesMasked(s *attnScratch[F], task, h, i0, i1 int, bia
 		s.max[r], s.sum[r], s.ent[r], s.far[r] = math.Inf(-1), 0, 0, 0
 	}
 	scale := F(1 / math.Sqrt(float64(hd)))
-	for j0 := first - first%maskedTileKeys; j0 < i1; j0 += maskedTileKeys {
+	k.copeLogits(s, s.q, i0, rows, hd)
+	for j0 := range k.keyTiles(first-first%maskedTileKeys, i1, maskedTileKeys) {
 		j1 := min(j0+maskedTileKeys, i1)
 		nk := j1 - j0
 		tlo, thi, alo, ahi := s.tileRows(rows, j0, j1, s.qa != nil)

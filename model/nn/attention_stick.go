@@ -37,13 +37,17 @@ import (
 const stickDead = -800
 
 // checkStick refuses what stick-breaking does not take: a remap, which would leave keys out of
-// the product or move them, and forget gates (no scheme gives both in one layer).
+// the product or move them, and forget gates or contextual positions (no scheme gives both in
+// one layer).
 func (c AttentionConfig) checkStick() error {
 	if c.StickBreaking && c.Remap != nil {
 		return errors.New("Attention: stick-breaking attention takes no remap: its weights break the stick over every key at its true place")
 	}
 	if c.StickBreaking && c.LogForget {
 		return errors.New("Attention: stick-breaking attention takes no forget gates: their gradient counts on the softmax, which a shift of a row leaves as it is")
+	}
+	if c.StickBreaking && c.CoPE {
+		return errors.New("Attention: stick-breaking attention takes no contextual positions: they count the softmax's gates, and no scheme gives both in one layer")
 	}
 	if !c.StickBreaking && c.AttendCurrent {
 		return errors.New("Attention: AttendCurrent is for stick-breaking attention")

@@ -87,11 +87,11 @@ func TestStickGolden(t *testing.T) {
 	}
 }
 
-// stickRuns calls run for every attention case of the gradient checks but forget gates, with stick-breaking,
+// stickRuns calls run for every attention case of the gradient checks but forget gates and CoPE, with stick-breaking,
 // with and without attend_current, and with and without a window.
 func stickRuns(t *testing.T, rng *rand.Rand, batch, seqLen, heads, pairs, window int, run func(t *testing.T, c attentionCase, cfg nn.AttentionConfig)) {
 	for name, c := range attentionCases(rng, seqLen, pairs) {
-		if c.forget {
+		if c.forget || c.cope > 0 {
 			continue // refused (TestStickRefuses)
 		}
 		for _, current := range []bool{false, true} {
@@ -330,6 +330,15 @@ func TestStickRefuses(t *testing.T) {
 	cfg = nn.AttentionConfig{Batch: 1, SeqLen: n, Heads: heads, StickBreaking: true, LogForget: true}
 	if _, _, err := runOpForget(in, logf, cfg, d, 2, true); err == nil || !strings.Contains(err.Error(), "forget gates") {
 		t.Errorf("forget gates: error %v", err)
+	}
+	g := G.NewGraph()
+	x := func(name string, shape ...int) *G.Node {
+		return G.NewTensor(g, G.Float64, len(shape), G.WithShape(shape...), G.WithName(name), G.WithInit(G.Zeroes()))
+	}
+	cfg = nn.AttentionConfig{Batch: 1, SeqLen: n, Heads: heads, StickBreaking: true, CoPE: true}
+	_, err := nn.AttentionWith(x("q", n, d), x("k", n, d), x("v", n, d), nn.AttentionInputs{CoPE: x("e", 1, d/heads, 3)}, cfg)
+	if err == nil || !strings.Contains(err.Error(), "contextual positions") {
+		t.Errorf("contextual positions: error %v", err)
 	}
 	cfg = nn.AttentionConfig{Batch: 1, SeqLen: n, Heads: heads, AttendCurrent: true}
 	if _, _, err := runOp(in, cfg, d, 2, false); err == nil || !strings.Contains(err.Error(), "AttendCurrent") {

@@ -41,6 +41,7 @@ func (k *attention[F]) forwardTiled(o, q, kk, v, bias, qscale, logf []F, d int) 
 			k.cumulate(s, logf, b, h)
 			for i0 := 0; i0 < t; i0 += tileQueries {
 				i1 := min(i0+tileQueries, t)
+				k.copeLogits(s, s.q, i0, i1-i0, hd)
 				if i1 <= tileKeys {
 					k.queriesOneTile(s, task, h, i0, i1, bias, qscale)
 				} else {
@@ -63,7 +64,8 @@ func (k *attention[F]) queriesOneTile(s *attnScratch[F], task, h, i0, i1 int, bi
 }
 
 // queriesOnline computes the output of queries i0..i1−1 over their keys a tile at a time, with
-// an online softmax; the entropy and far mass come from running sums alike.
+// an online softmax; the entropy and far mass come from running sums alike. The tiles come in
+// the order keyTiles gives: the softmax's sums take any.
 func (k *attention[F]) queriesOnline(s *attnScratch[F], task, h, i0, i1 int, bias, qscale []F) {
 	t := k.cfg.SeqLen
 	hd := len(s.q) / t
@@ -73,7 +75,8 @@ func (k *attention[F]) queriesOnline(s *attnScratch[F], task, h, i0, i1 int, bia
 	for r := 0; r < rows; r++ {
 		s.max[r], s.sum[r], s.ent[r], s.far[r] = math.Inf(-1), 0, 0, 0
 	}
-	for j0 := 0; j0 < i1; j0 += tileKeys {
+	first := true
+	for j0 := range k.keyTiles(0, i1, tileKeys) {
 		j1 := min(j0+tileKeys, i1)
 		nk := j1 - j0
 		p := s.s[:rows*nk]
@@ -88,7 +91,7 @@ func (k *attention[F]) queriesOnline(s *attnScratch[F], task, h, i0, i1 int, bia
 			corr := s.update(r, row, valid, i-j0, st)
 			// The output so far was weighted by exponentials against the old maximum.
 			o := out[r*hd : (r+1)*hd]
-			if j0 == 0 {
+			if first {
 				clear(o)
 			} else if corr != 1 {
 				for x := range o {
@@ -97,6 +100,7 @@ func (k *attention[F]) queriesOnline(s *attnScratch[F], task, h, i0, i1 int, bia
 			}
 		}
 		gemm(false, false, rows, hd, nk, 1, p, nk, s.v[j0*hd:], hd, 1, out, hd)
+		first = false
 	}
 	for r := 0; r < rows; r++ {
 		inv := F(1 / s.sum[r])

@@ -110,6 +110,9 @@ type attentionCase struct {
 	scale, learnScale bool
 	// forget adds log forget gates (FoX).
 	forget bool
+	// cope adds contextual positions with embeddings of that many positions (CoPE), layer 1 of 2
+	// acting.
+	cope int
 }
 
 func attentionCases(rng *rand.Rand, seqLen, pairs int) map[string]attentionCase {
@@ -129,6 +132,10 @@ func attentionCases(rng *rand.Rand, seqLen, pairs int) map[string]attentionCase 
 		"everything learned":   {pos: randomPositions(rng, seqLen, pairs, false), form: nn.ByDistance, learn: true, scale: true, learnScale: true},
 		"forget gates":         {forget: true},
 		"forget and the rest":  {pos: randomPositions(rng, seqLen, pairs, false), form: nn.PerQuery, learn: true, scale: true, learnScale: true, forget: true},
+		// Every position has its embedding, or the later ones are clamped to the last.
+		"cope":              {cope: seqLen + 1},
+		"cope clamped":      {cope: 3},
+		"cope and the rest": {pos: randomPositions(rng, seqLen, pairs, false), form: nn.PerQuery, learn: true, scale: true, learnScale: true, forget: true, cope: 2},
 	}
 }
 
@@ -170,12 +177,15 @@ func (c attentionCase) inputsOver(rng *rand.Rand, batch, seqLen, positions, head
 		}
 		in = append(in, gradcheck.Var("logf", logf))
 	}
+	if c.cope > 0 {
+		in = append(in, gradcheck.Var("cope", gradcheck.Rand(rng, 1, 2, d/heads, c.cope)))
+	}
 	return in
 }
 
 func (c attentionCase) config(batch, seqLen, heads int) nn.AttentionConfig {
 	return nn.AttentionConfig{Batch: batch, SeqLen: seqLen, Heads: heads, Positions: c.pos, Bias: c.form, LearnBias: c.learn,
-		QueryScale: c.scale, LearnQueryScale: c.learnScale, LogForget: c.forget}
+		QueryScale: c.scale, LearnQueryScale: c.learnScale, LogForget: c.forget, CoPE: c.cope > 0, CoPELayer: 1}
 }
 
 // extra returns the bias, scale and log forget nodes among the inputs, nil those absent.
@@ -189,7 +199,10 @@ func (c attentionCase) extra(x []*G.Node) nn.AttentionInputs {
 		in.Scale, rest = rest[0], rest[1:]
 	}
 	if c.forget {
-		in.LogForget = rest[0]
+		in.LogForget, rest = rest[0], rest[1:]
+	}
+	if c.cope > 0 {
+		in.CoPE = rest[0]
 	}
 	return in
 }

@@ -130,6 +130,9 @@ func AttentionWith(q, k, v *G.Node, x nn.AttentionInputs, cfg nn.AttentionConfig
 	if (x.LogForget != nil) != cfg.LogForget {
 		return nil, fmt.Errorf("stock.Attention: log forget gates %v for forget gates %v", x.LogForget, cfg.LogForget)
 	}
+	if (x.CoPE != nil) != cfg.CoPE {
+		return nil, fmt.Errorf("stock.Attention: position embeddings %v for CoPE %v", x.CoPE, cfg.CoPE)
+	}
 	bias, qscale := x.Bias, x.Scale
 	g, dt := q.Graph(), q.Dtype()
 	b, t, h := cfg.Batch, cfg.SeqLen, cfg.Heads
@@ -164,6 +167,7 @@ func AttentionWith(q, k, v *G.Node, x nn.AttentionInputs, cfg nn.AttentionConfig
 	vh := G.Must(split(v, false, nil, nil))
 	scores := G.Must(G.BatchedMatMul(qh, kh, false, true))
 	scores = G.Must(G.Mul(scores, constant(q, 1/math.Sqrt(float64(hd)))))
+	raw := scores
 	if qscale != nil {
 		// Row i of head h times qscale[h][i]: through the (t, t·t) matrix that copies entry i to
 		// every (i, j), then across the batch.
@@ -176,8 +180,12 @@ func AttentionWith(q, k, v *G.Node, x nn.AttentionInputs, cfg nn.AttentionConfig
 		full := G.Must(G.Mul(qscale, table(g, dt, spread, t, t*t)))
 		scores = G.Must(G.HadamardProd(scores, tiled(full, cfg)))
 	}
+	mask := causalMask(cfg, -1e9, 0)
+	if x.CoPE != nil {
+		scores = G.Must(G.Add(scores, copeScores(qh, raw, x.CoPE, mask, cfg)))
+	}
 	if !cfg.StickBreaking {
-		scores = G.Must(G.Add(scores, table(g, dt, causalMask(cfg, -1e9, 0), b*h, t, t)))
+		scores = G.Must(G.Add(scores, table(g, dt, mask, b*h, t, t)))
 	}
 	if bias != nil {
 		scores = G.Must(G.Add(scores, biasScores(bias, cfg)))
