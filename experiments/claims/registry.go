@@ -42,7 +42,7 @@ func init() {
 	for _, c := range []claim{
 		learnedNotApplicable, sinusoidalDegrades, alibiFlat, scalingRescuesRoPE,
 		t5Extrapolates, kerpleMatchesALiBi, fireMatchesALiBiKERPLE, lognHelps, lognTrainHelps,
-		mixExtrapolates, ropeRelative,
+		mixExtrapolates, ropeRelative, foxBeatsRoPE, stickBreakingFlat,
 		reropeFlat, lmInfiniteFlat, streamingNeedsSinks, pRoPEBetter, poseMatchesFinetune,
 		passkeyRoPE, passkeyScalingExtends, passkeyALiBiLocal, passkeySelfExtend,
 		tasksSolvable, tasksRoPECopyFails, tasksFlipFlopDegrades, tasksNeedleRoPE, tasksCountingFails, tasksNoPERanking,

@@ -69,7 +69,7 @@ func resolvedReport(c config.Config) *config.Resolved {
 // synthetic builds a report from perplexities per label and seed, at 1x, 2x, 4x, 8x, 16x of 64:
 // NaN for a length not applicable, +Inf for one whose loss was not finite.
 func synthetic(ppl map[string][][]float64, configs map[string]position.Config) *Report {
-	return syntheticIn([]string{"learned", "sinusoidal", "rope", "rope_yarn", "rope_ntk", "alibi", "t5", "kerple", "fire", "nope", "nope_logn", "rope_logn", "nope_logn_train", "rope_logn_train", "rope_nope_mix", "rope_p", "rope_rerope", "rope_leaky", "rope_lminf", "rope_streaming", "rope_nosinks", "rope_pose", "rope_ft"}, ppl, configs)
+	return syntheticIn([]string{"learned", "sinusoidal", "rope", "rope_yarn", "rope_ntk", "alibi", "t5", "kerple", "fire", "nope", "nope_logn", "rope_logn", "nope_logn_train", "rope_logn_train", "rope_nope_mix", "rope_p", "rope_rerope", "rope_leaky", "rope_lminf", "rope_streaming", "rope_nosinks", "rope_pose", "rope_ft", "fox", "stickbreaking"}, ppl, configs)
 }
 
 // syntheticIn is synthetic with the runs of the labels in order, as a comparison lists them.
@@ -145,6 +145,8 @@ var synthConfigs = map[string]position.Config{
 	"rope_nosinks":    {Scheme: "rope", DistanceMap: &position.DistanceMapConfig{Type: "streaming", Params: map[string]any{"sinks": 0}}},
 	"rope_pose":       {Scheme: "rope"},
 	"rope_ft":         {Scheme: "rope"},
+	"fox":             {Scheme: "fox"},
+	"stickbreaking":   {Scheme: "stickbreaking"},
 }
 
 func verdicts(rep *Report) map[string]claims.Verdict {
@@ -197,6 +199,9 @@ func TestClaimsReproduced(t *testing.T) {
 		// PoSE 4% above the fine-tuned run at 4x: within the tolerance.
 		"rope_pose": {{6.9, 6.9, 7.28, 9.6, 15.8}, {7, 7, 7.38, 9.7, 15.9}},
 		"rope_ft":   {{7, 6.9, 7, 8.9, 12.3}, {7.1, 7, 7.1, 9, 12.4}},
+		// FoX 0.93 of RoPE at 4x; stick-breaking 4% above its 1x at 8x.
+		"fox":           {{6.5, 6.5, 12.6, 9, 9}, {6.6, 6.6, 12.7, 9, 9}},
+		"stickbreaking": {{10, 10, 10.2, 10.4, 10.4}, {10.1, 10.1, 10.3, 10.5, 10.5}},
 	}, synthConfigs)
 	// Every claim but the passkey and task ones, judged only in a comparison with passkeys or
 	// tasks, or that checks them.
@@ -255,9 +260,12 @@ func TestClaimsNotReproduced(t *testing.T) {
 		// PoSE 6% above the fine-tuned run at 4x.
 		"rope_pose": {{6.9, 6.9, 7.42, 9.6, 15.8}, {7, 7, 7.52, 9.7, 15.9}},
 		"rope_ft":   {{7, 6.9, 7, 8.9, 12.3}, {7.1, 7, 7.1, 9, 12.4}},
+		// FoX below RoPE at 16x but 0.96 of it at 4x; stick-breaking 6% above its 1x at 8x.
+		"fox":           {{6.5, 6.5, 13.1, 9, 9}, {6.6, 6.6, 13.1, 9, 9}},
+		"stickbreaking": {{10, 10, 10.2, 10.6, 10.4}, {10.1, 10.1, 10.3, 10.7, 10.5}},
 	}, synthConfigs)
 	v := verdicts(rep)
-	for _, id := range []string{"learned_not_applicable", "sinusoidal_degrades", "alibi_flat", "scaling_rescues_rope", "t5_extrapolates", "kerple_matches_alibi", "fire_matches_alibi_kerple", "logn_helps", "logn_train_helps", "mix_extrapolates", "prope_better", "rerope_flat", "lm_infinite_flat", "streaming_needs_sinks", "pose_matches_finetune"} {
+	for _, id := range []string{"learned_not_applicable", "sinusoidal_degrades", "alibi_flat", "scaling_rescues_rope", "t5_extrapolates", "kerple_matches_alibi", "fire_matches_alibi_kerple", "logn_helps", "logn_train_helps", "mix_extrapolates", "prope_better", "rerope_flat", "lm_infinite_flat", "streaming_needs_sinks", "pose_matches_finetune", "fox_beats_rope", "stickbreaking_flat"} {
 		if v[id] != claims.NotReproduced {
 			t.Errorf("%s: %s, want not reproduced", id, v[id])
 		}

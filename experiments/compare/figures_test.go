@@ -43,6 +43,7 @@ func TestFamiliesOfCommittedComparisons(t *testing.T) {
 		"rope_nope_mix": plot.Temperature, "nope_logn": plot.Temperature, "rope_logn": plot.Temperature,
 		"nope_ssmax": plot.Temperature, "nope_logn_train": plot.Temperature, "rope_logn_train": plot.Temperature,
 		"rope_yarn_ft": plot.RoPE, "rope_self_extend": plot.RoPE,
+		"fox": plot.Content, "cope": plot.Content, "stickbreaking": plot.Content,
 	}
 	for _, name := range []string{"compare", "compare_large", "passkey"} {
 		rep := plannedReport(t, name)
@@ -64,8 +65,8 @@ func TestFamiliesOfCommittedComparisons(t *testing.T) {
 			t.Errorf("%s: reference %d, want rope", name, r)
 		}
 	}
-	if n := len(plannedReport(t, "compare").Series); n != 21 {
-		t.Errorf("compare has %d series, want 21", n)
+	if n := len(plannedReport(t, "compare").Series); n != 24 {
+		t.Errorf("compare has %d series, want 24", n)
 	}
 }
 
@@ -73,8 +74,8 @@ func TestFamiliesOfCommittedComparisons(t *testing.T) {
 // scheme's, the reference's to plain RoPE, no two series alike.
 func TestSeriesStyles(t *testing.T) {
 	rep := syntheticFigures(t, t.TempDir(), nil)
-	if len(rep.Series) != 21 {
-		t.Fatalf("%d series, want 21", len(rep.Series))
+	if len(rep.Series) != 24 {
+		t.Fatalf("%d series, want 24", len(rep.Series))
 	}
 	ref := rep.Reference()
 	styles := rep.Styles()

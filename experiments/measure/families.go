@@ -25,6 +25,8 @@ func familyOf(c config.Config) plot.Family {
 		return plot.RoPE
 	case "alibi", "t5", "kerple", "fire":
 		return plot.Bias
+	case "fox", "cope", "stickbreaking":
+		return plot.Content
 	}
 	return plot.Other
 }

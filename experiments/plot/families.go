@@ -9,6 +9,7 @@ const (
 	RoPE                      // rotations, with any scaling or fine-tuning
 	Bias                      // biases added to the attention scores
 	Temperature               // an attention temperature, or schemes mixed by layer
+	Content                   // positions read from the content: forget gates, counts, sticks
 	Other                     // a scheme registered outside this repository
 	NumFamilies
 )
@@ -20,6 +21,7 @@ func (f Family) Title() string {
 		RoPE:        "RoPE and its scalings",
 		Bias:        "attention biases",
 		Temperature: "temperatures and mixes",
+		Content:     "positions from the content",
 		Other:       "other schemes",
 	}[f]
 }

@@ -46,6 +46,8 @@ var short = map[string]string{
 	"logn_train_helps":          "log-length scaled attention in training (Chiang & Cholak) does the same",
 	"mix_extrapolates":          "a RoPE/NoPE mix extrapolates better than all-RoPE: over RoPE at 16x",
 	"rope_relative":             "RoPE's score depends only on distance",
+	"fox_beats_rope":            "FoX extrapolates better than RoPE: over RoPE at 4x and 16x",
+	"stickbreaking_flat":        "stick-breaking stays flat: at 8x over 1x",
 	"passkey_rope":              "plain RoPE retrieves at 1x and collapses past it",
 	"passkey_scaling_extends":   "PI and YaRN, each with its fine-tune, retrieve at the length they extend to",
 	"passkey_alibi_local":       "ALiBi's flat perplexity does not come with retrieval at 8x to 16x",

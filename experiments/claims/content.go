@@ -1,0 +1,65 @@
+package claims
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"extrapolate/experiments/measure"
+)
+
+// Claims about positions read from the content (FoX, stick-breaking). Each threshold is the
+// claim's wording in the terms of the claims before it, fixed before the committed comparison
+// (configs/compare.yaml) from runs made before it: "below RoPE's" past the training length is
+// p-RoPE's "better past it" (pRoPEFactor, 0.95); "within a few percent" is alibi_flat's 5%
+// (mapFlatTolerance). The runs before: configs/fox.yaml (seed 1, perplexity 6.52 at 1x, 6.35 at
+// 4x and 6.31 at 16x, where rope.yaml's seed 1 has 13.34 and 24.91), and stickbreaking.yaml for
+// 300 steps (seed 1, 10.78 at 1x, 10.67 at 8x).
+
+var (
+	plainFoX           = plain("FoX", "fox")
+	plainStickBreaking = plain("stick-breaking attention", "stickbreaking", "attend_current")
+)
+
+var foxBeatsRoPE = claim{
+	id:        "fox_beats_rope",
+	statement: "The Forgetting Transformer's perplexity past the training length is below RoPE's (Lin et al. 2025)",
+	rule:      fmt.Sprintf("FoX's mean perplexity at 4x and at 16x ≤ %g × plain RoPE's at the same length.", pRoPEFactor),
+	check:     checkFoX,
+	relevant:  func(rep *judging) bool { return len(rep.selectAll(plainFoX)) > 0 },
+}
+
+var stickBreakingFlat = claim{
+	id:        "stickbreaking_flat",
+	statement: "Stick-breaking attention stays within a few percent of its 1x perplexity at 8x, with no position encoding (Tan et al. 2025)",
+	rule:      fmt.Sprintf("for each stick-breaking run, mean perplexity at 8x ≤ (1 + %g) × the same run's mean at 1x.", mapFlatTolerance),
+	check:     func(rep *judging) (Verdict, string) { return rep.flat(plainStickBreaking, 8, mapFlatTolerance) },
+	relevant:  func(rep *judging) bool { return len(rep.selectAll(plainStickBreaking)) > 0 },
+}
+
+func checkFoX(rep *judging) (Verdict, string) {
+	ss := rep.selectAll(plainFoX)
+	if len(ss) == 0 {
+		return NotApplicable, "The comparison has no FoX run."
+	}
+	ref, err := rep.the(plainRoPE)
+	if errors.Is(err, errNoSeries) {
+		return NotApplicable, "The comparison has no plain RoPE run to compare FoX with."
+	}
+	if err != nil {
+		return NotApplicable, notOne(err)
+	}
+	verdict := Reproduced
+	var ev []string
+	for _, s := range ss {
+		v, e := rep.compareSeries(s, []*measure.Series{ref}, []int{4, 16}, pRoPEFactor)
+		if v != Reproduced && v != NotReproduced {
+			return v, e
+		}
+		ev = append(ev, strings.TrimSuffix(e, "."))
+		if v == NotReproduced {
+			verdict = v
+		}
+	}
+	return verdict, strings.Join(ev, "; ") + "."
+}
