@@ -45,7 +45,7 @@ func init() {
 		mixExtrapolates, ropeRelative, foxBeatsRoPE, stickBreakingFlat,
 		reropeFlat, lmInfiniteFlat, streamingNeedsSinks, pRoPEBetter, poseMatchesFinetune,
 		passkeyRoPE, passkeyScalingExtends, passkeyALiBiLocal, passkeySelfExtend,
-		tasksSolvable, tasksRoPECopyFails, tasksFlipFlopDegrades, tasksNeedleRoPE, tasksCountingFails, tasksNoPERanking,
+		tasksSolvable, tasksRoPECopyFails, tasksFlipFlopDegrades, tasksNeedleRoPE, tasksCountingFails, tasksNoPERanking, tasksCoPECounts,
 	} {
 		register(c)
 	}

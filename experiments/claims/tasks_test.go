@@ -15,7 +15,7 @@ type scores map[string][3]float64
 // taskOrder and schemeOrder are the order of the series taskReport makes.
 var (
 	taskOrder   = []string{"copy", "flipflop", "niah_single", "counting"}
-	schemeOrder = []string{"nope", "t5", "rope", "learned", "sinusoidal", "alibi"}
+	schemeOrder = []string{"nope", "t5", "rope", "learned", "sinusoidal", "alibi", "cope"}
 )
 
 // taskReport is a comparison of task runs, a series per scheme and task as configs/tasks.yaml
@@ -150,5 +150,31 @@ func TestCountingClaim(t *testing.T) {
 	delete(noALiBi["counting"], "alibi")
 	if got := judgeTasks(t, noALiBi)["tasks_counting_fails"]; got != NotApplicable {
 		t.Errorf("without an ALiBi counting run: tasks_counting_fails is %s, want not applicable", got)
+	}
+}
+
+// TestCoPECountsClaim checks tasks_cope_counts on both sides of its rule: CoPE at 2x at least
+// taskSolved on counting and on flip-flop, RoPE and ALiBi below it on counting.
+func TestCoPECountsClaim(t *testing.T) {
+	flip := scores{"rope": {1, 0.9, 0.1}, "alibi": {1, 1, 0.97}}
+	tasksWith := func(cope, copeFlip, rope [3]float64) map[string]scores {
+		f := scores{"rope": flip["rope"], "alibi": flip["alibi"], "cope": copeFlip}
+		return map[string]scores{"flipflop": f, "counting": {"rope": rope, "alibi": {0.5, 0.36, 0.2}, "cope": cope}}
+	}
+	for name, c := range map[string]struct {
+		cope, copeFlip, rope [3]float64
+		want                 Verdict
+	}{
+		"cope counts":           {[3]float64{1, 0.9, 0.5}, [3]float64{1, 1, 0.9}, [3]float64{0.55, 0.22, 0.1}, Reproduced},
+		"cope does not count":   {[3]float64{0.55, 0.21, 0.1}, [3]float64{1, 1, 0.93}, [3]float64{0.55, 0.22, 0.1}, NotReproduced},
+		"cope loses flip-flop":  {[3]float64{1, 0.95, 0.5}, [3]float64{1, 0.89, 0.5}, [3]float64{0.55, 0.22, 0.1}, NotReproduced},
+		"rope counts at 2x too": {[3]float64{1, 0.95, 0.5}, [3]float64{1, 1, 0.9}, [3]float64{0.95, 0.9, 0.1}, NotReproduced},
+	} {
+		if got := judgeTasks(t, tasksWith(c.cope, c.copeFlip, c.rope))["tasks_cope_counts"]; got != c.want {
+			t.Errorf("%s: tasks_cope_counts is %s, want %s", name, got, c.want)
+		}
+	}
+	if _, judged := judgeTasks(t, map[string]scores{"counting": {"rope": {0.5, 0.2, 0.1}}})["tasks_cope_counts"]; judged {
+		t.Error("without CoPE runs: tasks_cope_counts judged, want it left out")
 	}
 }

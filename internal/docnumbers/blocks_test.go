@@ -58,6 +58,7 @@ var short = map[string]string{
 	"tasks_needle_rope_fails":   "RoPE finds a needle at its training length, not at 4x",
 	"tasks_counting_fails":      "RoPE and ALiBi fail at counting past their training sizes",
 	"tasks_nope_ranking":        "NoPE and T5 generalise better than RoPE and absolute positions",
+	"tasks_cope_counts":         "CoPE counts and keeps flip-flop at twice its training sizes",
 }
 
 // link is the path from page to a report's REPORT.md.
@@ -656,6 +657,7 @@ func taskRuns(page string, args []string) (string, error) {
 		return "", err
 	}
 	var schemes, tasks []string
+	on := map[string][]string{} // the tasks each scheme trains on
 	for _, r := range c.Runs {
 		if len(r.Result.Tasks) == 0 {
 			continue
@@ -664,8 +666,21 @@ func taskRuns(page string, args []string) (string, error) {
 		if !slices.Contains(tasks, task) {
 			tasks = append(tasks, task)
 		}
-		if s := strings.TrimSuffix(r.Label, "_"+task); !slices.Contains(schemes, s) {
+		s := strings.TrimSuffix(r.Label, "_"+task)
+		if !slices.Contains(schemes, s) {
 			schemes = append(schemes, s)
+		}
+		if !slices.Contains(on[s], task) {
+			on[s] = append(on[s], task)
+		}
+	}
+	// Schemes on every task are listed together; one on some of them, with its tasks.
+	var every, some []string
+	for _, s := range schemes {
+		if len(on[s]) == len(tasks) {
+			every = append(every, s)
+		} else {
+			some = append(some, s+" on "+and(on[s]))
 		}
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -674,9 +689,13 @@ func taskRuns(page string, args []string) (string, error) {
 			lo, hi = math.Min(lo, t.Ratio), math.Max(hi, t.Ratio)
 		}
 	}
+	what := and(every) + " on each of " + and(tasks)
+	if len(some) > 0 {
+		what += ", and " + strings.Join(some, "; ")
+	}
 	seeds := c.seeds()
-	return fmt.Sprintf("The committed task comparison, [`results/%s`](%s), trains %s on each of %s, seeds %d to %d (%d runs), and scores each model at %gx to %gx its task's largest training size.\n",
-		args[0], link(page, args[0]), and(schemes), and(tasks), seeds[0], seeds[len(seeds)-1], len(c.Runs), lo, hi), nil
+	return fmt.Sprintf("The committed task comparison, [`results/%s`](%s), trains %s, seeds %d to %d (%d runs), and scores each model at %gx to %gx its task's largest training size.\n",
+		args[0], link(page, args[0]), what, seeds[0], seeds[len(seeds)-1], len(c.Runs), lo, hi), nil
 }
 
 func and(s []string) string {
