@@ -32,6 +32,9 @@ type Graph struct {
 	// Stats holds, with Options.AttentionStats, each layer's attention statistics, summed over
 	// every run of the graph.
 	Stats []*nn.AttentionStats
+	// layers holds each layer's nodes of what its attention reads (LayerInputs); nil in a graph
+	// of stock ops.
+	layers []layerNodes
 }
 
 // Options choose how a graph is built.
@@ -97,6 +100,9 @@ func (m *Model) Graph(scheme position.Scheme, batch, n int, o Options) (*Graph, 
 	if b.err != nil {
 		return nil, fmt.Errorf("model: building the graph: %w", b.err)
 	}
+	if !o.StockOps {
+		gr.layers = b.layers
+	}
 	if o.Train {
 		if gr.grads, err = G.Grad(gr.loss, wrt...); err != nil {
 			return nil, fmt.Errorf("model: differentiating the graph: %w", err)
@@ -119,6 +125,7 @@ func (b *builder) forward(m *Model, w nodes, ids *G.Node, pos positions) *G.Node
 		k := b.linear(y, w[h.wk], w[h.bk])
 		v := b.linear(y, w[h.wv], w[h.bv])
 		f := b.logForget(y, a.gate) // nil for a layer without forget gates
+		b.layers = append(b.layers, layerNodes{x: y, q: q, k: k, logForget: f, scale: a.scale})
 		x = b.add(x, b.linear(b.attention(q, k, v, nn.AttentionInputs{Bias: a.bias, Scale: a.scale, LogForget: f, CoPE: a.cope}, a.config), w[h.wo], w[h.bo]))
 		y = b.layerNorm(x, w[h.ln2G], w[h.ln2B])
 		x = b.add(x, b.linear(b.gelu(b.linear(y, w[h.w1], w[h.b1])), w[h.w2], w[h.b2]))
@@ -565,6 +572,8 @@ var fused = ops{
 type builder struct {
 	ops ops
 	err error
+	// layers are the nodes each layer's attention reads, in order, for Graph.LayerInputs.
+	layers []layerNodes
 }
 
 func (b *builder) do(f func() (*G.Node, error)) *G.Node {

@@ -33,10 +33,26 @@ func picture(rep *report) ([]byte, error) {
 		}
 		plots = append(plots, p...)
 	}
+	if c := rep.Content; c != nil {
+		p, err := contentPlots(c)
+		if err != nil {
+			return nil, err
+		}
+		if len(p) > maxPlots {
+			return nil, fmt.Errorf("-checkpoint: %d pictures of what its layers make of the text, above %d to draw; use -json", len(p), maxPlots)
+		}
+		plots = append(plots, p...)
+	}
+	if len(plots) == 0 && rep.readsContent {
+		return nil, fmt.Errorf("-scheme: %s has nothing to draw without a checkpoint: it reads the content; give a trained one with -checkpoint FILE", rep.Scheme)
+	}
 	if len(plots) == 0 {
 		return nil, fmt.Errorf("-scheme: %s has nothing to draw (it adds no table, rotation or bias)", rep.Scheme)
 	}
 	title := fmt.Sprintf("%s, %d heads of dimension %d, L=%d, n=%d", rep.Scheme, rep.Heads, rep.Dim, rep.TrainLen, rep.EvalLen)
+	if rep.Content != nil {
+		title = fmt.Sprintf("%s, %d heads of dimension %d, L=%d, on a text of %d bytes", rep.Scheme, rep.Heads, rep.Dim, rep.TrainLen, len(rep.Content.IDs))
+	}
 	if rep.Checkpoint != "" {
 		title += ", trained: " + rep.Checkpoint
 		if rep.Partial != "" {

@@ -1,10 +1,12 @@
 // Command inspect shows a position scheme's numbers, as JSON, or draws a picture of them: any
-// registered scheme, from what it provides (a table, a rotation, a bias), fresh or trained.
+// registered scheme, from what it provides (a table, a rotation, a bias), fresh or trained; and
+// for a trained scheme that reads the content (FoX, CoPE, stick-breaking), what it made of a text.
 //
 //	go run ./cmd/inspect -scheme rope -scaling yarn -dim 16 -base 10000 -train-len 128 -eval-len 512 -factor 4 -json
 //	go run ./cmd/inspect -scheme alibi -heads 8 -eval-len 32        # draws inspect_alibi.png
 //	go run ./cmd/inspect -checkpoint examples/checkpoints/rope_ntk.ckpt   # a trained checkpoint's scheme
 //	go run ./cmd/inspect -checkpoint results/t5/model.ckpt          # a trained scheme's biases, after -config t5
+//	go run ./cmd/inspect -checkpoint results/cope/model.ckpt -text-file main.go   # what CoPE counts on a text
 package main
 
 import (
@@ -54,9 +56,15 @@ type report struct {
 	Table [][]float64 `json:"table,omitempty"`
 	// A scheme per layer (position.PerLayer): each layer's scheme, shown as above.
 	PerLayer []*report `json:"per_layer,omitempty"`
+	// Content is what the layers whose scheme reads the content (FoX, CoPE, stick-breaking) made
+	// of a text, with a checkpoint (content.go).
+	Content *content `json:"content,omitempty"`
 
 	described map[string]any
 	plain     *position.Rotation // the rotation without its scaling, for the picture
+	// readsContent says that some layer's scheme reads the content, which a fresh scheme
+	// cannot show.
+	readsContent bool
 }
 
 // Size bounds: far beyond any picture or table worth looking at, and small enough that a typo
@@ -96,14 +104,17 @@ type options struct {
 	base                    float64
 	trainLen, evalLen       int
 	checkpoint, out         string
+	text, textFile          string
 	asJSON                  bool
 	params                  paramFlags
 	fields                  *scalingflag.Set
+	// given holds the flags set on the command line, so that an empty -text is told from none.
+	given map[string]bool
 }
 
 // parseFlags reads the command line into options.
 func parseFlags() *options {
-	o := &options{}
+	o := &options{given: map[string]bool{}}
 	flag.StringVar(&o.scheme, "scheme", "rope", "position scheme: "+strings.Join(position.Names(), ", "))
 	flag.StringVar(&o.scaling, "scaling", "none", "RoPE scaling: none or "+strings.Join(position.ScalingTypes(), ", "))
 	flag.IntVar(&o.dim, "dim", 64, "head dimension; the model width is dim × heads")
@@ -114,11 +125,14 @@ func parseFlags() *options {
 	flag.IntVar(&o.evalLen, "eval-len", 512, "evaluation length n")
 	flag.StringVar(&o.factor, "factor", "auto", "scaling factor: a number ≥ 1, or auto = max(1, n/L)")
 	flag.StringVar(&o.checkpoint, "checkpoint", "", "a trained model's checkpoint: show its scheme with the trained weights")
+	flag.StringVar(&o.text, "text", "", "with -checkpoint, the text a scheme that reads the content (fox, cope, stickbreaking) is shown on (default a few lines of Go)")
+	flag.StringVar(&o.textFile, "text-file", "", "a file whose bytes are that text, instead of -text")
 	flag.BoolVar(&o.asJSON, "json", false, "print the numbers as JSON instead of drawing")
 	flag.StringVar(&o.out, "out", "", "picture file (default inspect_<scheme>.png)")
 	o.fields = scalingflag.Register(flag.CommandLine)
 	flag.Var(&o.params, "param", "a field of the scheme, name=value (repeatable), e.g. -param buckets=16")
 	flag.Parse()
+	flag.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
 	return o
 }
 
@@ -133,9 +147,14 @@ func run() int {
 	if err := o.check(); err != nil {
 		return fail(err)
 	}
-	spec, m, partial, err := o.setting()
+	spec, trained, err := o.setting()
 	if err != nil {
 		return fail(err)
+	}
+	var m *model.Model
+	partial := ""
+	if trained != nil {
+		m, partial = trained.Model, trained.Progress
 	}
 	s, err := position.New(spec)
 	if err != nil {
@@ -168,6 +187,10 @@ func run() int {
 		return fail(err)
 	}
 	rep.Checkpoint, rep.Partial = o.checkpoint, partial
+	if rep.Content, err = o.content(trained, s, spec.Layers); err != nil {
+		return fail(err)
+	}
+	rep.readsContent = len(readsContent(s, spec.Layers)) > 0
 	if t := rep.Table; !o.asJSON && len(t) > 0 && len(t)*len(t[0]) > maxCells {
 		return fail(fmt.Errorf("-dim and -eval-len: a table of %d × %d to draw, above the limit of %d cells; use -json or fewer", len(t), len(t[0]), maxCells))
 	}
@@ -220,11 +243,16 @@ func (o *options) check() error {
 	return nil
 }
 
-// setting is the scheme's spec: a checkpoint's, with its trained model and how far its training
-// went, or the one the flags describe, with no model yet.
-func (o *options) setting() (spec position.Spec, m *model.Model, partial string, err error) {
+// setting is the scheme's spec: a checkpoint's, with the trained model, or the one the flags
+// describe, with no model yet.
+func (o *options) setting() (spec position.Spec, t *experiments.Trained, err error) {
 	if o.checkpoint != "" {
 		return o.checkpointSetting()
+	}
+	for _, f := range []string{"text", "text-file"} {
+		if o.given[f] {
+			return spec, nil, fmt.Errorf("-%s: needs -checkpoint: a text is read by a trained model", f)
+		}
 	}
 	pc := position.Config{Scheme: o.scheme, Params: o.params.values}
 	if o.scheme == "rope" {
@@ -233,37 +261,55 @@ func (o *options) setting() (spec position.Spec, m *model.Model, partial string,
 	if o.scaling != "none" {
 		f, err := position.ParseFactor(o.factor)
 		if err != nil {
-			return spec, nil, "", fmt.Errorf("-factor: %v", err)
+			return spec, nil, fmt.Errorf("-factor: %v", err)
 		}
 		pc.Scaling = o.fields.Scaling(o.scaling, f)
 	}
 	if u := o.fields.Unused([]string{o.scaling}); u != "" {
-		return spec, nil, "", fmt.Errorf("%s: the scaling %s does not take it", u, o.scaling)
+		return spec, nil, fmt.Errorf("%s: the scaling %s does not take it", u, o.scaling)
 	}
 	spec = position.Spec{DModel: o.dim * o.heads, Heads: o.heads, Layers: o.layers, TrainLen: o.trainLen, Config: pc}
-	return spec, nil, "", nil
+	return spec, nil, nil
 }
 
 // checkpointSetting loads the checkpoint, refusing the flags that describe a scheme: its config
 // gives the scheme, and a flag that silently did nothing would mislead.
-func (o *options) checkpointSetting() (spec position.Spec, m *model.Model, partial string, err error) {
+func (o *options) checkpointSetting() (spec position.Spec, t *experiments.Trained, err error) {
 	var setting []string
 	flag.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "checkpoint", "eval-len", "json", "out":
+		case "checkpoint", "eval-len", "json", "out", "text", "text-file":
 		default:
 			setting = append(setting, "-"+f.Name)
 		}
 	})
 	if len(setting) > 0 {
-		return spec, nil, "", fmt.Errorf("%s: not with -checkpoint, whose config gives the scheme", setting[0])
+		return spec, nil, fmt.Errorf("%s: not with -checkpoint, whose config gives the scheme", setting[0])
 	}
-	t, err := experiments.LoadCheckpoint(o.checkpoint)
-	if err != nil {
-		return spec, nil, "", err
+	if t, err = experiments.LoadCheckpoint(o.checkpoint); err != nil {
+		return spec, nil, err
 	}
 	c := t.Config
-	return c.Spec(c.EvalPhase().Position), t.Model, t.Progress, nil
+	return c.Spec(c.EvalPhase().Position), t, nil
+}
+
+// content shows what the layers of a trained model whose scheme reads the content made of the
+// text: nil without a checkpoint, or for a scheme that reads none, which refuses a text given.
+func (o *options) content(t *experiments.Trained, s position.Scheme, layers int) (*content, error) {
+	if t == nil {
+		return nil, nil
+	}
+	text, from, err := o.readText()
+	if err != nil {
+		return nil, err
+	}
+	if len(readsContent(s, layers)) == 0 {
+		if o.given["text"] || o.given["text-file"] {
+			return nil, fmt.Errorf("%s: the %s scheme reads nothing from the content; a text is for fox, cope and stickbreaking", from, s.Name())
+		}
+		return nil, nil
+	}
+	return contentOf(t, s, text, from)
 }
 
 // checkCost refuses a setting whose numbers would take too much memory or time to compute or
