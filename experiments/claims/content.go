@@ -38,13 +38,19 @@ var stickBreakingFlat = claim{
 }
 
 func checkFoX(rep *judging) (Verdict, string) {
-	ss := rep.selectAll(plainFoX)
+	return rep.againstOne(plainFoX, plainRoPE, []int{4, 16}, pRoPEFactor)
+}
+
+// againstOne judges each series sel picks against the one series ref picks, by compareSeries
+// at mults with limit; it does not apply without a series of sel or a single one of ref.
+func (rep *judging) againstOne(sel, ref selector, mults []int, limit float64) (Verdict, string) {
+	ss := rep.selectAll(sel)
 	if len(ss) == 0 {
-		return NotApplicable, "The comparison has no FoX run."
+		return NotApplicable, fmt.Sprintf("The comparison has no run of %s.", sel.Name)
 	}
-	ref, err := rep.the(plainRoPE)
+	r, err := rep.the(ref)
 	if errors.Is(err, errNoSeries) {
-		return NotApplicable, "The comparison has no plain RoPE run to compare FoX with."
+		return NotApplicable, fmt.Sprintf("The comparison has no run of %s to compare %s with.", ref.Name, sel.Name)
 	}
 	if err != nil {
 		return NotApplicable, notOne(err)
@@ -52,7 +58,7 @@ func checkFoX(rep *judging) (Verdict, string) {
 	verdict := Reproduced
 	var ev []string
 	for _, s := range ss {
-		v, e := rep.compareSeries(s, []*measure.Series{ref}, []int{4, 16}, pRoPEFactor)
+		v, e := rep.compareSeries(s, []*measure.Series{r}, mults, limit)
 		if v != Reproduced && v != NotReproduced {
 			return v, e
 		}

@@ -1,12 +1,6 @@
 package claims
 
-import (
-	"errors"
-	"fmt"
-	"strings"
-
-	"extrapolate/experiments/measure"
-)
+import "fmt"
 
 // Claims about position ids drawn in training (train.positions). PoSE's threshold is "comes
 // close", put in the terms of the claims before it: within mapFlatTolerance (alibi_flat's 5%),
@@ -31,28 +25,5 @@ var poseMatchesFinetune = claim{
 }
 
 func checkPoSE(rep *judging) (Verdict, string) {
-	ss := rep.selectAll(ropePoSE)
-	if len(ss) == 0 {
-		return NotApplicable, "The comparison has no RoPE run trained with PoSE ids."
-	}
-	ref, err := rep.the(ropeFinetuned)
-	if errors.Is(err, errNoSeries) {
-		return NotApplicable, "The comparison has no RoPE run fine-tuned at a longer length to compare PoSE with."
-	}
-	if err != nil {
-		return NotApplicable, notOne(err)
-	}
-	verdict := Reproduced
-	var ev []string
-	for _, s := range ss {
-		v, e := rep.compareSeries(s, []*measure.Series{ref}, []int{4}, 1+mapFlatTolerance)
-		if v != Reproduced && v != NotReproduced {
-			return v, e
-		}
-		ev = append(ev, strings.TrimSuffix(e, "."))
-		if v == NotReproduced {
-			verdict = v
-		}
-	}
-	return verdict, strings.Join(ev, "; ") + "."
+	return rep.againstOne(ropePoSE, ropeFinetuned, []int{4}, 1+mapFlatTolerance)
 }

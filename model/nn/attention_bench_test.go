@@ -103,45 +103,52 @@ func BenchmarkForgetAttention(b *testing.B) {
 			Values[float32](in[3])[i] = float32(logSigmoid(3 + float64(z))) // gates around σ(3)
 		}
 		dout := random(rows, heads*hd)
-		var plainNs float64
-		for _, forget := range []bool{false, true} {
-			name := c.name + "/plain"
-			if forget {
-				name = c.name + "/forget"
+		plain := AttentionConfig{Batch: c.batch, SeqLen: c.n, Heads: heads}
+		forget := plain
+		forget.LogForget = true
+		benchAgainstPlain(b, c.name, "forget", plain, forget, c.train, in, dout)
+	}
+}
+
+// benchAgainstPlain times the attention op with cfg against the same op plain, each a forward
+// pass and, in training, a backward pass, as the benchmarks name/plain and name/variant, and
+// reports the second's time per step as a multiple of the first's (×plain). in are q, k and v,
+// then the inputs cfg adds; the plain op takes the first three.
+func benchAgainstPlain(b *testing.B, name, variant string, plain, cfg AttentionConfig, train bool, in []*tensor.Dense, dout *tensor.Dense) {
+	var plainNs float64
+	for i, c := range []AttentionConfig{plain, cfg} {
+		label, inputs := name+"/plain", in[:3]
+		if i == 1 {
+			label, inputs = name+"/"+variant, in
+		}
+		b.Run(label, func(b *testing.B) {
+			k := &attention[float32]{cfg: c, train: train}
+			out := newDense(tensor.Float32, in[0].Shape())
+			din := make([]*tensor.Dense, len(inputs))
+			for i, x := range inputs {
+				din[i] = newDense(tensor.Float32, x.Shape())
 			}
-			b.Run(name, func(b *testing.B) {
-				k := &attention[float32]{cfg: AttentionConfig{Batch: c.batch, SeqLen: c.n, Heads: heads, LogForget: forget}, train: c.train}
-				inputs := in[:3]
-				if forget {
-					inputs = in
+			step := func() {
+				if err := k.forward(out, inputs); err != nil {
+					b.Fatal(err)
 				}
-				out := newDense(tensor.Float32, tensor.Shape{rows, heads * hd})
-				din := make([]*tensor.Dense, len(inputs))
-				for i, x := range inputs {
-					din[i] = newDense(tensor.Float32, x.Shape())
-				}
-				step := func() {
-					if err := k.forward(out, inputs); err != nil {
+				if train {
+					if err := k.backward(din, dout, out, inputs); err != nil {
 						b.Fatal(err)
 					}
-					if c.train {
-						if err := k.backward(din, dout, out, inputs); err != nil {
-							b.Fatal(err)
-						}
-					}
 				}
-				step() // sizes the buffers
-				b.ResetTimer()
-				for range b.N {
-					step()
-				}
-				ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-				if !forget {
-					plainNs = ns
-				} else if plainNs > 0 {
-					b.ReportMetric(ns/plainNs, "×plain")
-				}
-			})
-		}
+			}
+			step() // sizes the buffers
+			b.ResetTimer()
+			for range b.N {
+				step()
+			}
+			ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			if i == 0 {
+				plainNs = ns
+			} else if plainNs > 0 {
+				b.ReportMetric(ns/plainNs, "×plain")
+			}
+		})
 	}
 }

@@ -31,45 +31,9 @@ func BenchmarkCoPEAttention(b *testing.B) {
 		rows := c.batch * c.n
 		in := []*tensor.Dense{random(rows, heads*hd), random(rows, heads*hd), random(rows, heads*hd), random(1, hd, c.npos)}
 		dout := random(rows, heads*hd)
-		var plainNs float64
-		for _, cope := range []bool{false, true} {
-			name := fmt.Sprintf("%s/n%d/plain", c.name, c.n)
-			if cope {
-				name = fmt.Sprintf("%s/n%d/cope", c.name, c.n)
-			}
-			b.Run(name, func(b *testing.B) {
-				k := &attention[float32]{cfg: AttentionConfig{Batch: c.batch, SeqLen: c.n, Heads: heads, CoPE: cope}, train: c.train}
-				inputs := in[:3]
-				if cope {
-					inputs = in
-				}
-				out := newDense(tensor.Float32, tensor.Shape{rows, heads * hd})
-				din := make([]*tensor.Dense, len(inputs))
-				for i, x := range inputs {
-					din[i] = newDense(tensor.Float32, x.Shape())
-				}
-				step := func() {
-					if err := k.forward(out, inputs); err != nil {
-						b.Fatal(err)
-					}
-					if c.train {
-						if err := k.backward(din, dout, out, inputs); err != nil {
-							b.Fatal(err)
-						}
-					}
-				}
-				step() // sizes the buffers
-				b.ResetTimer()
-				for range b.N {
-					step()
-				}
-				ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-				if !cope {
-					plainNs = ns
-				} else if plainNs > 0 {
-					b.ReportMetric(ns/plainNs, "×plain")
-				}
-			})
-		}
+		plain := AttentionConfig{Batch: c.batch, SeqLen: c.n, Heads: heads}
+		cope := plain
+		cope.CoPE = true
+		benchAgainstPlain(b, fmt.Sprintf("%s/n%d", c.name, c.n), "cope", plain, cope, c.train, in, dout)
 	}
 }

@@ -35,41 +35,9 @@ func BenchmarkStickBreakingAttention(b *testing.B) {
 		if c.train {
 			mode = "train"
 		}
-		var plainNs float64
-		for _, stick := range []bool{false, true} {
-			name := fmt.Sprintf("%s/%dx%d/plain", mode, c.batch, c.n)
-			if stick {
-				name = fmt.Sprintf("%s/%dx%d/stickbreaking", mode, c.batch, c.n)
-			}
-			b.Run(name, func(b *testing.B) {
-				k := &attention[float32]{cfg: AttentionConfig{Batch: c.batch, SeqLen: c.n, Heads: heads, StickBreaking: stick}, train: c.train}
-				out := newDense(tensor.Float32, tensor.Shape{rows, heads * hd})
-				din := make([]*tensor.Dense, len(in))
-				for i, x := range in {
-					din[i] = newDense(tensor.Float32, x.Shape())
-				}
-				step := func() {
-					if err := k.forward(out, in); err != nil {
-						b.Fatal(err)
-					}
-					if c.train {
-						if err := k.backward(din, dout, out, in); err != nil {
-							b.Fatal(err)
-						}
-					}
-				}
-				step() // sizes the buffers
-				b.ResetTimer()
-				for range b.N {
-					step()
-				}
-				ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-				if !stick {
-					plainNs = ns
-				} else if plainNs > 0 {
-					b.ReportMetric(ns/plainNs, "×plain")
-				}
-			})
-		}
+		plain := AttentionConfig{Batch: c.batch, SeqLen: c.n, Heads: heads}
+		stick := plain
+		stick.StickBreaking = true
+		benchAgainstPlain(b, fmt.Sprintf("%s/%dx%d", mode, c.batch, c.n), "stickbreaking", plain, stick, c.train, in, dout)
 	}
 }
