@@ -174,13 +174,7 @@ func (k *attention[F]) forwardStick(o, q, kk, v, bias, qscale, logf []F, d int) 
 		s := &k.scratch[w]
 		for task := lo; task < hi; task++ {
 			b, h := task/c.Heads, task%c.Heads
-			s.ids = c.idsOf(b)
-			k.gather(s.q, q, b, h, d)
-			k.rotate(s.q, k.cos, k.sin, s.ids, false)
-			k.gather(s.k, kk, b, h, d)
-			k.rotate(s.k, k.kcos, k.ksin, s.ids, false)
-			k.gather(s.v, v, b, h, d)
-			k.cumulate(s, logf, b, h)
+			k.loadSequence(s, q, kk, v, logf, b, h, d)
 			for i0 := 0; i0 < t; i0 += tileQueries {
 				i1 := min(i0+tileQueries, t)
 				if i1 <= tileKeys {

@@ -24,6 +24,19 @@ func EvalScratch(seqLen, headDim int) int {
 	return 4*seqLen*headDim + tileQueries*min(seqLen, tileKeys)
 }
 
+// loadSequence puts sequence b's q, k and v of head h into the worker's s, q and k rotated at
+// the sequence's position ids, and its forget gates' running sum into s.cum: what an evaluation
+// pass over one (sequence, head) reads.
+func (k *attention[F]) loadSequence(s *attnScratch[F], q, kk, v, logf []F, b, h, d int) {
+	s.ids = k.cfg.idsOf(b)
+	k.gather(s.q, q, b, h, d)
+	k.rotate(s.q, k.cos, k.sin, s.ids, false)
+	k.gather(s.k, kk, b, h, d)
+	k.rotate(s.k, k.kcos, k.ksin, s.ids, false)
+	k.gather(s.v, v, b, h, d)
+	k.cumulate(s, logf, b, h)
+}
+
 // forwardTiled is the evaluation forward pass.
 func (k *attention[F]) forwardTiled(o, q, kk, v, bias, qscale, logf []F, d int) {
 	c := k.cfg
@@ -32,13 +45,7 @@ func (k *attention[F]) forwardTiled(o, q, kk, v, bias, qscale, logf []F, d int) 
 		s := &k.scratch[w]
 		for task := lo; task < hi; task++ {
 			b, h := task/c.Heads, task%c.Heads
-			s.ids = c.idsOf(b)
-			k.gather(s.q, q, b, h, d)
-			k.rotate(s.q, k.cos, k.sin, s.ids, false)
-			k.gather(s.k, kk, b, h, d)
-			k.rotate(s.k, k.kcos, k.ksin, s.ids, false)
-			k.gather(s.v, v, b, h, d)
-			k.cumulate(s, logf, b, h)
+			k.loadSequence(s, q, kk, v, logf, b, h, d)
 			for i0 := 0; i0 < t; i0 += tileQueries {
 				i1 := min(i0+tileQueries, t)
 				k.copeLogits(s, s.q, i0, i1-i0, hd)
