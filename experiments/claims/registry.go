@@ -46,6 +46,7 @@ func init() {
 		reropeFlat, lmInfiniteFlat, streamingNeedsSinks, pRoPEBetter, poseMatchesFinetune,
 		passkeyRoPE, passkeyScalingExtends, passkeyALiBiLocal, passkeySelfExtend,
 		tasksSolvable, tasksRoPECopyFails, tasksFlipFlopDegrades, tasksNeedleRoPE, tasksCountingFails, tasksNoPERanking, tasksCoPECounts,
+		tasksSelfExtendNeedle, tasksReRoPENeedle, tasksRandomizedHelps, tasksDroPENeedles,
 	} {
 		register(c)
 	}

@@ -190,13 +190,19 @@ func checkSolvable(rep *judging) (Verdict, string) {
 
 // ropeOn is plain RoPE's stats on one task, or the verdict and evidence that it has none.
 func (rep *judging) ropeOn(name string) ([]tasks.Stat, Verdict, string) {
+	return rep.on(plainRoPE, name)
+}
+
+// on is the stats of the one series sel picks on a task, or the verdict and evidence that
+// there is none.
+func (rep *judging) on(sel selector, name string) ([]tasks.Stat, Verdict, string) {
 	stats, err := rep.taskStats()
 	if err != nil {
 		return nil, Undecided, err.Error()
 	}
-	by, err := rep.byTask(plainRoPE, stats)
+	by, err := rep.byTask(sel, stats)
 	if errors.Is(err, errNoSeries) || (err == nil && by[name] == nil) {
-		return nil, NotApplicable, fmt.Sprintf("Plain RoPE was not scored on %s.", name)
+		return nil, NotApplicable, fmt.Sprintf("%s was not scored on %s.", capitalise(sel.Name), name)
 	}
 	if err != nil {
 		return nil, NotApplicable, notOne(err)

@@ -15,7 +15,13 @@ type scores map[string][3]float64
 // taskOrder and schemeOrder are the order of the series taskReport makes.
 var (
 	taskOrder   = []string{"copy", "flipflop", "niah_single", "counting"}
-	schemeOrder = []string{"nope", "t5", "rope", "learned", "sinusoidal", "alibi", "cope"}
+	schemeOrder = []string{"nope", "t5", "rope", "learned", "sinusoidal", "alibi", "cope", "rope_self_extend", "rope_rerope", "rope_randomized", "rope_drope"}
+	// variants are the series of schemeOrder with no config of their own: the config they
+	// load and what they set on it.
+	variants = map[string][2]string{
+		"rope_self_extend": {"rope", "position.distance_map={type: self_extend}"},
+		"rope_rerope":      {"rope", "position.distance_map={type: rerope}"},
+	}
 )
 
 // taskReport is a comparison of task runs, a series per scheme and task as configs/tasks.yaml
@@ -30,7 +36,11 @@ func taskReport(t *testing.T, byTask map[string]scores) *measure.Report {
 				continue
 			}
 			label := scheme + "_" + name
-			c, err := config.Load(filepath.Join("..", "..", "configs", scheme+".yaml"), []string{"task={names: [" + name + "]}"})
+			file, set := scheme, []string{"task={names: [" + name + "]}"}
+			if v, ok := variants[scheme]; ok {
+				file, set = v[0], append(set, v[1])
+			}
+			c, err := config.Load(filepath.Join("..", "..", "configs", file+".yaml"), set)
 			if err != nil {
 				t.Fatal(err)
 			}
