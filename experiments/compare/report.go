@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"extrapolate/experiments/claims"
+	"extrapolate/experiments/config"
 	"extrapolate/experiments/measure"
 	"extrapolate/experiments/training"
 	"extrapolate/internal/inputerr"
@@ -110,8 +111,9 @@ func (rep *Report) markdown(sections []measure.Section) []byte {
 	}
 	res0 := rep.Runs[0].Result
 	p("Produced by `%s` on %s with %s (%s/%s, %d CPUs).\n", rep.Command, rep.Generated.Format("2006-01-02"), res0.GoVersion, runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	p("Every run trains a %d-layer, %d-wide, %d-head model (about %d weights) for %d steps of %d sequences at length %d on %s, with seeds %s, and scores the same %d validation tokens at every length, in %s.\n\n",
-		first.Model.Layers, first.Model.DModel, first.Model.Heads, res0.Params, first.Train.Steps, first.Train.BatchSize, rep.TrainLen, res0.Corpus, strings.Join(seeds, ", "), first.Eval.Tokens, first.Eval.Protocol())
+	p("Every run trains a %d-layer, %d-wide, %d-head model (about %d weights) for %s of %d sequences at %s on %s, with seeds %s, and scores the same %d validation tokens at every length, in %s.\n\n",
+		first.Model.Layers, first.Model.DModel, first.Model.Heads, res0.Params, rep.spread(func(c config.Config) int { return c.Train.Steps }, "%s steps", "%s steps (each run's in Runs)"),
+		first.Train.BatchSize, rep.spread(func(c config.Config) int { return c.Train.SeqLen }, "length %s", "lengths %s (each run its own)"), rep.trainData(res0.Corpus), strings.Join(seeds, ", "), first.Eval.Tokens, first.Eval.Protocol())
 	if src := rep.sources(); len(src) > 0 {
 		p("How the position schemes' own weights are set and trained, each choice with its source:\n\n")
 		for _, line := range src {
@@ -305,4 +307,29 @@ func (rep *Report) sources() []string {
 		}
 	}
 	return out
+}
+
+// spread formats a setting of the runs' configs: one value in one, the range of several in
+// many, so that a comparison whose runs train for different steps or at different lengths (a
+// task comparison: each task its own window) says so instead of giving the first run's.
+func (rep *Report) spread(of func(config.Config) int, one, many string) string {
+	lo, hi := of(rep.Runs[0].Config), of(rep.Runs[0].Config)
+	for _, r := range rep.Runs {
+		lo, hi = min(lo, of(r.Config)), max(hi, of(r.Config))
+	}
+	if lo == hi {
+		return fmt.Sprintf(one, strconv.Itoa(lo))
+	}
+	return fmt.Sprintf(many, fmt.Sprintf("%d to %d", lo, hi))
+}
+
+// trainData names what the runs train on: the corpus, or the tasks when every run trains on
+// tasks (task.names), which replace the corpus in training.
+func (rep *Report) trainData(corpus string) string {
+	for _, r := range rep.Runs {
+		if r.Config.Task == nil {
+			return corpus
+		}
+	}
+	return "examples of its task (task.names in each run's config.yaml)"
 }
