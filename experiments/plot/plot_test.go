@@ -97,12 +97,12 @@ func TestSchemeStyles(t *testing.T) {
 	}
 }
 
-// TestVariant checks that a scheme's further series keep its colour and marker, each with a
-// dash pattern of its own.
+// TestVariant checks that a scheme's further series keep its colour and marker, each drawn
+// unlike every other, however many there are (the callers loop until one is free).
 func TestVariant(t *testing.T) {
 	base := SchemeStyle("alibi")
 	seen := []Style{base, SchemeStyle("alibi+ft")}
-	for k := 1; k <= 8; k++ {
+	for k := 1; k <= 40; k++ {
 		v := Variant(base, k)
 		if v.Color != base.Color || v.Shape != base.Shape {
 			t.Errorf("variant %d: %+v, want alibi's colour and marker", k, v)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"image/color"
+	"math"
 	"strings"
 
 	"gonum.org/v1/plot/plotter"
@@ -163,15 +164,16 @@ func SchemeStyle(key string) Style {
 }
 
 // Variant is the style of the k-th further series (k ≥ 1) drawn in style s in one report, such
-// as a scheme's runs on another task: its colour and marker, with another dash pattern.
+// as a scheme's runs on another task: its colour and marker, with another dash pattern, and
+// once the patterns are used up a thinner line each round, so that no two k draw alike: the
+// callers look for the first variant not yet taken, and a scheme may have any number of series
+// (a task comparison has one per task, and more).
 func Variant(s Style, k int) Style {
 	if k <= 0 {
 		return s
 	}
 	s.Dashes = variantDashes[(k-1)%len(variantDashes)]
-	if k > len(variantDashes) {
-		s.Width = seriesWidth * 0.7
-	}
+	s.Width = seriesWidth * vg.Length(math.Pow(0.7, float64((k-1)/len(variantDashes))))
 	if s.Shape == nil {
 		s.Shape = ring
 	}
