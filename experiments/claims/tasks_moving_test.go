@@ -91,3 +91,21 @@ func TestDroPEClaim(t *testing.T) {
 		t.Errorf("DroPE on no needle: tasks_drope_needles is %s, want not applicable", got)
 	}
 }
+
+// TestPerplexityClaimsLeaveTasksAlone checks that the perplexity claims of the content schemes
+// and the distance maps are not judged on a comparison whose runs all train on tasks, as the
+// other perplexity claims are not: those models never see the corpus.
+func TestPerplexityClaimsLeaveTasksAlone(t *testing.T) {
+	v := judgeTasks(t, map[string]scores{
+		"flipflop":    {"rope": {1, 0.7, 0.3}, "fox": {1, 1, 1}, "stickbreaking": {1, 1, 1}},
+		"niah_single": {"rope": {1, 1, 0.2}, "rope_rerope": {1, 1, 0.9}},
+	})
+	for _, id := range []string{"fox_beats_rope", "stickbreaking_flat", "rerope_flat", "alibi_flat"} {
+		if got, judged := v[id]; judged {
+			t.Errorf("%s judged on task runs: %s", id, got)
+		}
+	}
+	if _, judged := v["tasks_rerope_needle"]; !judged {
+		t.Error("tasks_rerope_needle not judged")
+	}
+}
