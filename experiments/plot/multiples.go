@@ -7,6 +7,7 @@ import (
 	gonum "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Multiples is a figure of small multiples: a panel per subject (a task), each with a line per
@@ -37,7 +38,7 @@ func (f Multiples) Save(png, svg string) (err error) {
 	cols := max(1, min(f.Cols, len(f.Panels)))
 	fig := Grid{Title: f.Title, XLabel: f.XLabel, Cols: cols, LegendWidth: 1.6 * vg.Inch}
 	for k, pn := range f.Panels {
-		p, legend, err := f.panel(pn)
+		p, _, err := f.panel(pn)
 		if err != nil {
 			return err
 		}
@@ -46,7 +47,7 @@ func (f Multiples) Save(png, svg string) (err error) {
 		}
 		fig.Plots = append(fig.Plots, p)
 		if k%cols == cols-1 || k == len(f.Panels)-1 {
-			fig.Legends = append(fig.Legends, legend)
+			fig.Legends = append(fig.Legends, f.rowLegend(k-k%cols, k))
 		} else {
 			fig.Legends = append(fig.Legends, nil)
 		}
@@ -79,13 +80,58 @@ func (f Multiples) panel(pn Panel) (*gonum.Plot, *gonum.Legend, error) {
 		}
 	}
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo/1.15, hi*1.15, -0.03, 1.03
-	mark, err := plotter.NewLine(plotter.XYs{{X: pn.Mark, Y: p.Y.Min}, {X: pn.Mark, Y: p.Y.Max}})
-	if err != nil {
-		return nil, nil, err
-	}
-	mark.Color = color.Gray{Y: 90}
-	mark.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	mark := markLine()
+	mark.XYs = plotter.XYs{{X: pn.Mark, Y: p.Y.Min}, {X: pn.Mark, Y: p.Y.Max}}
 	p.Add(mark)
 	legend.Add(fmt.Sprint(pn.MarkLabel), mark)
 	return p, &legend, nil
+}
+
+// markLine is the dashed grey line of a panel's edge of training, without its points.
+func markLine() *plotter.Line {
+	mark := &plotter.Line{}
+	mark.Color = color.Gray{Y: 90}
+	mark.Width = vg.Points(1)
+	mark.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	return mark
+}
+
+// rowLegend is the legend beside the row of panels first..end: every line of the row's panels,
+// once for each label and look, the last panel's first, then the last panel's mark, so that a
+// series drawn in one panel only (a scheme run on one task) is named too.
+func (f Multiples) rowLegend(first, end int) *gonum.Legend {
+	legend := gonum.NewLegend()
+	legend.Top, legend.Left = true, true
+	legend.TextStyle.Font.Size = vg.Points(9)
+	seen := map[string]bool{}
+	for _, k := range append([]int{end}, seq(first, end)...) {
+		pn := f.Panels[k]
+		for i, l := range pn.Lines {
+			key := l.Label + "\x00" + look(pn.Styles[i])
+			if len(l.XYs) == 0 || seen[key] {
+				continue
+			}
+			seen[key] = true
+			ln := &plotter.Line{}
+			things := []gonum.Thumbnailer{ln}
+			var pts *plotter.Scatter
+			if pn.Styles[i].Shape != nil {
+				pts = &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Radius: vg.Points(2.5)}}
+				things = append(things, pts)
+			}
+			pn.Styles[i].apply(ln, pts)
+			legend.Add(l.Label, things...)
+		}
+	}
+	legend.Add(fmt.Sprint(f.Panels[end].MarkLabel), markLine())
+	return &legend
+}
+
+// seq is first, first+1, …, end−1.
+func seq(first, end int) []int {
+	var out []int
+	for k := first; k < end; k++ {
+		out = append(out, k)
+	}
+	return out
 }
