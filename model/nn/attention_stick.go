@@ -67,20 +67,24 @@ func (c AttentionConfig) lastKey(i int) int {
 // stickRow replaces row, one query's scores for a run of its keys, by their stick-breaking
 // weights, and returns surv, Σ log(1−β) of the nearer keys already passed, with the row's keys
 // added; sig, when not nil, gets each key's β. Its passes over the row: e^−|z| of each score,
-// eight at a time in float32 (expShiftRow); log σ and log(1−β) of each, which are independent
-// (into row and rest, a scratch of at least len(row)); the stick, a running sum from the
-// nearest key back, in float64; and the weights' exponentials, eight at a time again.
-func stickRow[F float](row, sig, rest []F, surv float64) float64 {
-	rest = rest[:len(row)]
+// eight at a time in float32 (expShiftRow); log(1+e^−|z|) and 1/(1+e^−|z|), eight at a time in
+// float32 too (log1pRow); log σ and log(1−β) of each, which are independent (into row and
+// rest); the stick, a running sum from the nearest key back, in float64; and the weights'
+// exponentials, eight at a time again. scratch holds at least 3·len(row).
+func stickRow[F float](row, sig, scratch []F, surv float64) float64 {
+	n := len(row)
+	rest, l, inv := scratch[:n], scratch[n:2*n], scratch[2*n:3*n]
 	for j, x := range row {
 		rest[j] = -max(x, -x)
 	}
 	expShiftRow(rest, 0) // e^−|z|
-	for j, x := range row {
-		ls, lr, b := logSigmoids(x, rest[j])
-		row[j], rest[j] = ls, lr
-		if sig != nil {
-			sig[j] = b
+	if !log1pRow(rest, l, inv) || !stickLogs32(row, sig, rest, l, inv) {
+		for j, x := range row {
+			ls, lr, b := logSigmoids(x, rest[j])
+			row[j], rest[j] = ls, lr
+			if sig != nil {
+				sig[j] = b
+			}
 		}
 	}
 	for j := len(row) - 1; j >= 0; j-- {
@@ -91,12 +95,13 @@ func stickRow[F float](row, sig, rest []F, surv float64) float64 {
 	return surv
 }
 
-// rest returns the worker's scratch for a row of n keys' log(1−β).
+// rest returns the worker's scratch for stickRow on a row of n keys: their e^−|z|, then
+// log(1−β), and log(1+e^−|z|) and 1/(1+e^−|z|).
 func (s *attnScratch[F]) rest(n int) []F {
-	if len(s.sp) < n {
-		s.sp = make([]F, n)
+	if len(s.sp) < 3*n {
+		s.sp = make([]F, 3*n)
 	}
-	return s.sp[:n]
+	return s.sp[:3*n]
 }
 
 // stickRows is softmaxRows for stick-breaking: queries i0..i1−1 of a task, rows ld apart in p

@@ -17,10 +17,34 @@ func logSigmoids[F float](x, e F) (logSig, logRest, sig F) {
 	} else {
 		l, inv = F(math.Log1p(float64(e))), 1/(1+e)
 	}
+	return fromLog1p(x, e, l, inv)
+}
+
+// fromLog1p is logSigmoids given also l = log(1+e) and inv = 1/(1+e).
+func fromLog1p[F float](x, e, l, inv F) (logSig, logRest, sig F) {
 	if x >= 0 {
 		return -l, -x - l, inv
 	}
 	return x - l, -l, e * inv
+}
+
+// log1pRow sets l[i], inv[i] = log1pf(e[i]) for float32 rows, eight at a time with AVX2 (to the
+// bit log1pf's), and reports whether it did: float64 rows take logSigmoids' math.Log1p.
+func log1pRow[F float](e, l, inv []F) bool {
+	d, ok := any(e).([]float32)
+	if !ok {
+		return false
+	}
+	dl, dinv := any(l).([]float32)[:len(d)], any(inv).([]float32)[:len(d)]
+	n := 0
+	if haveAVX2 && len(d) >= 8 {
+		n = len(d) &^ 7
+		log1p8(&d[0], &dl[0], &dinv[0], n)
+	}
+	for i := n; i < len(d); i++ {
+		dl[i], dinv[i] = log1pf(d[i])
+	}
+	return true
 }
 
 // log1pf returns log(1+e) and 1/(1+e) for e in [0, 1], in float32, with one division and no
@@ -41,4 +65,33 @@ func log1pf(e float32) (l, inv float32) {
 	p = p*w + 1.0/3
 	p = p*w + 1
 	return 2 * s * p, b * r
+}
+
+// stickLogs32 is stickRow's loop of logSigmoids on float32 rows, from e, l and inv (log1pRow):
+// row gets log σ(x), e's slice log(1−σ(x)), sig (if not nil) σ(x). It chooses between
+// fromLog1p's two sides with the sign bit of x instead of a branch, which the signs of scores
+// would make unpredictable, and reports whether it took the rows (float64 ones it leaves).
+// Its values are fromLog1p's, but for a log σ of +0 where fromLog1p gives −0 (x ≥ 0 and e
+// rounded to 0), which the stick's sum makes +0 either way.
+func stickLogs32[F float](row, sig, e, l, inv []F) bool {
+	x32, ok := any(row).([]float32)
+	if !ok {
+		return false
+	}
+	e32, l32, inv32 := any(e).([]float32), any(l).([]float32), any(inv).([]float32)
+	var s32 []float32
+	if sig != nil {
+		s32 = any(sig).([]float32)
+	}
+	for j, x := range x32 {
+		bx := math.Float32bits(x)
+		neg := uint32(int32(bx) >> 31) // all ones for x < 0 (and −0, where e·inv = inv)
+		ej, lj, ij := e32[j], l32[j], inv32[j]
+		if s32 != nil {
+			s32[j] = math.Float32frombits(math.Float32bits(ij)&^neg | math.Float32bits(ej*ij)&neg)
+		}
+		x32[j] = math.Float32frombits(bx&neg) - lj   // min(x, 0) − l
+		e32[j] = -math.Float32frombits(bx&^neg) - lj // −max(x, 0) − l
+	}
+	return true
 }

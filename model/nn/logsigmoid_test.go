@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -57,6 +58,37 @@ func TestLogSigmoids(t *testing.T) {
 		ls32, lr32, s32 := logSigmoids(float32(x), float32(e))
 		if rel(float64(ls32), wantLS) > 1e-6 || rel(float64(lr32), wantLR) > 1e-6 || rel(float64(s32), wantS) > 1e-6 {
 			t.Errorf("float32 at %g: %g %g %g, want %g %g %g", x, ls32, lr32, s32, wantLS, wantLR, wantS)
+		}
+	}
+}
+
+// TestLog1pRowMatchesLog1pf checks the vector log1p against log1pf to the bit, on every length
+// from 0 to 40 (the tail after the multiples of 8 included) and on the edges of [0, 1]: 0, the
+// smallest subnormal, values near 1 and 1 itself.
+func TestLog1pRowMatchesLog1pf(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2: log1pRow takes log1pf itself")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	edges := []float32{0, math.SmallestNonzeroFloat32, 1e-30, 6e-8, 0.5, math.Nextafter32(1, 0), 1}
+	for n := 0; n <= 40; n++ {
+		e := make([]float32, n)
+		for i := range e {
+			if i < len(edges) && n%2 == 1 {
+				e[i] = edges[i]
+			} else {
+				e[i] = float32(math.Exp(-20 * rng.Float64()))
+			}
+		}
+		l, inv := make([]float32, n), make([]float32, n)
+		if !log1pRow(e, l, inv) {
+			t.Fatal("log1pRow did not take a float32 row")
+		}
+		for i, x := range e {
+			wl, winv := log1pf(x)
+			if math.Float32bits(l[i]) != math.Float32bits(wl) || math.Float32bits(inv[i]) != math.Float32bits(winv) {
+				t.Fatalf("n %d, e %g: log1pRow %g, %g; log1pf %g, %g", n, x, l[i], inv[i], wl, winv)
+			}
 		}
 	}
 }
