@@ -114,4 +114,12 @@ func TestVariant(t *testing.T) {
 		}
 		seen = append(seen, v)
 	}
+	// The first round of dash patterns keeps the base's width, whatever it is.
+	thin := base
+	thin.Width = base.Width / 2
+	for k := 1; k <= len(variantDashes); k++ {
+		if v := Variant(thin, k); v.Width != thin.Width {
+			t.Errorf("variant %d of a %v-wide line is %v wide", k, thin.Width, v.Width)
+		}
+	}
 }

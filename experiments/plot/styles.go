@@ -173,7 +173,9 @@ func Variant(s Style, k int) Style {
 		return s
 	}
 	s.Dashes = variantDashes[(k-1)%len(variantDashes)]
-	s.Width = seriesWidth * vg.Length(math.Pow(0.7, float64((k-1)/len(variantDashes))))
+	if round := (k - 1) / len(variantDashes); round > 0 {
+		s.Width = seriesWidth * vg.Length(math.Pow(0.7, float64(round)))
+	}
 	if s.Shape == nil {
 		s.Shape = ring
 	}
