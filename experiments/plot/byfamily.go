@@ -196,7 +196,7 @@ func (f ByFamily) panel(title string, idx []int, xr, yr axisRange) (*gonum.Plot,
 }
 
 // addLine draws a line in its style, with its error bars when they show a spread, and adds it
-// to the legend with the suffix after its label.
+// to the legend, if not nil, with the suffix after its label.
 func addLine(p *gonum.Plot, legend *gonum.Legend, l Line, s Style, suffix string) error {
 	ln, err := plotter.NewLine(l.XYs)
 	if err != nil {
@@ -210,11 +210,13 @@ func addLine(p *gonum.Plot, legend *gonum.Legend, l Line, s Style, suffix string
 	}
 	s.apply(ln, pts)
 	p.Add(ln)
+	things := []gonum.Thumbnailer{ln}
 	if pts != nil {
 		p.Add(pts)
-		legend.Add(l.Label+suffix, ln, pts)
-	} else {
-		legend.Add(l.Label+suffix, ln)
+		things = append(things, pts)
+	}
+	if legend != nil {
+		legend.Add(l.Label+suffix, things...)
 	}
 	if l.Low == nil || !hasSpread(l.High) {
 		return nil

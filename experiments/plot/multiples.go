@@ -38,7 +38,7 @@ func (f Multiples) Save(png, svg string) (err error) {
 	cols := max(1, min(f.Cols, len(f.Panels)))
 	fig := Grid{Title: f.Title, XLabel: f.XLabel, Cols: cols, LegendWidth: 1.6 * vg.Inch}
 	for k, pn := range f.Panels {
-		p, _, err := f.panel(pn)
+		p, err := f.panel(pn)
 		if err != nil {
 			return err
 		}
@@ -58,15 +58,13 @@ func (f Multiples) Save(png, svg string) (err error) {
 	return fig.Save(png, svg)
 }
 
-// panel draws one subject's lines over [0, 1], x spanning its points and its mark.
-func (f Multiples) panel(pn Panel) (*gonum.Plot, *gonum.Legend, error) {
+// panel draws one subject's lines over [0, 1], x spanning its points and its mark; the row's
+// legend names them (rowLegend).
+func (f Multiples) panel(pn Panel) (*gonum.Plot, error) {
 	p := gonum.New()
 	p.Title.Text = pn.Title
 	p.X.Scale, p.X.Tick.Marker = gonum.LogScale{}, pow2Ticks{}
 	p.Add(plotter.NewGrid())
-	legend := gonum.NewLegend()
-	legend.Top, legend.Left = true, true
-	legend.TextStyle.Font.Size = vg.Points(9)
 	lo, hi := pn.Mark, pn.Mark
 	for i, l := range pn.Lines {
 		if len(l.XYs) == 0 {
@@ -75,16 +73,15 @@ func (f Multiples) panel(pn Panel) (*gonum.Plot, *gonum.Legend, error) {
 		for _, xy := range l.XYs {
 			lo, hi = min(lo, xy.X), max(hi, xy.X)
 		}
-		if err := addLine(p, &legend, l, pn.Styles[i], ""); err != nil {
-			return nil, nil, err
+		if err := addLine(p, nil, l, pn.Styles[i], ""); err != nil {
+			return nil, err
 		}
 	}
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo/1.15, hi*1.15, -0.03, 1.03
 	mark := markLine()
 	mark.XYs = plotter.XYs{{X: pn.Mark, Y: p.Y.Min}, {X: pn.Mark, Y: p.Y.Max}}
 	p.Add(mark)
-	legend.Add(fmt.Sprint(pn.MarkLabel), mark)
-	return p, &legend, nil
+	return p, nil
 }
 
 // markLine is the dashed grey line of a panel's edge of training, without its points.
