@@ -26,7 +26,7 @@ var foxBeatsRoPE = claim{
 	statement: "The Forgetting Transformer's perplexity past the training length is below RoPE's (Lin et al. 2025)",
 	rule:      fmt.Sprintf("FoX's mean perplexity at 4x and at 16x ≤ %g × plain RoPE's at the same length.", pRoPEFactor),
 	check:     checkFoX,
-	relevant:  func(rep *judging) bool { return onCorpus(rep) && len(rep.selectAll(plainFoX)) > 0 },
+	relevant:  with(onCorpus, plainFoX),
 }
 
 var stickBreakingFlat = claim{
@@ -34,7 +34,7 @@ var stickBreakingFlat = claim{
 	statement: "Stick-breaking attention stays within a few percent of its 1x perplexity at 8x, with no position encoding (Tan et al. 2025)",
 	rule:      fmt.Sprintf("for each stick-breaking run, mean perplexity at 8x ≤ (1 + %g) × the same run's mean at 1x.", mapFlatTolerance),
 	check:     func(rep *judging) (Verdict, string) { return rep.flat(plainStickBreaking, 8, mapFlatTolerance) },
-	relevant:  func(rep *judging) bool { return onCorpus(rep) && len(rep.selectAll(plainStickBreaking)) > 0 },
+	relevant:  with(onCorpus, plainStickBreaking),
 }
 
 func checkFoX(rep *judging) (Verdict, string) {

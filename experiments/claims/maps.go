@@ -50,7 +50,7 @@ var reropeFlat = claim{
 	statement: "ReRoPE and leaky ReRoPE keep a RoPE model's perplexity at 16x within a few percent of its 1x, with no training (Su 2023)",
 	rule:      fmt.Sprintf("for each run through rerope or leaky_rerope (their default fields), mean perplexity at 16x ≤ (1 + %g) × the same run's mean at 1x.", mapFlatTolerance),
 	check:     func(rep *judging) (Verdict, string) { return rep.flat(ropeReRoPE, 16, mapFlatTolerance) },
-	relevant:  func(rep *judging) bool { return onCorpus(rep) && len(rep.selectAll(ropeReRoPE)) > 0 },
+	relevant:  with(onCorpus, ropeReRoPE),
 }
 
 var lmInfiniteFlat = claim{
@@ -58,7 +58,7 @@ var lmInfiniteFlat = claim{
 	statement: "LM-Infinite's Λ-shaped mask and distance cap keep a RoPE model's perplexity at 16x within a few percent of its 1x, with no training (Han et al. 2024)",
 	rule:      fmt.Sprintf("for each run through lm_infinite, mean perplexity at 16x ≤ (1 + %g) × the same run's mean at 1x.", mapFlatTolerance),
 	check:     func(rep *judging) (Verdict, string) { return rep.flat(ropeLMInfinite, 16, mapFlatTolerance) },
-	relevant:  func(rep *judging) bool { return onCorpus(rep) && len(rep.selectAll(ropeLMInfinite)) > 0 },
+	relevant:  with(onCorpus, ropeLMInfinite),
 }
 
 var streamingNeedsSinks = claim{
@@ -66,7 +66,7 @@ var streamingNeedsSinks = claim{
 	statement: "A rolling window without its attention sinks breaks: evicting the first tokens raises perplexity sharply (Xiao et al. 2024, StreamingLLM)",
 	rule:      fmt.Sprintf("the run through streaming with sinks: 0 has mean perplexity at 16x ≥ %g × that of the run through streaming with its default sinks.", sinkFactor),
 	check:     checkSinks,
-	relevant:  func(rep *judging) bool { return onCorpus(rep) && len(rep.selectAll(ropeStreaming)) > 0 },
+	relevant:  with(onCorpus, ropeStreaming),
 }
 
 var pRoPEBetter = claim{

@@ -68,7 +68,7 @@ var passkeySelfExtend = claim{
 	statement: "Self-Extend retrieves the passkey at 4x on a RoPE model with no tuning, where plain RoPE does not (Jin et al. 2024)",
 	rule:      fmt.Sprintf("for each RoPE run through self_extend trained with passkeys, accuracy (mean over depths and seeds) ≥ %g at 4x, and plain RoPE's ≤ %g at 4x.", passkeyExtended, passkeyCollapsed),
 	check:     checkPasskeySelfExtend,
-	relevant:  func(rep *judging) bool { return hasPasskey(rep) && len(rep.selectAll(passkeySelfExtended)) > 0 },
+	relevant:  with(hasPasskey, passkeySelfExtended),
 }
 
 var passkeyALiBiLocal = claim{

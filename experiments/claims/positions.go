@@ -21,7 +21,7 @@ var poseMatchesFinetune = claim{
 	statement: "PoSE, training at L with chunked position ids spanning 4L, comes close at 4L to a model fine-tuned at 4L (Zhu et al. 2024)",
 	rule:      fmt.Sprintf("RoPE trained with pose ids: mean perplexity at 4x ≤ (1 + %g) × that of RoPE fine-tuned (train.finetune, no scaling) at 4x.", mapFlatTolerance),
 	check:     checkPoSE,
-	relevant:  func(rep *judging) bool { return onCorpus(rep) && len(rep.selectAll(ropePoSE)) > 0 },
+	relevant:  with(onCorpus, ropePoSE),
 }
 
 func checkPoSE(rep *judging) (Verdict, string) {

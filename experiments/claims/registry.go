@@ -28,6 +28,12 @@ type claim struct {
 	relevant func(rep *judging) bool
 }
 
+// with is a claim's relevant for a claim about one kind of run: judged where scope holds and
+// the comparison has a run sel selects, since elsewhere its verdict could only be not applicable.
+func with(scope func(*judging) bool, sel selector) func(*judging) bool {
+	return func(rep *judging) bool { return scope(rep) && len(rep.selectAll(sel)) > 0 }
+}
+
 // registry holds the claims in the order they registered: the order of a report's claims and
 // of a grid's table.
 var registry struct {

@@ -356,7 +356,7 @@ var tasksCoPECounts = claim{
 	statement: "CoPE counts and keeps flip-flop past its training sizes, where RoPE and ALiBi do not count (Golovneva et al. 2024)",
 	rule:      fmt.Sprintf("CoPE's exact match (mean over seeds) at %dx ≥ %g on counting and on flipflop; plain RoPE's and plain ALiBi's on counting at %dx below it.", rankingRatio, taskSolved, rankingRatio),
 	check:     checkCoPECounts,
-	relevant:  func(rep *judging) bool { return hasTasks(rep) && len(rep.selectAll(plainCoPE)) > 0 },
+	relevant:  with(hasTasks, plainCoPE),
 }
 
 var plainCoPE = plain("CoPE", "cope", "npos")

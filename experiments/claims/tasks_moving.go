@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -54,7 +55,7 @@ var tasksSelfExtendNeedle = claim{
 	statement: "Self-Extend finds a needle at 4x on a RoPE model with no tuning, where plain RoPE does not (Jin et al. 2024)",
 	rule:      fmt.Sprintf("RoPE through self_extend: exact match on niah_single (mean over seeds) ≥ %g at %dx; plain RoPE's below %g there.", taskSolved, mapRatio, taskSolved),
 	check:     func(rep *judging) (Verdict, string) { return rep.mapFindsNeedle(taskSelfExtended) },
-	relevant:  func(rep *judging) bool { return hasTasks(rep) && len(rep.selectAll(taskSelfExtended)) > 0 },
+	relevant:  with(hasTasks, taskSelfExtended),
 }
 
 var tasksReRoPENeedle = claim{
@@ -62,7 +63,7 @@ var tasksReRoPENeedle = claim{
 	statement: "ReRoPE's capped distances find a needle at 4x on a RoPE model with no tuning, where plain RoPE does not (Su 2023)",
 	rule:      fmt.Sprintf("RoPE through rerope or leaky_rerope: exact match on niah_single (mean over seeds) ≥ %g at %dx; plain RoPE's below %g there.", taskSolved, mapRatio, taskSolved),
 	check:     func(rep *judging) (Verdict, string) { return rep.mapFindsNeedle(taskReRoPE) },
-	relevant:  func(rep *judging) bool { return hasTasks(rep) && len(rep.selectAll(taskReRoPE)) > 0 },
+	relevant:  with(hasTasks, taskReRoPE),
 }
 
 // mapFindsNeedle judges a map's needle claim: sel's series on niah_single at mapRatio, against
@@ -92,7 +93,7 @@ var tasksRandomizedHelps = claim{
 	statement: "Randomized position ids raise RoPE's accuracy past its training sizes (Ruoss et al. 2023)",
 	rule:      fmt.Sprintf("over the tasks RoPE at randomized positions trained on, the mean of its exact match at %dx (mean over seeds) above plain RoPE's on the same tasks.", rankingRatio),
 	check:     checkRandomized,
-	relevant:  func(rep *judging) bool { return hasTasks(rep) && len(rep.selectAll(ropeRandomized)) > 0 },
+	relevant:  with(hasTasks, ropeRandomized),
 }
 
 func checkRandomized(rep *judging) (Verdict, string) {
@@ -104,7 +105,7 @@ var tasksDroPENeedles = claim{
 	statement: "DroPE beats RoPE and NoPE on needles at 2x the training length (Gelberg et al. 2025)",
 	rule:      fmt.Sprintf("on every niah_ task DroPE trained on, its exact match at %dx (mean over seeds) above plain RoPE's and plain NoPE's; the paper's multi-key needle where this model learns it.", rankingRatio),
 	check:     checkDroPENeedles,
-	relevant:  func(rep *judging) bool { return hasTasks(rep) && len(rep.selectAll(ropeDroPE)) > 0 },
+	relevant:  with(hasTasks, ropeDroPE),
 }
 
 func checkDroPENeedles(rep *judging) (Verdict, string) {
@@ -171,7 +172,7 @@ func (rep *judging) beatsOnItsTasks(sel selector, prefix string, refs ...selecto
 
 // notOneOr is the evidence for a byTask error: notOne's for series picked together, else none.
 func notOneOr(err error, none string) string {
-	if err == errNoSeries {
+	if errors.Is(err, errNoSeries) {
 		return none
 	}
 	return notOne(err)
