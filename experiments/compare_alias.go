@@ -9,6 +9,9 @@ import "extrapolate/experiments/compare"
 // Runner runs a comparison, resolved once (LoadPlan), into its folder.
 type Runner = compare.Runner
 
+// Plan is a comparison's runs, each config resolved once; Only narrows it to some of them.
+type Plan = compare.Plan
+
 // Report is a comparison's report: the measures' aggregate and the claims' verdicts.
 type Report = compare.Report
 
@@ -22,7 +25,7 @@ const (
 func IsComparison(path string) (bool, error) { return compare.IsConfig(path) }
 
 // LoadPlan reads a comparison config and resolves every run's config once (compare.LoadPlan).
-func LoadPlan(path string, sets []string) (*compare.Plan, error) { return compare.LoadPlan(path, sets) }
+func LoadPlan(path string, sets []string) (*Plan, error) { return compare.LoadPlan(path, sets) }
 
 // ParseShard reads "i/n" (compare.ParseShard).
 func ParseShard(s string) (compare.Shard, error) { return compare.ParseShard(s) }

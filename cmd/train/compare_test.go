@@ -8,7 +8,7 @@ import (
 )
 
 // TestComparisonBadInput checks comparison flags that used to exit 0 having done nothing: a
-// shard that selects no run, and a report with no runs to report.
+// shard that selects no run, a report with no runs to report, and -runs naming no run.
 func TestComparisonBadInput(t *testing.T) {
 	dir := setup(t, good)
 	os.WriteFile(filepath.Join(dir, "cmp.yaml"), []byte("comparison: cmp\nseeds: [1, 2]\nruns: [{config: config}]\n"), 0o644)
@@ -19,6 +19,8 @@ func TestComparisonBadInput(t *testing.T) {
 		{[]string{"-shard", "1/1000000000000"}, "-shard"},
 		{[]string{"-shard", "2/3"}, "-shard"},
 		{[]string{"-report"}, "-report"},
+		{[]string{"-runs", "tiny,other*"}, "other*"},
+		{[]string{"-runs", "[t"}, "-runs"},
 	} {
 		out := filepath.Join(dir, "out")
 		code, _, stderr := runTrain(t, dir, append([]string{"-config", "./cmp.yaml", "-out", out, "-quiet"}, c.args...)...)
@@ -29,6 +31,29 @@ func TestComparisonBadInput(t *testing.T) {
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%v: created %s", c.args, out)
 		}
+	}
+}
+
+// TestRunsWantsOut checks that -runs, a part of a comparison, is refused without -out, where its
+// report would replace the whole comparison's, and on a config that is not a comparison's.
+func TestRunsWantsOut(t *testing.T) {
+	dir := setup(t, good)
+	os.WriteFile(filepath.Join(dir, "cmp.yaml"), []byte("comparison: cmp\nseeds: [1, 2]\nruns: [{config: config}]\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-config", "./cmp.yaml", "-runs", "tiny"}, "-out"},
+		{[]string{"-config", "./config.yaml", "-runs", "tiny"}, "comparison configs only"},
+	} {
+		code, _, stderr := runTrain(t, dir, append(c.args, "-quiet")...)
+		msg := strings.TrimSpace(stderr)
+		if code != 2 || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line naming %s", c.args, code, msg, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "results")); err == nil {
+		t.Error("a refused -runs created results/")
 	}
 }
 

@@ -7,6 +7,7 @@
 //	go run ./cmd/train -config my.yaml -set train.steps=300 -set eval.lengths=[64,256]
 //	go run ./cmd/train -config compare           # every scheme, 3 seeds
 //	go run ./cmd/train -config compare -shard 0/4   # a quarter of its runs; -report merges
+//	go run ./cmd/train -config tasks -runs '*_flipflop' -out results/flipflop   # one task's runs
 package main
 
 import (
@@ -39,6 +40,7 @@ func run() int {
 		overwrite = flag.Bool("overwrite", false, "replace a finished run of a different config, and start afresh instead of resuming")
 		quiet     = flag.Bool("quiet", false, "no progress output")
 		shard     = flag.String("shard", "", "comparisons: run only runs k with k mod n = i, given as i/n")
+		only      = flag.String("runs", "", "comparisons: compare only the runs whose labels match one of these comma-separated patterns (e.g. '*_flipflop'), into -out")
 		report    = flag.Bool("report", false, "comparisons: train nothing, write the report from the runs' results")
 		check     = flag.Bool("check", false, "check the config, flags and results folder as the command would, then stop: train and write nothing")
 		overrides sets
@@ -60,10 +62,10 @@ func run() int {
 		return 2
 	}
 	if isComparison {
-		return compare(path, overrides, *out, *shard, *report, *overwrite, *quiet, *check)
+		return compare(path, overrides, *out, *shard, *only, *report, *overwrite, *quiet, *check)
 	}
-	if *shard != "" || *report {
-		fmt.Fprintln(os.Stderr, "train: -shard and -report apply to comparison configs only")
+	if *shard != "" || *only != "" || *report {
+		fmt.Fprintln(os.Stderr, "train: -shard, -runs and -report apply to comparison configs only")
 		return 2
 	}
 	resolved, err := experiments.LoadResolved(path, overrides)
@@ -101,8 +103,11 @@ func run() int {
 
 // compare runs a comparison config. It exits 1 when a claim the comparison checks is not
 // reproduced, so that CI fails.
-func compare(path string, overrides []string, out, shard string, reportOnly, overwrite, quiet, checkOnly bool) int {
+func compare(path string, overrides []string, out, shard, only string, reportOnly, overwrite, quiet, checkOnly bool) int {
 	plan, err := experiments.LoadPlan(path, overrides)
+	if err == nil && only != "" {
+		plan, err = part(plan, only, out)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "train:", err)
 		return 2
@@ -159,6 +164,15 @@ func compare(path string, overrides []string, out, shard string, reportOnly, ove
 		return 1
 	}
 	return 0
+}
+
+// part is the plan of the runs -runs names. It wants -out: in the comparison's own folder, the
+// part's report would replace the whole comparison's.
+func part(plan *experiments.Plan, only, out string) (*experiments.Plan, error) {
+	if out == "" {
+		return nil, fmt.Errorf("-runs: give -out too: in results/%s, the report of a part would replace the whole comparison's", plan.Comparison.Name)
+	}
+	return plan.Only(strings.Split(only, ","))
 }
 
 // checkComparison checks what running the comparison (or, with reportOnly, writing its report)
