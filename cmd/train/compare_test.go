@@ -8,52 +8,35 @@ import (
 )
 
 // TestComparisonBadInput checks comparison flags that used to exit 0 having done nothing: a
-// shard that selects no run, a report with no runs to report, and -runs naming no run.
+// shard that selects no run, a report with no runs to report, and -runs naming no run; and -runs
+// without -out, where the part's report would replace the whole comparison's, or on a config
+// that is not a comparison's. Each exits 2 with one line and creates no folder.
 func TestComparisonBadInput(t *testing.T) {
 	dir := setup(t, good)
 	os.WriteFile(filepath.Join(dir, "cmp.yaml"), []byte("comparison: cmp\nseeds: [1, 2]\nruns: [{config: config}]\n"), 0o644)
+	out := filepath.Join(dir, "out")
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"-shard", "1/1000000000000"}, "-shard"},
-		{[]string{"-shard", "2/3"}, "-shard"},
-		{[]string{"-report"}, "-report"},
-		{[]string{"-runs", "tiny,other*"}, "other*"},
-		{[]string{"-runs", "[t"}, "-runs"},
+		{[]string{"-out", out, "-shard", "1/1000000000000"}, "-shard"},
+		{[]string{"-out", out, "-shard", "2/3"}, "-shard"},
+		{[]string{"-out", out, "-report"}, "-report"},
+		{[]string{"-out", out, "-runs", "tiny,other*"}, "other*"},
+		{[]string{"-out", out, "-runs", "[t"}, "-runs"},
+		{[]string{"-runs", "tiny"}, "-out"},
+		{[]string{"-config", "./config.yaml", "-out", out, "-runs", "tiny"}, "comparison configs only"},
 	} {
-		out := filepath.Join(dir, "out")
-		code, _, stderr := runTrain(t, dir, append([]string{"-config", "./cmp.yaml", "-out", out, "-quiet"}, c.args...)...)
+		code, _, stderr := runTrain(t, dir, append([]string{"-config", "./cmp.yaml", "-quiet"}, c.args...)...)
 		msg := strings.TrimSpace(stderr)
 		if code != 2 || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and one line naming %s", c.args, code, msg, c.want)
 		}
-		if _, err := os.Stat(out); err == nil {
-			t.Errorf("%v: created %s", c.args, out)
+		for _, made := range []string{out, filepath.Join(dir, "results")} {
+			if _, err := os.Stat(made); err == nil {
+				t.Errorf("%v: created %s", c.args, made)
+			}
 		}
-	}
-}
-
-// TestRunsWantsOut checks that -runs, a part of a comparison, is refused without -out, where its
-// report would replace the whole comparison's, and on a config that is not a comparison's.
-func TestRunsWantsOut(t *testing.T) {
-	dir := setup(t, good)
-	os.WriteFile(filepath.Join(dir, "cmp.yaml"), []byte("comparison: cmp\nseeds: [1, 2]\nruns: [{config: config}]\n"), 0o644)
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"-config", "./cmp.yaml", "-runs", "tiny"}, "-out"},
-		{[]string{"-config", "./config.yaml", "-runs", "tiny"}, "comparison configs only"},
-	} {
-		code, _, stderr := runTrain(t, dir, append(c.args, "-quiet")...)
-		msg := strings.TrimSpace(stderr)
-		if code != 2 || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and one line naming %s", c.args, code, msg, c.want)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "results")); err == nil {
-		t.Error("a refused -runs created results/")
 	}
 }
 
