@@ -8,9 +8,10 @@ import (
 
 // Only is the plan of the runs whose labels match one of patterns (path.Match's syntax), in the
 // plan's order: a part of a comparison to train and report on its own, as one task's runs of the
-// task comparison, which take an hour where the whole takes half a day. Runs left out are not
-// compared, so a run that reuses another's training (a scaling applied at evaluation) trains its
-// own weights when that run is left out: the same weights, as training is deterministic.
+// task comparison, which take a quarter of an hour to two where the whole takes the better part
+// of a day. Runs left out are not compared, so a run that reuses another's training (a scaling
+// applied at evaluation) trains its own weights when that run is left out: the same weights, as
+// training is deterministic.
 func (p *Plan) Only(patterns []string) (*Plan, error) {
 	if len(patterns) == 0 {
 		return nil, fmt.Errorf("-runs: no pattern")
