@@ -62,7 +62,7 @@ func run() int {
 		return 2
 	}
 	if isComparison {
-		return compare(path, overrides, *out, *shard, *only, *report, *overwrite, *quiet, *check)
+		return compare(path, overrides, comparisonFlags{out: *out, shard: *shard, runs: *only, report: *report, overwrite: *overwrite, quiet: *quiet, check: *check})
 	}
 	if *shard != "" || *only != "" || *report {
 		fmt.Fprintln(os.Stderr, "train: -shard, -runs and -report apply to comparison configs only")
@@ -101,27 +101,33 @@ func run() int {
 	return 0
 }
 
+// comparisonFlags are the flags of a comparison: -shard, -runs and -report are its alone.
+type comparisonFlags struct {
+	out, shard, runs                string
+	report, overwrite, quiet, check bool
+}
+
 // compare runs a comparison config. It exits 1 when a claim the comparison checks is not
 // reproduced, so that CI fails.
-func compare(path string, overrides []string, out, shard, only string, reportOnly, overwrite, quiet, checkOnly bool) int {
+func compare(path string, overrides []string, f comparisonFlags) int {
 	plan, err := experiments.LoadPlan(path, overrides)
-	if err == nil && only != "" {
-		plan, err = part(plan, only, out)
+	if err == nil && f.runs != "" {
+		plan, err = part(plan, f.runs, f.out)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "train:", err)
 		return 2
 	}
 	c := plan.Comparison
-	r := &experiments.Runner{Plan: plan, Dir: out, Overwrite: overwrite, Progress: os.Stderr, Command: commandLine()}
+	r := &experiments.Runner{Plan: plan, Dir: f.out, Overwrite: f.overwrite, Progress: os.Stderr, Command: commandLine()}
 	if r.Dir == "" {
 		r.Dir = filepath.Join("results", c.Name)
 	}
-	if quiet {
+	if f.quiet {
 		r.Progress = nil
 	}
-	if shard != "" {
-		if r.Shard, err = experiments.ParseShard(shard); err == nil {
+	if f.shard != "" {
+		if r.Shard, err = experiments.ParseShard(f.shard); err == nil {
 			err = plan.CheckShard(r.Shard)
 		}
 		if err != nil {
@@ -129,15 +135,15 @@ func compare(path string, overrides []string, out, shard, only string, reportOnl
 			return 2
 		}
 	}
-	if checkOnly {
-		if err := checkComparison(r, reportOnly); err != nil {
+	if f.check {
+		if err := checkComparison(r, f.report); err != nil {
 			fmt.Fprintln(os.Stderr, "train:", err)
 			return 2
 		}
 		return 0
 	}
 	var rep *experiments.Report
-	if reportOnly {
+	if f.report {
 		// A report of some runs would compare nothing: every run must have results.
 		if err := checkReport(r); err != nil {
 			fmt.Fprintln(os.Stderr, "train:", err)
@@ -158,8 +164,8 @@ func compare(path string, overrides []string, out, shard, only string, reportOnl
 	fmt.Print(rep.Summary())
 	fmt.Printf("report in %s\n", filepath.Join(r.Dir, experiments.ReportFile))
 	if failed := rep.Failed(); len(failed) > 0 {
-		for _, f := range failed {
-			fmt.Fprintf(os.Stderr, "train: claim %s %s\n", f.ID, f.Verdict)
+		for _, cl := range failed {
+			fmt.Fprintf(os.Stderr, "train: claim %s %s\n", cl.ID, cl.Verdict)
 		}
 		return 1
 	}
