@@ -17,11 +17,6 @@ func logSigmoids[F float](x, e F) (logSig, logRest, sig F) {
 	} else {
 		l, inv = F(math.Log1p(float64(e))), 1/(1+e)
 	}
-	return fromLog1p(x, e, l, inv)
-}
-
-// fromLog1p is logSigmoids given also l = log(1+e) and inv = 1/(1+e).
-func fromLog1p[F float](x, e, l, inv F) (logSig, logRest, sig F) {
 	if x >= 0 {
 		return -l, -x - l, inv
 	}
@@ -69,9 +64,9 @@ func log1pf(e float32) (l, inv float32) {
 
 // stickLogs32 is stickRow's loop of logSigmoids on float32 rows, from e, l and inv (log1pRow):
 // row gets log σ(x), e's slice log(1−σ(x)), sig (if not nil) σ(x). It chooses between
-// fromLog1p's two sides with the sign bit of x instead of a branch, which the signs of scores
+// logSigmoids' two sides with the sign bit of x instead of a branch, which the signs of scores
 // would make unpredictable, and reports whether it took the rows (float64 ones it leaves).
-// Its values are fromLog1p's, but for a log σ of +0 where fromLog1p gives −0 (x ≥ 0 and e
+// Its values are logSigmoids', but for a log σ of +0 where logSigmoids gives −0 (x ≥ 0 and e
 // rounded to 0), which the stick's sum makes +0 either way.
 func stickLogs32[F float](row, sig, e, l, inv []F) bool {
 	x32, ok := any(row).([]float32)
