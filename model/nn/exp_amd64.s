@@ -1,10 +1,5 @@
 #include "textflag.h"
-
-// Constants as 8-lane vectors, for memory operands.
-#define VEC(name, bits) \
-	DATA name<>+0(SB)/4, $bits; DATA name<>+4(SB)/4, $bits; DATA name<>+8(SB)/4, $bits; DATA name<>+12(SB)/4, $bits; \
-	DATA name<>+16(SB)/4, $bits; DATA name<>+20(SB)/4, $bits; DATA name<>+24(SB)/4, $bits; DATA name<>+28(SB)/4, $bits; \
-	GLOBL name<>(SB), RODATA|NOPTR, $32
+#include "vec_amd64.h"
 
 VEC(log2e, 0x3fb8aa3b) // log2(e) = 1.44269504088896341
 VEC(magic, 0x4b400000) // 1.5·2^23 = 12582912, and as an integer the bits of it

@@ -1,10 +1,5 @@
 #include "textflag.h"
-
-// Constants as 8-lane vectors, for memory operands.
-#define VEC(name, bits) \
-	DATA name<>+0(SB)/4, $bits; DATA name<>+4(SB)/4, $bits; DATA name<>+8(SB)/4, $bits; DATA name<>+12(SB)/4, $bits; \
-	DATA name<>+16(SB)/4, $bits; DATA name<>+20(SB)/4, $bits; DATA name<>+24(SB)/4, $bits; DATA name<>+28(SB)/4, $bits; \
-	GLOBL name<>(SB), RODATA|NOPTR, $32
+#include "vec_amd64.h"
 
 VEC(gc, 0x3f4c422a)     // √(2/π) = 0.7978845608
 VEC(gca, 0x3d122279)    // √(2/π)·0.044715 = 0.0356774081

@@ -1,10 +1,5 @@
 #include "textflag.h"
-
-// Constants as 8-lane vectors, for memory operands.
-#define VEC(name, bits) \
-	DATA name<>+0(SB)/4, $bits; DATA name<>+4(SB)/4, $bits; DATA name<>+8(SB)/4, $bits; DATA name<>+12(SB)/4, $bits; \
-	DATA name<>+16(SB)/4, $bits; DATA name<>+20(SB)/4, $bits; DATA name<>+24(SB)/4, $bits; DATA name<>+28(SB)/4, $bits; \
-	GLOBL name<>(SB), RODATA|NOPTR, $32
+#include "vec_amd64.h"
 
 VEC(c13, 0x3d9d89d9)  // float32(1.0/13)
 VEC(c11, 0x3dba2e8c)  // float32(1.0/11)
