@@ -18,6 +18,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"extrapolate/internal/pluginhint"
 )
 
 // Scheme gives a causal transformer its sense of position. It acts through the optional
@@ -300,7 +302,7 @@ func Names() []string { return schemes.names() }
 func New(spec Spec) (Scheme, error) {
 	f, ok := schemes.lookup(spec.Config.Scheme)
 	if !ok {
-		return nil, fmt.Errorf("position.scheme: unknown scheme %q (known: %v)", spec.Config.Scheme, Names())
+		return nil, fmt.Errorf("position.scheme: unknown scheme %q (known: %v); %s", spec.Config.Scheme, Names(), pluginhint.For("scheme"))
 	}
 	if spec.DModel <= 0 || spec.Heads <= 0 || spec.DModel%spec.Heads != 0 {
 		return nil, fmt.Errorf("position: model width %d does not split into %d heads", spec.DModel, spec.Heads)

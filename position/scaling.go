@@ -5,6 +5,8 @@ import (
 	"math"
 	"reflect"
 	"strings"
+
+	"extrapolate/internal/pluginhint"
 )
 
 // ScalingType is one way of stretching RoPE past its training length, registered by name, as
@@ -88,7 +90,7 @@ func (c *Scaling) resolve(d int) (*scaler, error) {
 	}
 	t, ok := LookupScaling(c.Type)
 	if !ok {
-		return nil, fmt.Errorf("position.scaling.type: unknown type %q (known: %v)", c.Type, ScalingTypes())
+		return nil, fmt.Errorf("position.scaling.type: unknown type %q (known: %v); %s", c.Type, ScalingTypes(), pluginhint.For("scaling"))
 	}
 	if !c.Factor.Auto && !(c.Factor.Value >= 1) {
 		return nil, fmt.Errorf("position.scaling.factor: %v, want a number of at least 1, or auto", c.Factor)

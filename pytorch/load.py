@@ -25,6 +25,7 @@ Standard library and torch only (Debian: apt-get install python3-torch; run with
 """
 import argparse
 import hashlib
+import importlib.util
 import json
 import math
 import os
@@ -91,6 +92,31 @@ def read_safetensors(path):
     if at != len(buffer):
         raise ValueError(f"{path}: {len(buffer) - at} bytes after the last tensor")
     return tensors, meta
+
+
+# ---------------------------------------------------------------- the schemes' registry
+
+SCHEMES = {}      # a scheme's name in config.json → the function that rebuilds it
+ROTATING = set()  # the schemes that rotate q and k, so take a RoPE scaling
+
+
+def scheme(name, rotating=False):
+    """Registers the decorated function as the rebuild of the scheme cmd/export names `name`,
+    as position.Register does in Go. The function takes (settings, weights, layer, n, scaling):
+    config.json's position settings, the export's weights by name, the layer, the length, and
+    the scaling for a rotating scheme (else None); it returns what the scheme adds at n
+    positions, any of: "table" (n, d_model), "rotation" (a Rotation), "bias" (heads, n, n),
+    "forget" ((W, b) of FoX's gates), "stick" (stick-breaking's attend_current), "cope" (the
+    position embeddings). A scheme of your own goes in a file of your own given with --plugin
+    (docs/export.md#a-scheme-of-your-own)."""
+    def add(f):
+        if name in SCHEMES:
+            raise ValueError(f"position scheme {name!r} registered twice")
+        SCHEMES[name] = f
+        if rotating:
+            ROTATING.add(name)
+        return f
+    return add
 
 
 # ---------------------------------------------------------------- RoPE and its scalings
@@ -219,6 +245,7 @@ def rope_frequencies(st, scaling, n):
     return inv, factor
 
 
+@scheme("rope", rotating=True)
 def rope(st, w, layer, n, scaling):
     """RoPE (Su et al. 2021): q and k of position t turned by t·inv_freq."""
     inv, factor = rope_frequencies(st, scaling, n)
@@ -226,6 +253,7 @@ def rope(st, w, layer, n, scaling):
     return {"rotation": Rotation(factor * angle.cos(), factor * angle.sin(), st["interleaved"])}
 
 
+@scheme("xpos", rotating=True)
 def xpos(st, w, layer, n, scaling):
     """xPos (Sun et al. 2022, torchscale's XPOS): RoPE, with pair i of the query at t scaled by
     ζ_i^(t/B) and of the key by ζ_i^(−t/B), ζ_i = (2i/d + γ)/(1 + γ), so that scores carry
@@ -262,6 +290,7 @@ def alibi_slopes(heads):
     return power_of_2(p) + alibi_slopes(2 * p)[0::2][:heads - p]
 
 
+@scheme("alibi")
 def alibi(st, w, layer, n, scaling):
     """ALiBi: −m_h·(i − j) added to head h's scores."""
     m = torch.tensor(alibi_slopes(len(st["slopes"])), dtype=torch.float64)
@@ -278,6 +307,7 @@ def t5_bucket(delta, buckets, max_distance):
     return min(large, buckets - 1)
 
 
+@scheme("t5")
 def t5(st, w, layer, n, scaling):
     """T5's learned bias: scale·table[bucket(i − j), h], one table for every layer (x-transformers'
     RelativePositionBias scales it by √head_dim)."""
@@ -287,6 +317,7 @@ def t5(st, w, layer, n, scaling):
     return {"bias": by_distance[:, distances(n).clamp(min=0)]}
 
 
+@scheme("kerple")
 def kerple(st, w, layer, n, scaling):
     """KERPLE, logarithmic (Chi et al. 2022, ParallelKerpleLog): −r1·log(1 + r2·(i − j)), r1 and
     r2 per head and layer, clamped at 0.01 as the reference does before use."""
@@ -296,6 +327,7 @@ def kerple(st, w, layer, n, scaling):
     return {"bias": -r1[:, None, None] * torch.log1p(r2[:, None, None] * d)}
 
 
+@scheme("fire")
 def fire(st, w, layer, n, scaling):
     """FIRE (Li et al. 2024, the paper's listing): f(ψ(i−j)/ψ(max(L, i))), ψ(x) = log(|c·x| + 1),
     f an MLP 1 → hidden (ReLU) → heads, the threshold L = |m·L0|, ε = 1e-6 on the denominator."""
@@ -310,6 +342,7 @@ def fire(st, w, layer, n, scaling):
     return {"bias": out.permute(2, 0, 1)}
 
 
+@scheme("fox")
 def fox(st, w, layer, n, scaling):
     """FoX (Lin et al. 2025, the reference's base model): each head's forget gate f_t =
     σ(x_t·W + b) of the layer's normalised input x_t, and the score of query i for key j ≤ i
@@ -319,6 +352,7 @@ def fox(st, w, layer, n, scaling):
     return {"forget": (w["fox.wf"][layer].double(), w["fox.bf"][layer].double())}
 
 
+@scheme("stickbreaking")
 def stickbreaking(st, w, layer, n, scaling):
     """Stick-breaking attention (Tan et al. 2025): no positions; the softmax is replaced by
     A_ij = σ(z_ij)·Π_{j<k<i}(1−σ(z_ik)) (j < k ≤ i and j ≤ i with attend_current), which
@@ -339,6 +373,7 @@ def stick_breaking(s, attend_current):
     return (log_z + torch.einsum("bhij,jk->bhik", log_beta, between)).exp()
 
 
+@scheme("cope")
 def cope(st, w, layer, n, scaling):
     """CoPE (Golovneva et al. 2024, facebookresearch/RAM's projects/cope): query i gives key
     j ≤ i the position p_ij = Σ_{k=j..i} σ(q_i·k_k/√d), clamped to npos − 1, and its score gains
@@ -347,6 +382,7 @@ def cope(st, w, layer, n, scaling):
     return {"cope": w["cope.emb"][layer].double()}
 
 
+@scheme("learned")
 def learned(st, w, layer, n, scaling):
     """A learned table wpe (GPT-2's): row t added to the embedding at position t."""
     if n > st["max_len"]:
@@ -354,6 +390,7 @@ def learned(st, w, layer, n, scaling):
     return {"table": w["wpe"][:n].double()}
 
 
+@scheme("sinusoidal")
 def sinusoidal(st, w, layer, n, scaling):
     """Vaswani et al. 2017: PE(t, 2i) = sin(t/10000^(2i/d)), PE(t, 2i+1) = cos(t/10000^(2i/d))."""
     d = st["d_model"]
@@ -364,15 +401,10 @@ def sinusoidal(st, w, layer, n, scaling):
     return {"table": pe}
 
 
+@scheme("nope")
 def nope(st, w, layer, n, scaling):
     """NoPE: the causal mask alone."""
     return {}
-
-
-SCHEMES = {"nope": nope, "learned": learned, "sinusoidal": sinusoidal, "rope": rope, "xpos": xpos,
-           "alibi": alibi, "t5": t5, "kerple": kerple, "fire": fire, "fox": fox,
-           "stickbreaking": stickbreaking, "cope": cope}
-ROTATING = {"rope", "xpos"}
 
 
 # ---------------------------------------------------------------- attention temperatures
@@ -411,7 +443,8 @@ class Model:
         self.slots = pos.get("layers") or [{"scheme": pos["scheme"], "settings": pos["settings"] or {}}] * self.layers
         for s in self.slots:
             if s["scheme"] not in SCHEMES:
-                raise ValueError(f"position scheme {s['scheme']!r}: this loader knows {', '.join(SCHEMES)}")
+                raise ValueError(f"position scheme {s['scheme']!r}: this loader knows {', '.join(sorted(SCHEMES))}; "
+                                 f"add its function with @scheme({s['scheme']!r}) in a file given with --plugin (docs/export.md)")
         self.per_layer = bool(pos.get("layers"))
         for want in config["weights"]:
             if list(self.w[want["name"]].shape) != want["shape"]:
@@ -509,6 +542,19 @@ class Model:
         return -logp.gather(-1, targets[..., None])[..., 0]
 
 
+def load_plugin(path):
+    """Runs a file of yours that registers schemes with @load.scheme(name): it imports this
+    module as `load`, whether this file runs as a script or was imported."""
+    sys.modules.setdefault("load", sys.modules[__name__])
+    spec = importlib.util.spec_from_file_location(os.path.splitext(os.path.basename(path))[0], path)
+    if spec is None or not os.path.isfile(path):
+        raise ValueError(f"--plugin {path}: no such Python file")
+    try:
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    except Exception as e:  # the user's code: any error is theirs, said in one line
+        raise ValueError(f"--plugin {path}: {type(e).__name__}: {e}") from e
+
+
 def load(folder, dtype=torch.float64):
     """The model exported to folder, its config.json checked against model.safetensors."""
     with open(os.path.join(folder, "config.json")) as f:
@@ -520,7 +566,10 @@ def load(folder, dtype=torch.float64):
         if hashlib.sha256(f.read()).hexdigest() != config["weights_sha256"]:
             raise ValueError(f"{path} is not the file config.json was written with (SHA-256 differs)")
     weights, _ = read_safetensors(path)
-    return Model(config, weights, dtype)
+    try:
+        return Model(config, weights, dtype)
+    except ValueError as e:
+        raise ValueError(f"{folder}: {e}") from e
 
 
 # ---------------------------------------------------------------- the evaluation protocol
@@ -646,7 +695,11 @@ def main(argv=None):
     p.add_argument("--dtype", default="float64", choices=["float64", "float32"])
     p.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     p.add_argument("--json", action="store_true", help="print the results as JSON: a list, one report per folder")
+    p.add_argument("--plugin", action="append", default=[], metavar="FILE",
+                   help="a Python file that registers schemes of your own with @load.scheme(name) (repeatable)")
     a = p.parse_args(argv)
+    for path in a.plugin:
+        load_plugin(path)
     torch.set_num_threads(a.threads)
     if a.scaling:
         parse_scalings(a.scaling, a.factor)  # refused before any folder is read

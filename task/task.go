@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"extrapolate/internal/pluginhint"
 	"extrapolate/internal/rng"
 )
 
@@ -127,7 +128,7 @@ func Lookup(name string) (Task, error) {
 	if t, ok := registry.tasks[name]; ok {
 		return t, nil
 	}
-	return nil, fmt.Errorf("unknown task %q (known: %s)", name, strings.Join(namesLocked(), ", "))
+	return nil, fmt.Errorf("unknown task %q (known: %s); %s", name, strings.Join(namesLocked(), ", "), pluginhint.For("task"))
 }
 
 // Names lists the registered tasks, sorted.

@@ -30,6 +30,7 @@ import (
 	"extrapolate/internal/gemm"
 	"extrapolate/model"
 	"extrapolate/model/nn"
+	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 	"extrapolate/position"
 )
 

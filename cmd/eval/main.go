@@ -25,6 +25,7 @@ import (
 
 	"extrapolate/experiments"
 	"extrapolate/internal/scalingflag"
+	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 	"extrapolate/position"
 )
 

@@ -20,6 +20,7 @@ import (
 
 	"extrapolate/experiments"
 	"extrapolate/internal/atomicfile"
+	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

@@ -26,6 +26,7 @@ import (
 	"extrapolate/internal/atomicfile"
 	"extrapolate/internal/scalingflag"
 	"extrapolate/model"
+	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 	"extrapolate/position"
 )
 

@@ -26,6 +26,7 @@ import (
 	"extrapolate/experiments"
 	"extrapolate/internal/inputfile"
 	"extrapolate/internal/scalingflag"
+	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 	"extrapolate/position"
 )
 

@@ -22,6 +22,7 @@ import (
 	"syscall"
 
 	"extrapolate/experiments"
+	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 )
 
 type sets []string

@@ -1,9 +1,9 @@
 // Package accuracy is a measure registered from its own package, as examples/logbias is a
 // position scheme: next-token accuracy, the share of scored targets that are the model's most
 // likely token, at every evaluation length. It takes its numbers from the protocol's shared
-// pass, so it costs no forward pass of its own. Import it for its side effect where the commands
-// are built (import _ "extrapolate/examples/accuracy"); then eval.measures: [accuracy] in any
-// config or comparison adds it.
+// pass, so it costs no forward pass of its own. Import it for its side effect in
+// plugins/plugins.go, which every command imports (_ "extrapolate/examples/accuracy"); then
+// eval.measures: [accuracy] in any config or comparison adds it.
 package accuracy
 
 import (

@@ -2,9 +2,9 @@
 // position scheme: duplicate string, from the Chomsky-hierarchy tasks of Ruoss et al. 2023
 // ("Randomized Positional Encodings Boost Length Generalization of Transformers",
 // google-deepmind/randomized_positional_encodings), where the answer is the string written
-// twice: "abc=abcabc.". Import it for its side effect where the commands are built
-// (import _ "extrapolate/examples/duplicate"); then task: {names: [duplicate]} works in any
-// config or comparison.
+// twice: "abc=abcabc.". Import it for its side effect in plugins/plugins.go, which every
+// command imports (_ "extrapolate/examples/duplicate"); then task: {names: [duplicate]} works in
+// any config or comparison.
 package duplicate
 
 import (

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"extrapolate/experiments/config"
+	"extrapolate/internal/pluginhint"
 )
 
 // measures is the registry of measures: the built-in ones in their list's order, then the
@@ -128,7 +129,7 @@ func checkMeasures(names []string) error {
 	seen := map[string]bool{}
 	for _, name := range names {
 		if _, ok := measureByName(name); !ok {
-			return fmt.Errorf("eval.measures: unknown measure %q (known: %s)", name, strings.Join(Names(), ", "))
+			return fmt.Errorf("eval.measures: unknown measure %q (known: %s); %s", name, strings.Join(Names(), ", "), pluginhint.For("measure"))
 		}
 		if seen[name] {
 			return fmt.Errorf("eval.measures: %s given twice", name)
