@@ -382,6 +382,9 @@ func (m *Model) table(g *G.ExprGraph, s position.Scheme, w nodes, n int) (*G.Nod
 // bias makes the node of the bias of the given form that in's scheme adds in layer l at n
 // positions: a constant for a fixed bias, a node computing a learned one from its owner's weights.
 func (m *Model) bias(g *G.ExprGraph, s position.Scheme, in position.Slot, form position.Form, w nodes, l, n int) (*G.Node, error) {
+	if node, err := m.graphBias(g, in, w, n); node != nil || err != nil {
+		return node, err
+	}
 	b, err := position.BiasAt(in.Scheme, m.SchemeWeights(in.Owner), in.Layer, n)
 	if err != nil {
 		return nil, err
@@ -394,6 +397,21 @@ func (m *Model) bias(g *G.ExprGraph, s position.Scheme, in position.Slot, form p
 		return constant(g, m.Dtype, "bias"+ownerPrefix(s, in.Owner), b.Values, shape...), nil
 	}
 	return nn.Compute(fmt.Sprintf("PositionBias%d", l), biasOf{in.Scheme, in.Layer, n}, shape, m.schemeNodes(in.Owner, w)...)
+}
+
+// graphBias builds, for a scheme that gives its bias as a graph (position.GraphBiaser), the
+// node of in's bias at n positions in the model's graph from its weights' nodes, so that
+// gorgonia's autodiff takes the gradient to them; nil for any other scheme.
+func (m *Model) graphBias(g *G.ExprGraph, in position.Slot, w nodes, n int) (*G.Node, error) {
+	node, err := position.BiasGraph(in.Scheme, g, m.schemeNodes(in.Owner, w), in.Layer, n)
+	if node == nil || err != nil {
+		return nil, err
+	}
+	heads := m.Config.Heads
+	if sh := node.Shape(); node.Dtype() != m.Dtype || !sh.Eq(tensor.Shape{heads, n}) && !sh.Eq(tensor.Shape{heads, n, n}) {
+		return nil, fmt.Errorf("model: the %s scheme's graph bias is %v of shape %v, want %v of shape (%d, %d) or (%d, %d, %d)", in.Scheme.Name(), node.Dtype(), sh, m.Dtype, heads, n, heads, n, n)
+	}
+	return node, nil
 }
 
 // forgetGate returns the nodes of the forget gate in's scheme has (position.ForgetGater), nil
@@ -489,8 +507,7 @@ func float64s(t *tensor.Dense) []float64 {
 
 // constant is a constant node of the model's dtype holding v.
 func constant(g *G.ExprGraph, dt tensor.Dtype, name string, v []float64, shape ...int) *G.Node {
-	t := convertTo(tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float64(nil), v...))), dt)
-	return G.NewTensor(g, dt, len(shape), G.WithShape(shape...), G.WithName(name), G.WithValue(t))
+	return position.GraphConstant(g, dt, name, v, shape...)
 }
 
 // tableOf computes a learned position table from the scheme's weights.

@@ -1,6 +1,10 @@
 package position
 
-import "fmt"
+import (
+	"fmt"
+
+	G "gorgonia.org/gorgonia"
+)
 
 // This file is the one walk over the optional interfaces of a scheme, a temperature and a
 // distance map, as database/sql's ctxutil.go is over a driver's: each function takes a scheme
@@ -38,7 +42,11 @@ func BiasForm(s Scheme) (Form, error) {
 	s = unwrap(s)
 	_, fixed := s.(Biaser)
 	_, learned := s.(LearnedBiaser)
-	return formOf("the "+s.Name()+" scheme", "bias", fixed, learned)
+	_, graph := s.(GraphBiaser)
+	if learned && graph {
+		return Absent, fmt.Errorf("position: the %s scheme gives its learned bias both with its gradient and as a graph", s.Name())
+	}
+	return formOf("the "+s.Name()+" scheme", "bias", fixed, learned || graph)
 }
 
 func formOf(owner, piece string, fixed, learned bool) (Form, error) {
@@ -96,6 +104,9 @@ func BiasAt(s Scheme, w [][]float64, layer, n int) (*Bias, error) {
 	case form == Fixed:
 		return s.(Biaser).Bias(n)
 	case form == FromWeights:
+		if b, ok := s.(GraphBiaser); ok {
+			return graphBias(b, w, layer, n, nil, nil)
+		}
 		return s.(LearnedBiaser).LearnedBias(w, layer, n)
 	}
 	return nil, nil
@@ -103,10 +114,28 @@ func BiasAt(s Scheme, w [][]float64, layer, n int) (*Bias, error) {
 
 // BiasGrad adds to dw the gradient through layer's learned bias of s at n positions, given dBias,
 // the gradient with respect to the bias's values; a fixed bias or none has no weights to reach.
+// A GraphBiaser's is gorgonia's, of its expression, which BiasAt has already built once for
+// the same weights without error.
 func BiasGrad(s Scheme, w [][]float64, layer, n int, dBias []float64, dw [][]float64) {
-	if b, ok := unwrap(s).(LearnedBiaser); ok {
+	switch b := unwrap(s).(type) {
+	case LearnedBiaser:
 		b.LearnedBiasGrad(w, layer, n, dBias, dw)
+	case GraphBiaser:
+		if _, err := graphBias(b, w, layer, n, dBias, dw); err != nil {
+			panic(err)
+		}
 	}
+}
+
+// BiasGraph returns the node of layer's bias of s at n positions built in g from the nodes of
+// its weights w, for a GraphBiaser; nil for any other scheme, whose bias the model computes
+// from BiasAt's numbers.
+func BiasGraph(s Scheme, g *G.ExprGraph, w []*G.Node, layer, n int) (*G.Node, error) {
+	b, ok := unwrap(s).(GraphBiaser)
+	if !ok {
+		return nil, nil
+	}
+	return b.GraphBias(g, w, layer, n)
 }
 
 // HasBiasRows says whether s can compute its learned bias one query at a time (BiasRower).

@@ -19,12 +19,14 @@ import (
 	"fmt"
 	"math"
 
+	G "gorgonia.org/gorgonia"
+
 	"extrapolate/internal/pluginhint"
 )
 
 // Scheme gives a causal transformer its sense of position. It acts through the optional
 // interfaces it implements: Embedder, Rotator and Biaser with fixed numbers, LearnedEmbedder and
-// LearnedBiaser with weights of its own, ForgetGater and ContextPositioner with weights read with
+// LearnedBiaser with weights of its own (or GraphBiaser, differentiated by gorgonia), ForgetGater and ContextPositioner with weights read with
 // the content, StickBreaker in place of the softmax. A scheme that implements none gives no position
 // information beyond the causal mask (NoPE).
 //
@@ -81,6 +83,19 @@ type LearnedBiaser interface {
 	// LearnedBiasGrad adds to dw the gradient of the loss with respect to each weight, given
 	// dBias, its gradient with respect to the values of the bias LearnedBias returned.
 	LearnedBiasGrad(w [][]float64, layer, n int, dBias []float64, dw [][]float64)
+}
+
+// A GraphBiaser is a LearnedBiaser written as its forward pass alone: it builds layer's bias
+// from its weights with gorgonia's operations, and gorgonia differentiates it, so it has no
+// gradient of its own to write (graphbias.go). The model builds the node in its own graph, in
+// the model's float type, and feeds it to attention's bias input as it does a LearnedBiaser's.
+type GraphBiaser interface {
+	Learner
+	// GraphBias returns a node of g holding layer's bias for n positions, computed from w, the
+	// nodes of the weights in the order Weights declares them: (heads, n) for a bias by
+	// distance, [h][δ] added to the key δ positions back, or (heads, n, n) for one that depends
+	// on the query too, [h][i][j]. Constants it needs are of w's dtype (GraphConstant).
+	GraphBias(g *G.ExprGraph, w []*G.Node, layer, n int) (*G.Node, error)
 }
 
 // A BiasRower is a LearnedBiaser whose bias depends on the query's position too (PerQuery) and

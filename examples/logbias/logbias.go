@@ -1,9 +1,10 @@
 // Package logbias is a position scheme that lives outside package position, as a user's own
 // scheme would: each head adds −a·log(1+δ) to the score of the key δ positions back, with the
-// slope a learned per head. Importing the package registers it, as importing image/png registers
-// PNG with package image:
+// slope a learned per head. It gives its bias as a gorgonia expression of the slopes
+// (position.GraphBiaser), and gorgonia's autodiff trains them: no gradient is written by hand. Importing the package registers it, as importing image/png registers
+// PNG with package image; a line in plugins/plugins.go's import block does so in every command:
 //
-//	import _ "extrapolate/examples/logbias"
+//	_ "extrapolate/examples/logbias"
 //
 // after which position: {scheme: logbias, slope: 0.5} works in any config.
 package logbias
@@ -11,6 +12,9 @@ package logbias
 import (
 	"fmt"
 	"math"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 
 	"extrapolate/position"
 )
@@ -50,22 +54,23 @@ func (l LogBias) Weights() []position.Weight {
 	return []position.Weight{{Name: "logbias.slope", Dims: []int{l.Heads}, Init: init}}
 }
 
-// LearnedBias is −a_h·log(1+δ), the same in every layer.
-func (l LogBias) LearnedBias(w [][]float64, _, n int) (*position.Bias, error) {
-	b := position.NewBias(l.Heads, n, false)
-	for h, a := range w[0] {
-		for d := 0; d < n; d++ {
-			b.Values[h*n+d] = -a * math.Log1p(float64(d))
-		}
+// GraphBias is −a_h·log(1+δ), the same in every layer, written as its forward pass alone: the
+// slopes (heads, 1) times the row log(1+δ) (1, n), negated. Gorgonia differentiates it, so
+// there is no gradient to write; logbias_test.go keeps the same bias with a hand-written
+// gradient and checks that the two agree.
+func (l LogBias) GraphBias(g *G.ExprGraph, w []*G.Node, _, n int) (*G.Node, error) {
+	logd := make([]float64, n)
+	for d := range logd {
+		logd[d] = math.Log1p(float64(d))
 	}
-	return b, nil
-}
-
-// LearnedBiasGrad: ∂bias/∂a_h = −log(1+δ).
-func (l LogBias) LearnedBiasGrad(_ [][]float64, _, n int, dBias []float64, dw [][]float64) {
-	for h := range dw[0] {
-		for d := 0; d < n; d++ {
-			dw[0][h] -= dBias[h*n+d] * math.Log1p(float64(d))
-		}
+	row := position.GraphConstant(g, w[0].Dtype(), fmt.Sprintf("logbias.log1p%d", n), logd, 1, n)
+	slopes, err := G.Reshape(w[0], tensor.Shape{l.Heads, 1})
+	if err != nil {
+		return nil, err
 	}
+	outer, err := G.Mul(slopes, row)
+	if err != nil {
+		return nil, err
+	}
+	return G.Neg(outer)
 }
