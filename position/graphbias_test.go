@@ -47,7 +47,7 @@ func (q quadratic) GraphBias(g *G.ExprGraph, w []*G.Node, _, n int) (*G.Node, er
 // both gives its bias as a graph and with a hand-written gradient.
 type both struct{ quadratic }
 
-func (both) LearnedBias([][]float64, int, int) (*Bias, error)                  { return nil, nil }
+func (both) LearnedBias([][]float64, int, int) (*Bias, error)              { return nil, nil }
 func (both) LearnedBiasGrad([][]float64, int, int, []float64, [][]float64) {}
 
 // TestGraphBias checks the adapter's evaluation of a per-query graph bias against its formula,

@@ -38,9 +38,6 @@ func (c AttentionConfig) checkCoPE(e tensor.Shape, hd int) error {
 	if len(e) != 3 || e[1] != hd || e[2] < 1 || c.CoPELayer < 0 || c.CoPELayer >= e[0] {
 		return errors.Errorf("Attention: position embeddings of shape %v do not fit head dimension %d and layer %d", e, hd, c.CoPELayer)
 	}
-	if c.Remap != nil {
-		return errors.New("Attention: CoPE counts the gates of the keys a query sees, and takes no remap")
-	}
 	return nil
 }
 

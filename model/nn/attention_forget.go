@@ -7,8 +7,9 @@ package nn
 // float32 sums would keep few of the bits that matter, those of nearby keys.
 
 // cumulate fills s.cum with the running sum c of the log forget gates of head h in sequence b,
-// from logf (batch·seqLen, heads); nothing without gates.
-func (k *attention[F]) cumulate(s *attnScratch[F], logf []F, b, h int) {
+// from the pass's logf (batch·seqLen, heads); nothing without gates.
+func (k *attention[F]) cumulate(s *attnScratch[F], b, h int) {
+	logf := k.in.logf
 	if logf == nil {
 		return
 	}

@@ -113,8 +113,9 @@ func (k *attention[F]) setupMasked(s *attnScratch[F], hd int) {
 }
 
 // forwardMasked is the evaluation forward pass with a window or a remap.
-func (k *attention[F]) forwardMasked(o, q, kk, v, bias, qscale, logf []F, d int) error {
+func (k *attention[F]) forwardMasked(o []F) error {
 	c := k.cfg
+	q, kk, v, d := k.in.q, k.in.k, k.in.v, k.in.d
 	t, hd := c.SeqLen, d/c.Heads
 	parallel(c.Batch*c.Heads, 4*t*t*hd, func(w, lo, hi int) {
 		s := &k.scratch[w]
@@ -136,9 +137,9 @@ func (k *attention[F]) forwardMasked(o, q, kk, v, bias, qscale, logf []F, d int)
 			k.rotate(s.q, k.cos, k.sin, s.ids, false)
 			k.rotate(s.k, k.kcos, k.ksin, s.ids, false)
 			k.gather(s.v, v, b, h, d)
-			k.cumulate(s, logf, b, h)
+			k.cumulate(s, b, h)
 			for i0 := 0; i0 < t && s.err == nil; i0 += tileQueries {
-				s.err = k.queriesMasked(s, task, h, i0, min(i0+tileQueries, t), bias, qscale)
+				s.err = k.queriesMasked(s, task, h, i0, min(i0+tileQueries, t))
 			}
 			scatter(o, s.o, b, h, t, d, hd)
 		}
@@ -157,7 +158,7 @@ func (k *attention[F]) forwardMasked(o, q, kk, v, bias, qscale, logf []F, d int)
 // over the tiles of keys that some query of the block sees, skipping the others. A tile's true
 // scores are computed for the rows that see some of its keys at their true positions, and its
 // Alt scores for the rows that see some at alternate ones.
-func (k *attention[F]) queriesMasked(s *attnScratch[F], task, h, i0, i1 int, bias, qscale []F) error {
+func (k *attention[F]) queriesMasked(s *attnScratch[F], task, h, i0, i1 int) error {
 	first, err := k.blockSpans(s, i0, i1)
 	if err != nil {
 		return err
@@ -194,7 +195,7 @@ func (k *attention[F]) queriesMasked(s *attnScratch[F], task, h, i0, i1 int, bia
 			if pa != nil {
 				alt = pa[r*nk : (r+1)*nk]
 			}
-			corr := k.updateMasked(s, r, p[r*nk:(r+1)*nk], alt, h, i0+r, j0, bias, qscale)
+			corr := k.updateMasked(s, r, p[r*nk:(r+1)*nk], alt, h, i0+r, j0)
 			if corr != 1 {
 				for x := range out[r*hd : (r+1)*hd] {
 					out[r*hd+x] *= F(corr)
@@ -298,7 +299,7 @@ func (s *attnScratch[F]) tileRows(rows, j0, j1 int, alt bool) (tlo, thi, alo, ah
 // scores from alt (nil: the row's own), applies the query's scale and bias to the keys the row
 // sees, folds them into the running sums and zeroes the others. A row that sees none of the
 // keys is left as it was, its maximum −Inf until it sees one.
-func (k *attention[F]) updateMasked(s *attnScratch[F], r int, row, alt []F, h, i, j0 int, bias, qscale []F) float64 {
+func (k *attention[F]) updateMasked(s *attnScratch[F], r int, row, alt []F, h, i, j0 int) float64 {
 	j1 := j0 + len(row)
 	spans := s.spans[s.spanEnd[r]:s.spanEnd[r+1]]
 	m, seen := s.max[r], false
@@ -313,7 +314,7 @@ func (k *attention[F]) updateMasked(s *attnScratch[F], r int, row, alt []F, h, i
 		if sp.Alt && alt != nil {
 			copy(x, alt[a-j0:b-j0])
 		}
-		k.adjustSpan(x, bias, qscale, h, i, a, sp.Alt, s)
+		k.adjustSpan(x, h, i, a, sp.Alt, s)
 		for _, v := range x {
 			m = max(m, float64(v))
 		}
@@ -369,24 +370,9 @@ func (s *attnScratch[F]) rebase(r int, m float64) float64 {
 // adjustSpan is adjust for the scores x of query i for keys a, a+1, … of one span: an Alt span's
 // bias by distance is taken at the remap's AltDistance, when it has one. The forget gates' bias
 // has no alternate positions: every pair takes it at its true (i, j).
-func (k *attention[F]) adjustSpan(x, bias, qscale []F, h, i, a int, alt bool, s *attnScratch[F]) {
+func (k *attention[F]) adjustSpan(x []F, h, i, a int, alt bool, s *attnScratch[F]) {
 	r := k.cfg.Remap
-	if !alt || r == nil || r.AltDistance == nil {
-		k.adjust(x, bias, qscale, h, i, a, s)
-		return
-	}
-	t := k.cfg.SeqLen
-	if qscale != nil {
-		m := qscale[h*t+i]
-		for j := range x {
-			x[j] *= m
-		}
-	}
-	bh := bias[h*t : (h+1)*t]
-	for j := range x {
-		x[j] += bh[r.AltDistance(i, a+j)]
-	}
-	if k.cfg.LogForget {
-		addForget(x, s.cum, i, a)
-	}
+	s.altDistance = alt && r != nil && r.AltDistance != nil
+	k.adjust(x, h, i, a, s)
+	s.altDistance = false
 }

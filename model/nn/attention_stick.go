@@ -36,21 +36,17 @@ import (
 // in float64 (e^−745 is the smallest positive value).
 const stickDead = -800
 
-// checkStick refuses what stick-breaking does not take: a remap, which would leave keys out of
-// the product or move them, and forget gates or contextual positions (no scheme gives both in
-// one layer).
-func (c AttentionConfig) checkStick() error {
-	if c.StickBreaking && c.Remap != nil {
+// refuses names what stick-breaking does not take: a remap, which would leave keys out of the
+// product or move them, and forget gates or contextual positions (no scheme gives both in one
+// layer).
+func (stick[F]) refuses(c AttentionConfig) error {
+	switch {
+	case c.Remap != nil:
 		return errors.New("Attention: stick-breaking attention takes no remap: its weights break the stick over every key at its true place")
-	}
-	if c.StickBreaking && c.LogForget {
+	case c.LogForget:
 		return errors.New("Attention: stick-breaking attention takes no forget gates: their gradient counts on the softmax, which a shift of a row leaves as it is")
-	}
-	if c.StickBreaking && c.CoPE {
+	case c.CoPE:
 		return errors.New("Attention: stick-breaking attention takes no contextual positions: they count the softmax's gates, and no scheme gives both in one layer")
-	}
-	if !c.StickBreaking && c.AttendCurrent {
-		return errors.New("Attention: AttendCurrent is for stick-breaking attention")
 	}
 	return nil
 }
@@ -107,7 +103,7 @@ func (s *attnScratch[F]) rest(n int) []F {
 // stickRows is softmaxRows for stick-breaking: queries i0..i1−1 of a task, rows ld apart in p
 // from query i0's, each with its keys 0..i1−1 in one tile, get their weights; every other entry
 // of a row is 0. sig, in training, gets the β of the kept scores, laid out as p.
-func (k *attention[F]) stickRows(p []F, ld, task, h, i0, i1 int, bias, qscale []F, s *attnScratch[F], sig []F, keepRaw bool) {
+func (k *attention[F]) stickRows(p []F, ld, task, h, i0, i1 int, s *attnScratch[F], sig []F, keepRaw bool) {
 	t, st := k.cfg.SeqLen, k.cfg.Stats
 	for i := i0; i < i1; i++ {
 		lo, last := k.cfg.firstKey(i), k.cfg.lastKey(i)
@@ -121,7 +117,7 @@ func (k *attention[F]) stickRows(p []F, ld, task, h, i0, i1 int, bias, qscale []
 			if keepRaw {
 				copy(k.raw[(task*t+i)*t+lo:], row[lo:last+1])
 			}
-			k.adjust(row[lo:last+1], bias, qscale, h, i, lo, s)
+			k.adjust(row[lo:last+1], h, i, lo, s)
 			var srow []F
 			if sr != nil {
 				srow = sr[lo : last+1]
@@ -170,35 +166,9 @@ func (k *attention[F]) stickBackward(task, h int, pt, ds, sig, qscale []F, scale
 	}
 }
 
-// forwardStick is the evaluation forward pass of stick-breaking attention, with or without a
-// window (which only moves each row's first key, so it needs no masked path).
-func (k *attention[F]) forwardStick(o, q, kk, v, bias, qscale, logf []F, d int) {
-	c := k.cfg
-	t, hd := c.SeqLen, d/c.Heads
-	parallel(c.Batch*c.Heads, 4*t*t*hd, func(w, lo, hi int) {
-		s := &k.scratch[w]
-		for task := lo; task < hi; task++ {
-			b, h := task/c.Heads, task%c.Heads
-			k.loadSequence(s, q, kk, v, logf, b, h, d)
-			for i0 := 0; i0 < t; i0 += tileQueries {
-				i1 := min(i0+tileQueries, t)
-				if i1 <= tileKeys {
-					p := s.s[:(i1-i0)*i1]
-					gemm(false, true, i1-i0, i1, hd, F(1/math.Sqrt(float64(hd))), s.q[i0*hd:], hd, s.k, hd, 0, p, i1)
-					k.stickRows(p, i1, task, h, i0, i1, bias, qscale, s, nil, false)
-					gemm(false, false, i1-i0, hd, i1, 1, p, i1, s.v, hd, 0, s.o[i0*hd:], hd)
-				} else {
-					k.queriesStick(s, task, h, i0, i1, bias, qscale)
-				}
-			}
-			scatter(o, s.o, b, h, t, d, hd)
-		}
-	})
-}
-
 // queriesStick computes the output of queries i0..i1−1 over tiles of keys from the block's last
 // query back, s.sum holding each row's Σ log(1−β) so far, s.ent and s.far its statistics.
-func (k *attention[F]) queriesStick(s *attnScratch[F], task, h, i0, i1 int, bias, qscale []F) {
+func (k *attention[F]) queriesStick(s *attnScratch[F], task, h, i0, i1 int) {
 	c := k.cfg
 	t := c.SeqLen
 	hd := len(s.q) / t
@@ -215,7 +185,7 @@ func (k *attention[F]) queriesStick(s *attnScratch[F], task, h, i0, i1 int, bias
 		gemm(false, true, rows, nk, hd, F(1/math.Sqrt(float64(hd))), s.q[i0*hd:], hd, s.k[j0*hd:], hd, 0, p, nk)
 		alive := false
 		for r := 0; r < rows; r++ {
-			alive = k.stickTile(s, p[r*nk:(r+1)*nk], task, h, i0+r, r, j0, bias, qscale) || alive
+			alive = k.stickTile(s, p[r*nk:(r+1)*nk], task, h, i0+r, r, j0) || alive
 		}
 		beta := F(1)
 		if j1 == i1 {
@@ -236,7 +206,7 @@ func (k *attention[F]) queriesStick(s *attnScratch[F], task, h, i0, i1 int, bias
 // stickTile turns row, query i's scores for keys j0, j0+1, …, into its weights for those of its
 // keys that are in the tile, 0 elsewhere, carrying row r's running sums. It reports whether the
 // query's stick still reaches keys before j0.
-func (k *attention[F]) stickTile(s *attnScratch[F], row []F, task, h, i, r, j0 int, bias, qscale []F) bool {
+func (k *attention[F]) stickTile(s *attnScratch[F], row []F, task, h, i, r, j0 int) bool {
 	lo, last := max(k.cfg.firstKey(i), j0), min(k.cfg.lastKey(i), j0+len(row)-1)
 	more := k.cfg.firstKey(i) < j0 // keys before the tile are the query's
 	if lo > last {
@@ -244,7 +214,7 @@ func (k *attention[F]) stickTile(s *attnScratch[F], row []F, task, h, i, r, j0 i
 		return more && s.sum[r] >= stickDead
 	}
 	seg := row[lo-j0 : last-j0+1]
-	k.adjust(seg, bias, qscale, h, i, lo, s)
+	k.adjust(seg, h, i, lo, s)
 	s.sum[r] = stickRow(seg, nil, s.rest(len(seg)), s.sum[r])
 	clear(row[:lo-j0])
 	clear(row[last-j0+1:])

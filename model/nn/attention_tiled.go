@@ -27,32 +27,36 @@ func EvalScratch(seqLen, headDim int) int {
 // loadSequence puts sequence b's q, k and v of head h into the worker's s, q and k rotated at
 // the sequence's position ids, and its forget gates' running sum into s.cum: what an evaluation
 // pass over one (sequence, head) reads.
-func (k *attention[F]) loadSequence(s *attnScratch[F], q, kk, v, logf []F, b, h, d int) {
+func (k *attention[F]) loadSequence(s *attnScratch[F], b, h int) {
+	q, kk, v, d := k.in.q, k.in.k, k.in.v, k.in.d
 	s.ids = k.cfg.idsOf(b)
 	k.gather(s.q, q, b, h, d)
 	k.rotate(s.q, k.cos, k.sin, s.ids, false)
 	k.gather(s.k, kk, b, h, d)
 	k.rotate(s.k, k.kcos, k.ksin, s.ids, false)
 	k.gather(s.v, v, b, h, d)
-	k.cumulate(s, logf, b, h)
+	k.cumulate(s, b, h)
 }
 
-// forwardTiled is the evaluation forward pass.
-func (k *attention[F]) forwardTiled(o, q, kk, v, bias, qscale, logf []F, d int) {
+// forwardTiled is the evaluation forward pass, for any normaliser: a block of queries whose keys
+// fit in one tile as training computes it, a longer one by the normaliser's online pass. Only
+// a window that leaves keys out, or a remap, with a normaliser that masks, takes the masked path.
+func (k *attention[F]) forwardTiled(o []F) {
 	c := k.cfg
+	d := k.in.d
 	t, hd := c.SeqLen, d/c.Heads
 	parallel(c.Batch*c.Heads, 4*t*t*hd, func(w, lo, hi int) {
 		s := &k.scratch[w]
 		for task := lo; task < hi; task++ {
 			b, h := task/c.Heads, task%c.Heads
-			k.loadSequence(s, q, kk, v, logf, b, h, d)
+			k.loadSequence(s, b, h)
 			for i0 := 0; i0 < t; i0 += tileQueries {
 				i1 := min(i0+tileQueries, t)
 				k.copeLogits(s, s.q, i0, i1-i0, hd)
 				if i1 <= tileKeys {
-					k.queriesOneTile(s, task, h, i0, i1, bias, qscale)
+					k.queriesOneTile(s, task, h, i0, i1)
 				} else {
-					k.queriesOnline(s, task, h, i0, i1, bias, qscale)
+					k.norm.online(s, task, h, i0, i1)
 				}
 			}
 			scatter(o, s.o, b, h, t, d, hd)
@@ -61,19 +65,19 @@ func (k *attention[F]) forwardTiled(o, q, kk, v, bias, qscale, logf []F, d int) 
 }
 
 // queriesOneTile computes the output of queries i0..i1−1, whose keys 0..i1−1 fit in one tile.
-func (k *attention[F]) queriesOneTile(s *attnScratch[F], task, h, i0, i1 int, bias, qscale []F) {
+func (k *attention[F]) queriesOneTile(s *attnScratch[F], task, h, i0, i1 int) {
 	hd := len(s.q) / k.cfg.SeqLen
 	nk := i1
 	p := s.s[:(i1-i0)*nk]
 	gemm(false, true, i1-i0, nk, hd, F(1/math.Sqrt(float64(hd))), s.q[i0*hd:], hd, s.k, hd, 0, p, nk)
-	k.softmaxRows(p, nk, task, h, i0, i1, bias, qscale, s, false)
+	k.norm.rows(p, nk, task, h, i0, i1, s, false)
 	gemm(false, false, i1-i0, hd, nk, 1, p, nk, s.v, hd, 0, s.o[i0*hd:], hd)
 }
 
 // queriesOnline computes the output of queries i0..i1−1 over their keys a tile at a time, with
 // an online softmax; the entropy and far mass come from running sums alike. The tiles come in
 // the order keyTiles gives: the softmax's sums take any.
-func (k *attention[F]) queriesOnline(s *attnScratch[F], task, h, i0, i1 int, bias, qscale []F) {
+func (k *attention[F]) queriesOnline(s *attnScratch[F], task, h, i0, i1 int) {
 	t := k.cfg.SeqLen
 	hd := len(s.q) / t
 	rows := i1 - i0
@@ -93,7 +97,7 @@ func (k *attention[F]) queriesOnline(s *attnScratch[F], task, h, i0, i1 int, bia
 			row := p[r*nk : (r+1)*nk]
 			valid := max(0, min(nk, i+1-j0)) // keys j0..i of this tile
 			if valid > 0 {
-				k.adjust(row[:valid], bias, qscale, h, i, j0, s)
+				k.adjust(row[:valid], h, i, j0, s)
 			}
 			corr := s.update(r, row, valid, i-j0, st)
 			// The output so far was weighted by exponentials against the old maximum.

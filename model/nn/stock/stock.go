@@ -194,9 +194,12 @@ func AttentionWith(q, k, v *G.Node, x nn.AttentionInputs, cfg nn.AttentionConfig
 		scores = G.Must(G.Add(scores, forgetScores(x.LogForget, cfg)))
 	}
 	var p *G.Node
-	if cfg.StickBreaking {
+	switch {
+	case cfg.StickBreaking:
 		p = stickBreaking(scores, cfg)
-	} else {
+	case cfg.Softpick:
+		p = softpick(scores, cfg)
+	default:
 		p = G.Must(G.SoftMax(scores, 2))
 	}
 	o := G.Must(G.BatchedMatMul(p, vh))
@@ -353,4 +356,21 @@ func rotationTables(cfg nn.AttentionConfig, hd int, cosT, sinT []float64) (cos, 
 		}
 	}
 	return cos, sin, r
+}
+
+// softpick is softpick's weights of the scores x, (b·h, t, t), the causal mask already added, as
+// the reference's naive softpick computes them: the row's maximum m subtracted, u = e^{x−m} −
+// e^{−m}, ReLU(u) over the sum of |u| over the keys each query sees (the mask's 0/1 form: a
+// masked key's u is −e^{−m}, not 0) plus 10⁻⁸. Gorgonia differentiates it all, m too, as PyTorch
+// does the reference.
+func softpick(x *G.Node, cfg nn.AttentionConfig) *G.Node {
+	g, dt := x.Graph(), x.Dtype()
+	b, t, h := cfg.Batch, cfg.SeqLen, cfg.Heads
+	m := G.Must(G.Max(x, 2))
+	e := G.Must(G.Exp(G.Must(G.BroadcastSub(x, m, nil, []byte{2}))))
+	u := G.Must(G.BroadcastSub(e, G.Must(G.Exp(G.Must(G.Neg(m)))), nil, []byte{2}))
+	seen := table(g, dt, causalMask(cfg, 0, 1), b*h, t, t)
+	sum := G.Must(G.Sum(G.Must(G.HadamardProd(G.Must(G.Abs(u)), seen)), 2))
+	den := G.Must(G.Add(sum, constant(x, 1e-8)))
+	return G.Must(G.BroadcastHadamardDiv(G.Must(G.Rectify(u)), den, nil, []byte{2}))
 }

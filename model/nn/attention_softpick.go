@@ -1,0 +1,265 @@
+package nn
+
+import (
+	"math"
+
+	"github.com/pkg/errors"
+)
+
+// Softpick (AttentionConfig.Softpick; Zuhri et al. 2025, arXiv 2504.20966) replaces the softmax:
+// query i gives key j
+//
+//	y_ij = ReLU(e^{x_ij} − 1) / (Σ_k |e^{x_ik} − 1| + ε),
+//
+// so a key whose score is not positive gets exactly 0, and a row's weights sum to less than 1:
+// a query may attend to nothing, where the softmax must put its mass somewhere (the attention
+// sink). It is computed as the reference's softpick does (zaydzuhri/softpick-attention), against
+// the row's maximum m for stability: u_j = e^{x_j−m} − e^{−m}, y_j = ReLU(u_j) / (Σ_k |u_k| + ε),
+// ε = 10⁻⁸, the keys past the query left out of the sum. The shift by m changes y through ε only,
+// but there it counts where a row's scores are all near 0 (Σ|u| small), so the backward pass
+// differentiates it as the reference's autograd does, through the first maximal score.
+//
+// The backward pass, with S = Σ|u|, w_j = e^{x_j−m}/(S + ε) and dot = Σ_j g_j·y_j for g = dL/dy:
+// u_j depends on x_j by e^{x_j−m}, and on m by −u_j, which gives ∂y_j/∂m = −y_j·ε/(S + ε), so
+//
+//	dx_j = w_j·(1[u_j > 0]·g_j − sign(u_j)·dot) − [j = argmax]·ε·dot/(S + ε),
+//
+// and training keeps a_j = sign(u_j)·w_j for each score (k.aux), and for each row its argmax
+// and ε/(S + ε) (k.pick, k.pickEps): dx_j = max(a_j, 0)·g_j − a_j·dot, and the argmax's term.
+//
+// Evaluation of rows too long for one tile folds the tiles in with a running maximum, as the
+// online softmax does: both ReLU(u) and |u| scale by e^{m_old−m_new} when the maximum grows.
+const softpickEps = 1e-8
+
+// refuses names what softpick does not take: a remap or a window that leaves keys out (it has no
+// masked path yet), and forget gates and contextual positions, whose backward passes count on
+// the softmax being unchanged by a shift of a row.
+func (softpick[F]) refuses(c AttentionConfig) error {
+	switch {
+	case c.StickBreaking:
+		return errors.New("Attention: softpick and stick-breaking both replace the softmax: take one")
+	case c.masked():
+		return errors.New("Attention: softpick takes no remap or window yet")
+	case c.LogForget:
+		return errors.New("Attention: softpick takes no forget gates: their gradient counts on the softmax, which a shift of a row leaves as it is")
+	case c.CoPE:
+		return errors.New("Attention: softpick takes no contextual positions: they count the softmax's gates")
+	}
+	return nil
+}
+
+// softpick is the softpick normaliser.
+type softpick[F float] struct{ k *attention[F] }
+
+func (softpick[F]) masks() bool { return false }
+
+// rows is softmaxRows for softpick: in training it keeps each score's a_j in k.aux.
+func (n softpick[F]) rows(p []F, ld, task, h, i0, i1 int, s *attnScratch[F], train bool) {
+	k := n.k
+	t, st := k.cfg.SeqLen, k.cfg.Stats
+	for i := i0; i < i1; i++ {
+		row := p[(i-i0)*ld : (i-i0)*ld+ld]
+		seg := row[:i+1]
+		if train && k.raw != nil {
+			copy(k.raw[(task*t+i)*t:], seg)
+		}
+		k.adjust(seg, h, i, 0, s)
+		if !train {
+			softpickRow(seg, nil)
+		} else {
+			r := task*t + i
+			k.pick[r], k.pickEps[r] = softpickRow(seg, k.aux[r*t:r*t+i+1])
+		}
+		clear(row[i+1:])
+		if st != nil {
+			st.ent[task*t+i], st.far[task*t+i] = rowStats(seg, st.Far)
+		}
+	}
+}
+
+// softpickRow replaces row, one query's scores for all its keys, by their softpick weights, and
+// with aux not nil keeps each key's a_j there. It returns the first maximal score's index and
+// ε/(Σ|u| + ε).
+func softpickRow[F float](row, aux []F) (argmax int32, epsShare float64) {
+	m := row[0]
+	for j, x := range row[1:] {
+		if x > m {
+			m, argmax = x, int32(j+1)
+		}
+	}
+	expShiftRow(row, m) // e^{x−m}
+	em := math.Exp(-float64(m))
+	var sum float64
+	for _, e := range row {
+		sum += math.Abs(float64(e) - em)
+	}
+	inv := 1 / (sum + softpickEps)
+	for j, e := range row {
+		u := float64(e) - em
+		if aux != nil {
+			a := float64(e) * inv
+			if u < 0 {
+				a = -a
+			} else if u == 0 {
+				a = 0
+			}
+			aux[j] = F(a)
+		}
+		row[j] = F(max(u, 0) * inv)
+	}
+	return argmax, softpickEps * inv
+}
+
+// online computes the output of queries i0..i1−1 over their keys a tile at a time, as
+// queriesOnline does the softmax's: s.max is each row's running maximum, s.sum its Σ|u| and
+// s.far its far ReLU(u), s.ent its Σ r·log r of r = ReLU(u), and s.rsum its Σ r, all against
+// the running maximum.
+func (n softpick[F]) online(s *attnScratch[F], task, h, i0, i1 int) {
+	k := n.k
+	t := k.cfg.SeqLen
+	hd := len(s.q) / t
+	rows := i1 - i0
+	out := s.o[i0*hd : i1*hd]
+	if s.rsum == nil {
+		s.rsum = make([]float64, tileQueries)
+	}
+	for r := 0; r < rows; r++ {
+		s.max[r], s.sum[r], s.ent[r], s.far[r], s.rsum[r] = math.Inf(-1), 0, 0, 0, 0
+	}
+	clear(out)
+	for j0 := 0; j0 < i1; j0 += tileKeys {
+		j1 := min(j0+tileKeys, i1)
+		nk := j1 - j0
+		p := s.s[:rows*nk]
+		gemm(false, true, rows, nk, hd, F(1/math.Sqrt(float64(hd))), s.q[i0*hd:], hd, s.k[j0*hd:], hd, 0, p, nk)
+		for i := i0; i < i1; i++ {
+			r := i - i0
+			row := p[r*nk : (r+1)*nk]
+			valid := max(0, min(nk, i+1-j0))
+			if valid > 0 {
+				k.adjust(row[:valid], h, i, j0, s)
+			}
+			if corr := n.update(s, r, row, valid, i-j0); corr != 1 {
+				for x := range out[r*hd : (r+1)*hd] {
+					out[r*hd+x] *= F(corr)
+				}
+			}
+		}
+		gemm(false, false, rows, hd, nk, 1, p, nk, s.v[j0*hd:], hd, 1, out, hd)
+	}
+	st := k.cfg.Stats
+	for r := 0; r < rows; r++ {
+		den := s.sum[r] + softpickEps
+		inv := F(1 / den)
+		for x := range out[r*hd : (r+1)*hd] {
+			out[r*hd+x] *= inv
+		}
+		if st != nil {
+			// −Σ y log y with y = r/den: (R·log den − Σ r log r)/den.
+			i := i0 + r
+			st.ent[task*t+i] = (s.rsum[r]*math.Log(den) - s.ent[r]) / den
+			st.far[task*t+i] = s.far[r] / den
+		}
+	}
+}
+
+// update folds the first valid scores of row r into its running sums, replacing them by
+// ReLU(u) against the new maximum and zeroing the rest of the row; diag is the diagonal's index
+// in row. It returns the factor by which the row's earlier terms shrink.
+func (n softpick[F]) update(s *attnScratch[F], r int, row []F, valid, diag int) float64 {
+	clear(row[valid:])
+	if valid == 0 {
+		return 1
+	}
+	m := s.max[r]
+	for _, x := range row[:valid] {
+		m = max(m, float64(x))
+	}
+	corr := 1.0
+	if !math.IsInf(s.max[r], -1) {
+		corr = math.Exp(s.max[r] - m)
+		// Σ c·r·log(c·r) = c·(Σ r log r + R·log c).
+		s.ent[r] = corr * (s.ent[r] + s.rsum[r]*(s.max[r]-m))
+		s.sum[r] *= corr
+		s.far[r] *= corr
+		s.rsum[r] *= corr
+	}
+	s.max[r] = m
+	em := math.Exp(-m)
+	far := -1
+	if st := n.k.cfg.Stats; st != nil {
+		far = st.Far
+	}
+	var sum, rsum, ent, fsum float64
+	for j, x := range row[:valid] {
+		u := float64(exp(x-F(m))) - em
+		sum += math.Abs(u)
+		if u <= 0 {
+			row[j] = 0
+			continue
+		}
+		row[j] = F(u)
+		rsum += u
+		ent += u * math.Log(u)
+		if far >= 0 && diag-j >= far {
+			fsum += u
+		}
+	}
+	s.sum[r] += sum
+	s.rsum[r] += rsum
+	s.ent[r] += ent
+	s.far[r] += fsum
+	return corr
+}
+
+// backward is softmaxBackward for softpick: one task's dy = do·vᵀ in ds becomes the scores'
+// gradient, row by row, then the stages' bookkeeping (rowGrad).
+func (n softpick[F]) backward(task, h int, pt, ds, qscale []F, scale F, col []float64) {
+	k := n.k
+	t := k.cfg.SeqLen
+	for i := 0; i < t; i++ {
+		pr, dr := pt[i*t:i*t+i+1], ds[i*t:(i+1)*t]
+		a := k.aux[(task*t+i)*t : (task*t+i)*t+i+1]
+		var dot float64
+		for j, y := range pr {
+			dot += float64(y) * float64(dr[j])
+		}
+		for j, aj := range a {
+			dr[j] = F(float64(max(aj, 0))*float64(dr[j]) - float64(aj)*dot)
+		}
+		r := task*t + i
+		dr[k.pick[r]] -= F(k.pickEps[r] * dot)
+		k.rowGrad(task, h, i, pr, dr, qscale, scale, col)
+	}
+}
+
+// rowGrad finishes row i of a task's backward pass, given dr[:len(pr)], the gradient of the
+// row's scores after every stage: it keeps a learned bias's part in pr (which the step no longer
+// needs), a learned query scale's sum, and the forget gates' column sums in col, multiplies the
+// row by scale and the query's scale, and zeroes the future keys. softmaxBackwardRow is the same
+// bookkeeping fused into the softmax's own pass.
+func (k *attention[F]) rowGrad(task, h, i int, pr, dr, qscale []F, scale F, col []float64) {
+	t := k.cfg.SeqLen
+	rowScale := scale
+	if qscale != nil {
+		rowScale = qscale[h*t+i] * scale
+	}
+	var sg float64
+	for j := range pr {
+		g := dr[j]
+		if k.cfg.LearnBias {
+			pr[j] = g
+		}
+		if k.raw != nil {
+			sg += float64(g) * float64(k.raw[(task*t+i)*t+j])
+		}
+		if col != nil {
+			col[j] += float64(g)
+		}
+		dr[j] = g * rowScale
+	}
+	if k.raw != nil {
+		k.scaleGrad[task*t+i] = sg
+	}
+	clear(dr[len(pr):])
+}
