@@ -126,7 +126,11 @@ func (b *builder) forward(m *Model, w nodes, ids *G.Node, pos positions) *G.Node
 		v := b.linear(y, w[h.wv], w[h.bv])
 		f := b.logForget(y, a.gate) // nil for a layer without forget gates
 		b.layers = append(b.layers, layerNodes{x: y, q: q, k: k, logForget: f, scale: a.scale})
-		x = b.add(x, b.linear(b.attention(q, k, v, nn.AttentionInputs{Bias: a.bias, Scale: a.scale, LogForget: f, CoPE: a.cope}, a.config), w[h.wo], w[h.bo]))
+		att := b.attention(q, k, v, nn.AttentionInputs{Bias: a.bias, Scale: a.scale, LogForget: f, CoPE: a.cope}, a.config)
+		if h.wg != nil {
+			att = b.gate(att, y, w[h.wg], w[h.bg], m.Config.Heads)
+		}
+		x = b.add(x, b.linear(att, w[h.wo], w[h.bo]))
 		y = b.layerNorm(x, w[h.ln2G], w[h.ln2B])
 		x = b.add(x, b.linear(b.gelu(b.linear(y, w[h.w1], w[h.b1])), w[h.w2], w[h.b2]))
 	}
@@ -300,6 +304,7 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n i
 		if sb, ok := position.StickBreakingOf(in.Scheme); ok {
 			a.config.StickBreaking, a.config.AttendCurrent = true, sb.AttendCurrent
 		}
+		a.config.Softpick = m.Config.Attention.Normaliser == Softpick
 		if a.cope, a.config.CoPELayer, err = m.contextPositions(in, w); err != nil {
 			return p, err
 		}

@@ -44,6 +44,12 @@ func (c Config) Check() error {
 	case c.Vocab <= 0:
 		return fmt.Errorf("model: vocabulary of %d tokens", c.Vocab)
 	}
+	if err := c.Attention.checkNormaliser(); err != nil {
+		return err
+	}
+	if err := c.Attention.checkGate(); err != nil {
+		return err
+	}
 	_, err := c.temperature()
 	return err
 }
@@ -89,6 +95,7 @@ type Model struct {
 // pre-LayerNorm 4x GELU MLP.
 type block struct {
 	ln1G, ln1B, wq, bq, wk, bk, wv, bv, wo, bo *Param
+	wg, bg                                     *Param // the attention gate's, nil without one (gate.go)
 	temperature                                []*Param
 	ln2G, ln2B, w1, b1, w2, b2                 *Param
 }
@@ -105,6 +112,9 @@ func New(c Config, scheme position.Scheme, dt tensor.Dtype, seed uint64) (*Model
 	m := &Model{Config: c, Dtype: dt}
 	var err error
 	if m.temperature, err = c.temperature(); err != nil {
+		return nil, err
+	}
+	if err := c.checkNormaliser(scheme); err != nil {
 		return nil, err
 	}
 	weights, err := m.layout(scheme)
@@ -164,6 +174,9 @@ func Shapes(c Config, scheme position.Scheme) ([]Shape, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.checkNormaliser(scheme); err != nil {
+		return nil, err
+	}
 	weights, err := (&Model{Config: c, temperature: t}).layout(scheme)
 	if err != nil {
 		return nil, err
@@ -212,6 +225,10 @@ func (m *Model) layout(scheme position.Scheme) ([]weight, error) {
 			matrix(&b.wk, p+"wk", d, d), vector(&b.bk, p+"bk", d, 0),
 			matrix(&b.wv, p+"wv", d, d), vector(&b.bv, p+"bv", d, 0),
 			matrix(&b.wo, p+"wo", d, d), vector(&b.bo, p+"bo", d, 0))
+		if g := c.gateWidth(); g > 0 {
+			// Initialised as q's projection, of which the reference's gate is a part.
+			blocks = append(blocks, matrix(&b.wg, p+"wg", d, g), vector(&b.bg, p+"bg", g, 0))
+		}
 		tw, err := m.temperatureWeights(b, p)
 		if err != nil {
 			return nil, err

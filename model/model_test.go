@@ -59,9 +59,11 @@ type variant struct {
 	scheme position.Scheme
 }
 
-// variants are the tiny model with every scheme, and with each attention temperature: log-n
+// variants are the tiny model with every scheme, with each attention temperature (log-n
 // scaling at a training length of 2, so that it acts within the tiny sequences, and
-// Scalable-Softmax.
+// Scalable-Softmax), and with softpick in place of the softmax: with RoPE, with T5's learned
+// bias, and with KERPLE's under Scalable-Softmax's learned query scale; and gated attention,
+// element-wise with RoPE, head-wise with ALiBi under softpick and with FoX.
 func variants(t *testing.T) map[string]variant {
 	out := map[string]variant{}
 	for name, s := range schemes(t, tiny, tinyLen) {
@@ -77,6 +79,16 @@ func variants(t *testing.T) map[string]variant {
 	out["kerple+ssmax"] = variant{ssmax, out["kerple"].scheme}
 	out["nope+ssmax"] = variant{ssmax, out["nope"].scheme}
 	out["stickbreaking+ssmax"] = variant{ssmax, out["stickbreaking"].scheme}
+	softpick, softpickSSMax := tiny, ssmax
+	softpick.Attention.Normaliser, softpickSSMax.Attention.Normaliser = Softpick, Softpick
+	out["rope+softpick"] = variant{softpick, out["rope"].scheme}
+	out["t5+softpick"] = variant{softpick, out["t5"].scheme}
+	out["kerple+ssmax+softpick"] = variant{softpickSSMax, out["kerple"].scheme}
+	elementwise, headwise := tiny, softpick
+	elementwise.Attention.Gate, headwise.Attention.Gate = Elementwise, Headwise
+	out["rope+gate"] = variant{elementwise, out["rope"].scheme}
+	out["alibi+softpick+gate_headwise"] = variant{headwise, out["alibi"].scheme}
+	out["fox+gate_headwise"] = variant{func() Config { c := tiny; c.Attention.Gate = Headwise; return c }(), out["fox"].scheme}
 	return out
 }
 
@@ -468,5 +480,99 @@ func TestTemperatureActs(t *testing.T) {
 	bad.Attention = Attention{Scale: "cold"}
 	if err := bad.Check(); err == nil || !strings.HasPrefix(err.Error(), "attention.scale") {
 		t.Errorf("unknown scale: %v", err)
+	}
+}
+
+// TestNormaliser checks the attention section's normaliser: softpick changes the loss from the
+// softmax's, an unknown one is refused naming the field, and so is softpick with a scheme that
+// replaces the softmax itself.
+func TestNormaliser(t *testing.T) {
+	all := schemes(t, tiny, tinyLen)
+	loss := func(c Config) float64 {
+		s := all["rope"]
+		m, err := New(c, s, tensor.Float64, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := m.Graph(s, 1, tinyLen, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 1))
+		copy(g.IDs, randomTokens(rng, tinyLen, c.Vocab))
+		copy(g.Targets, randomTokens(rng, tinyLen, c.Vocab))
+		l, err := g.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	softmax, softpick := tiny, tiny
+	softmax.Attention.Normaliser, softpick.Attention.Normaliser = Softmax, Softpick
+	if a, b := loss(tiny), loss(softmax); a != b {
+		t.Errorf("normaliser softmax: loss %v, %v without; want the same", b, a)
+	}
+	if a, b := loss(tiny), loss(softpick); a == b {
+		t.Errorf("normaliser softpick left the loss at the softmax's %v", a)
+	}
+	bad := tiny
+	bad.Attention.Normaliser = "softmin"
+	if err := bad.Check(); err == nil || !strings.HasPrefix(err.Error(), "attention.normaliser") {
+		t.Errorf("unknown normaliser: %v", err)
+	}
+	if _, err := New(softpick, all["stickbreaking"], tensor.Float64, 5); err == nil || !strings.Contains(err.Error(), "attention.normaliser: softpick replaces the softmax") {
+		t.Errorf("softpick with stick-breaking: %v", err)
+	}
+}
+
+// TestGate checks gated attention's property at its simplest: with the gate's weights and bias
+// at 0 every gate is σ(0) = ½, element-wise and head-wise alike, so the loss is that of the
+// ungated model with the same other weights, the gated one's output projection doubled. An unknown gate
+// is refused naming the field.
+func TestGate(t *testing.T) {
+	s := schemes(t, tiny, tinyLen)["rope"]
+	rng := rand.New(rand.NewPCG(2, 3))
+	ids, targets := randomTokens(rng, 2*tinyLen, tiny.Vocab), randomTokens(rng, 2*tinyLen, tiny.Vocab)
+	loss := func(m *Model) float64 {
+		g, err := m.Graph(s, 2, tinyLen, Options{Train: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		copy(g.IDs, ids)
+		copy(g.Targets, targets)
+		l, err := g.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	ungated, err := New(tiny, s, tensor.Float64, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gate := range []string{Elementwise, Headwise} {
+		c := tiny
+		c.Attention.Gate = gate
+		gated, err := New(c, s, tensor.Float64, 6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ungated.Params {
+			copy(nn.Values[float64](gated.Param(p.Name).Value), nn.Values[float64](p.Value))
+		}
+		for l := 0; l < tiny.Layers; l++ {
+			clear(nn.Values[float64](gated.Param(fmt.Sprintf("h%d.wg", l)).Value))
+			for i := range nn.Values[float64](gated.Param(fmt.Sprintf("h%d.wo", l)).Value) {
+				nn.Values[float64](gated.Param(fmt.Sprintf("h%d.wo", l)).Value)[i] *= 2
+			}
+		}
+		if got, want := loss(gated), loss(ungated); math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s gate at 0 with wo doubled: loss %.15g, ungated %.15g", gate, got, want)
+		}
+	}
+	bad := tiny
+	bad.Attention.Gate = "sideways"
+	if err := bad.Check(); err == nil || !strings.HasPrefix(err.Error(), "attention.gate") {
+		t.Errorf("unknown gate: %v", err)
 	}
 }

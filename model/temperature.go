@@ -6,13 +6,17 @@ import (
 	"extrapolate/position"
 )
 
-// Attention is the config's attention section: a temperature on each query's scores that grows
-// with its position, for any position scheme. Scale names a temperature registered with
-// position.RegisterTemperature: logn (Qwen's inference-time log-n scaling), logn_train (Chiang &
-// Cholak's, in training too), ssmax (Scalable-Softmax), or one of your own. The model asks it
-// for its factors through the position package's adapter, never by its name.
+// Attention is the config's attention section, for any position scheme: a temperature on each
+// query's scores that grows with its position, and the normaliser of the scores. Scale names a
+// temperature registered with position.RegisterTemperature: logn (Qwen's inference-time log-n
+// scaling), logn_train (Chiang & Cholak's, in training too), ssmax (Scalable-Softmax), or one of
+// your own. The model asks it for its factors through the position package's adapter, never by
+// its name. Normaliser is softmax (the default) or softpick (normaliser.go); Gate is none (the
+// default), elementwise or headwise (gate.go).
 type Attention struct {
-	Scale string `yaml:"scale,omitempty"`
+	Scale      string `yaml:"scale,omitempty"`
+	Normaliser string `yaml:"normaliser,omitempty"`
+	Gate       string `yaml:"gate,omitempty"`
 }
 
 // temperature builds the temperature the config names, nil for none, with errors naming the

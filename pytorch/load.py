@@ -426,6 +426,15 @@ def temperature(att, w, layer, heads, n):
     raise ValueError(f"attention temperature {scale!r}: this loader knows none, logn, logn_train, ssmax")
 
 
+def softpick(x, eps=1e-8):
+    """Softpick (Zuhri et al. 2025, the reference's naive softpick): ReLU(e^x − 1) over
+    Σ|e^x − 1| + eps, against the row's maximum; masked keys, at −inf, count for nothing."""
+    m = x.max(-1, keepdim=True).values
+    u = torch.exp(x - m) - torch.exp(-m)
+    a = torch.where(x.isfinite(), u.abs(), torch.zeros_like(u))
+    return F.relu(u) / (a.sum(-1, keepdim=True) + eps)
+
+
 # ---------------------------------------------------------------- the model
 
 class Model:
@@ -439,6 +448,10 @@ class Model:
         self.eps = m["layer_norm_eps"]
         if m["activation"] != "gelu_tanh" or m["norm"] != "pre" or m["tied_head"]:
             raise ValueError(f"model {m}: this loader builds pre-LayerNorm blocks, a tanh GELU and an untied head")
+        if config["attention"].get("gate", "none") not in ("none", "elementwise", "headwise"):
+            raise ValueError(f"attention gate {config['attention']['gate']!r}: this loader knows none, elementwise, headwise")
+        if config["attention"].get("normaliser", "softmax") not in ("softmax", "softpick"):
+            raise ValueError(f"attention normaliser {config['attention']['normaliser']!r}: this loader knows softmax, softpick")
         pos = config["position"]
         self.slots = pos.get("layers") or [{"scheme": pos["scheme"], "settings": pos["settings"] or {}}] * self.layers
         for s in self.slots:
@@ -516,11 +529,19 @@ class Model:
             s = s + (c[..., :, None] - c[..., None, :])
         if stick is not None:
             a = stick_breaking(s, stick)
+        elif self.config["attention"].get("normaliser", "softmax") == "softpick":
+            a = softpick(s.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf")))
         else:
             future = torch.ones(n, n, dtype=torch.bool).triu(1)
             a = torch.softmax(s.masked_fill(future, float("-inf")), -1)
-        o = (a @ v).transpose(1, 2).reshape(B, n, self.d)
-        return self.linear(o, p + "wo", p + "bo")
+        o = (a @ v).transpose(1, 2)  # (B, n, heads, head_dim)
+        gate = self.config["attention"].get("gate", "none")
+        if gate != "none":
+            # Gated attention (Qiu et al. 2025, qiuzh20/gated_attention's G1): σ of a projection of
+            # the attention's input times its output, before wo; head-wise, one gate a head.
+            g = torch.sigmoid(self.linear(x, p + "wg", p + "bg"))
+            o = o * (g.view(B, n, self.heads, self.head_dim) if gate == "elementwise" else g[..., None])
+        return self.linear(o.reshape(B, n, self.d), p + "wo", p + "bo")
 
     def logits(self, ids, positions=None):
         """The logits (batch, n, vocab) after each byte of ids (batch, n)."""

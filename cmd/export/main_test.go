@@ -48,9 +48,9 @@ func temperature(scale string) func(c *experiments.Config) {
 	return func(c *experiments.Config) { c.Position.Scheme, c.Attention.Scale = "nope", scale }
 }
 
-// variants are every scheme, every scaling, p-RoPE and partial rotation, a mix, and every
-// attention temperature, with the config's own scaling (and its fields) and sliding windows
-// each in one of them.
+// variants are every scheme, every scaling, p-RoPE and partial rotation, a mix, every
+// attention temperature, softpick and both attention gates, with the config's own scaling (and its fields) and sliding
+// windows each in one of them.
 var variants = []variant{
 	{name: "nope", set: scheme("nope", nil)},
 	{name: "learned", set: scheme("learned", nil)}, // not applicable past 16, for both
@@ -88,6 +88,12 @@ var variants = []variant{
 	{name: "rope_logn", set: func(c *experiments.Config) { c.Attention.Scale = "logn" }},
 	{name: "nope_logn_train", set: temperature("logn_train")},
 	{name: "nope_ssmax", set: temperature("ssmax")},
+	{name: "rope_softpick", set: func(c *experiments.Config) { c.Attention.Normaliser = "softpick" }},
+	{name: "rope_gate", set: func(c *experiments.Config) { c.Attention.Gate = "elementwise" }},
+	{name: "fox_gate_headwise", set: func(c *experiments.Config) { c.Position.Scheme, c.Attention.Gate = "fox", "headwise" }},
+	{name: "t5_ssmax_softpick", set: func(c *experiments.Config) {
+		c.Position, c.Attention.Scale, c.Attention.Normaliser = position.Config{Scheme: "t5"}, "ssmax", "softpick"
+	}},
 }
 
 // tolerance bounds |loss_go − loss_torch| / loss_torch. The Go model computes in float32 (its

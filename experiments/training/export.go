@@ -105,6 +105,10 @@ type exportedAttention struct {
 	// Scale names the attention temperature, "none" for none.
 	Scale    string `json:"scale"`
 	TrainLen int    `json:"train_len"`
+	// Normaliser is softmax or softpick (model.Softpick).
+	Normaliser string `json:"normaliser"`
+	// Gate is none, elementwise or headwise (model.Elementwise): gated attention's output gate.
+	Gate string `json:"gate"`
 }
 
 type exportedEval struct {
@@ -182,9 +186,15 @@ func exportedConfig(t *Trained, scheme position.Scheme, weights []exportedWeight
 	if t.Model.Dtype == tensor.Float64 {
 		dtype = "float64"
 	}
-	scale := c.Attention.Scale
+	scale, normaliser, gate := c.Attention.Scale, c.Attention.Normaliser, c.Attention.Gate
 	if scale == "" {
 		scale = "none"
+	}
+	if gate == "" {
+		gate = "none"
+	}
+	if normaliser == "" {
+		normaliser = model.Softmax
 	}
 	return &ExportedConfig{
 		Format: ExportFormat, Version: ExportVersion, Name: c.Name, Dtype: dtype, Partial: t.Progress,
@@ -196,7 +206,7 @@ func exportedConfig(t *Trained, scheme position.Scheme, weights []exportedWeight
 		},
 		TrainLen:  c.Train.SeqLen,
 		Position:  pos,
-		Attention: exportedAttention{Scale: scale, TrainLen: mc.TrainLen},
+		Attention: exportedAttention{Scale: scale, TrainLen: mc.TrainLen, Normaliser: normaliser, Gate: gate},
 		Eval: exportedEval{Lengths: c.Eval.Lengths, Tokens: c.Eval.Tokens, BatchTokens: c.Eval.BatchTokens,
 			Stride: c.Eval.Stride, Protocol: c.Eval.Protocol()},
 		Data:        exportData(c.Data),
