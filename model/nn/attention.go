@@ -220,6 +220,9 @@ func (k *attention[F]) setup(d int) {
 	}
 	c := k.cfg
 	p := c.Positions
+	if k.norm == nil {
+		k.build()
+	}
 	k.cos, k.sin = convert[F](p.Cos), convert[F](p.Sin)
 	k.kcos, k.ksin = k.cos, k.sin
 	if p.KeyCos != nil {

@@ -31,7 +31,7 @@ type refuser interface {
 
 // checkPipeline builds the op's stages and normaliser and asks each what it refuses.
 func (k *attention[F]) checkPipeline() error {
-	k.stages, k.norm = stagesOf(k), normaliserOf(k)
+	k.build()
 	if !k.cfg.StickBreaking && k.cfg.AttendCurrent {
 		return errors.New("Attention: AttendCurrent is for stick-breaking attention")
 	}
@@ -46,6 +46,12 @@ func (k *attention[F]) checkPipeline() error {
 		return r.refuses(k.cfg)
 	}
 	return nil
+}
+
+// build makes the op's stages and normaliser from its config: when its shape is checked, or at
+// its first pass for an op run without (a benchmark of the op alone).
+func (k *attention[F]) build() {
+	k.stages, k.norm = stagesOf(k), normaliserOf(k)
 }
 
 // stagesOf lists the score stages the config asks for, in the pipeline's order.
