@@ -110,63 +110,31 @@ func softpickRow[F float](row, aux []F) (argmax int32, epsShare float64) {
 	return argmax, softpickEps * inv
 }
 
-// online computes the output of queries i0..i1−1 over their keys a tile at a time, as
-// queriesOnline does the softmax's: s.max is each row's running maximum, s.sum its Σ|u| and
-// s.far its far ReLU(u), s.ent its Σ r·log r of r = ReLU(u), and s.rsum its Σ r, all against
-// the running maximum.
+// online computes the output of queries i0..i1−1 over their keys a tile at a time
+// (queriesOnline): s.max is each row's running maximum, s.sum its Σ|u| and s.far its far
+// ReLU(u), s.ent its Σ r·log r of r = ReLU(u), and s.rsum its Σ r, all against the running
+// maximum.
 func (n softpick[F]) online(s *attnScratch[F], task, h, i0, i1 int) {
-	k := n.k
-	t := k.cfg.SeqLen
-	hd := len(s.q) / t
-	rows := i1 - i0
-	out := s.o[i0*hd : i1*hd]
 	if s.rsum == nil {
 		s.rsum = make([]float64, tileQueries)
 	}
-	for r := 0; r < rows; r++ {
-		s.max[r], s.sum[r], s.ent[r], s.far[r], s.rsum[r] = math.Inf(-1), 0, 0, 0, 0
-	}
-	clear(out)
-	for j0 := 0; j0 < i1; j0 += tileKeys {
-		j1 := min(j0+tileKeys, i1)
-		nk := j1 - j0
-		p := s.s[:rows*nk]
-		gemm(false, true, rows, nk, hd, F(1/math.Sqrt(float64(hd))), s.q[i0*hd:], hd, s.k[j0*hd:], hd, 0, p, nk)
-		for i := i0; i < i1; i++ {
-			r := i - i0
-			row := p[r*nk : (r+1)*nk]
-			valid := max(0, min(nk, i+1-j0))
-			if valid > 0 {
-				k.adjust(row[:valid], h, i, j0, s)
-			}
-			if corr := n.update(s, r, row, valid, i-j0); corr != 1 {
-				for x := range out[r*hd : (r+1)*hd] {
-					out[r*hd+x] *= F(corr)
-				}
-			}
-		}
-		gemm(false, false, rows, hd, nk, 1, p, nk, s.v[j0*hd:], hd, 1, out, hd)
-	}
-	st := k.cfg.Stats
-	for r := 0; r < rows; r++ {
-		den := s.sum[r] + softpickEps
-		inv := F(1 / den)
-		for x := range out[r*hd : (r+1)*hd] {
-			out[r*hd+x] *= inv
-		}
-		if st != nil {
-			// −Σ y log y with y = r/den: (R·log den − Σ r log r)/den.
-			i := i0 + r
-			st.ent[task*t+i] = (s.rsum[r]*math.Log(den) - s.ent[r]) / den
-			st.far[task*t+i] = s.far[r] / den
-		}
-	}
+	n.k.queriesOnline(s, task, h, i0, i1, n)
 }
 
-// update folds the first valid scores of row r into its running sums, replacing them by
-// ReLU(u) against the new maximum and zeroing the rest of the row; diag is the diagonal's index
-// in row. It returns the factor by which the row's earlier terms shrink.
-func (n softpick[F]) update(s *attnScratch[F], r int, row []F, valid, diag int) float64 {
+func (softpick[F]) reset(s *attnScratch[F], r int) {
+	s.max[r], s.sum[r], s.ent[r], s.far[r], s.rsum[r] = math.Inf(-1), 0, 0, 0, 0
+}
+
+// finish divides by Σ|u| + ε; the entropy −Σ y log y with y = r/den is (R·log den − Σ r log r)/den.
+func (softpick[F]) finish(s *attnScratch[F], r int) (scale, entropy, farMass float64) {
+	den := s.sum[r] + softpickEps
+	return 1 / den, (s.rsum[r]*math.Log(den) - s.ent[r]) / den, s.far[r] / den
+}
+
+// fold folds the first valid scores of row r into its running sums, replacing them by ReLU(u)
+// against the new maximum and zeroing the rest of the row; diag is the diagonal's index in row.
+// It returns the factor by which the row's earlier terms shrink.
+func (n softpick[F]) fold(s *attnScratch[F], r int, row []F, valid, diag int) float64 {
 	clear(row[valid:])
 	if valid == 0 {
 		return 1

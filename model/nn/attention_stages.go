@@ -196,7 +196,7 @@ func (n softmax[F]) rows(p []F, ld, task, h, i0, i1 int, s *attnScratch[F], trai
 	n.k.softmaxRows(p, ld, task, h, i0, i1, s, train && n.k.raw != nil)
 }
 func (n softmax[F]) online(s *attnScratch[F], task, h, i0, i1 int) {
-	n.k.queriesOnline(s, task, h, i0, i1)
+	n.k.queriesOnline(s, task, h, i0, i1, n)
 }
 func (softmax[F]) masks() bool { return true }
 func (n softmax[F]) backward(task, h int, pt, ds, qscale []F, scale F, col []float64) {

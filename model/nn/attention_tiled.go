@@ -74,19 +74,36 @@ func (k *attention[F]) queriesOneTile(s *attnScratch[F], task, h, i0, i1 int) {
 	gemm(false, false, i1-i0, hd, nk, 1, p, nk, s.v, hd, 0, s.o[i0*hd:], hd)
 }
 
-// queriesOnline computes the output of queries i0..i1−1 over their keys a tile at a time, with
-// an online softmax; the entropy and far mass come from running sums alike. The tiles come in
-// the order keyTiles gives: the softmax's sums take any.
-func (k *attention[F]) queriesOnline(s *attnScratch[F], task, h, i0, i1 int) {
+// An onlineNorm is a normaliser whose rows evaluation can fold in a tile of keys at a time
+// (queriesOnline): each row keeps running sums against its running maximum, and earlier terms
+// shrink by one factor when the maximum grows. The softmax and softpick are; stick-breaking,
+// which walks each row back from the query and stops where its stick is spent, has a pass of
+// its own (queriesStick).
+type onlineNorm[F float] interface {
+	// reset starts row r of a block of queries.
+	reset(s *attnScratch[F], r int)
+	// fold folds the first valid scores of row r, whose diagonal is at index diag, into its
+	// sums, replacing them by their weights before the row's normalisation, against its new
+	// maximum, and zeroing the rest of the row; it returns the factor by which the row's
+	// earlier terms shrink.
+	fold(s *attnScratch[F], r int, row []F, valid, diag int) float64
+	// finish returns what row r's output is multiplied by at the end, and its entropy and
+	// mass on far keys.
+	finish(s *attnScratch[F], r int) (scale, entropy, farMass float64)
+}
+
+// queriesOnline computes the output of queries i0..i1−1 over their keys a tile at a time, for a
+// normaliser that folds tiles in (onlineNorm): the online softmax of flash attention, or its
+// like. The tiles come in the order keyTiles gives: the sums take any.
+func (k *attention[F]) queriesOnline(s *attnScratch[F], task, h, i0, i1 int, n onlineNorm[F]) {
 	t := k.cfg.SeqLen
 	hd := len(s.q) / t
 	rows := i1 - i0
-	st := k.cfg.Stats
 	out := s.o[i0*hd : i1*hd]
+	clear(out)
 	for r := 0; r < rows; r++ {
-		s.max[r], s.sum[r], s.ent[r], s.far[r] = math.Inf(-1), 0, 0, 0
+		n.reset(s, r)
 	}
-	first := true
 	for j0 := range k.keyTiles(0, i1, tileKeys) {
 		j1 := min(j0+tileKeys, i1)
 		nk := j1 - j0
@@ -99,31 +116,40 @@ func (k *attention[F]) queriesOnline(s *attnScratch[F], task, h, i0, i1 int) {
 			if valid > 0 {
 				k.adjust(row[:valid], h, i, j0, s)
 			}
-			corr := s.update(r, row, valid, i-j0, st)
-			// The output so far was weighted by exponentials against the old maximum.
-			o := out[r*hd : (r+1)*hd]
-			if first {
-				clear(o)
-			} else if corr != 1 {
-				for x := range o {
-					o[x] *= F(corr)
+			// The output so far was weighted against the old maximum.
+			if corr := n.fold(s, r, row, valid, i-j0); corr != 1 {
+				for x := range out[r*hd : (r+1)*hd] {
+					out[r*hd+x] *= F(corr)
 				}
 			}
 		}
 		gemm(false, false, rows, hd, nk, 1, p, nk, s.v[j0*hd:], hd, 1, out, hd)
-		first = false
 	}
+	st := k.cfg.Stats
 	for r := 0; r < rows; r++ {
-		inv := F(1 / s.sum[r])
+		scale, ent, far := n.finish(s, r)
+		inv := F(scale)
 		for x := range out[r*hd : (r+1)*hd] {
 			out[r*hd+x] *= inv
 		}
 		if st != nil {
-			i := i0 + r
-			st.ent[task*t+i] = math.Log(s.sum[r]) - s.ent[r]/s.sum[r]
-			st.far[task*t+i] = s.far[r] / s.sum[r]
+			st.ent[task*t+i0+r], st.far[task*t+i0+r] = ent, far
 		}
 	}
+}
+
+// The softmax's online rows: s.max, s.sum, s.ent and s.far are each row's running maximum, sum
+// of exponentials, sum of exponentials times the score less the maximum (for the entropy) and
+// sum over far keys.
+
+func (n softmax[F]) reset(s *attnScratch[F], r int) {
+	s.max[r], s.sum[r], s.ent[r], s.far[r] = math.Inf(-1), 0, 0, 0
+}
+func (n softmax[F]) fold(s *attnScratch[F], r int, row []F, valid, diag int) float64 {
+	return s.update(r, row, valid, diag, n.k.cfg.Stats)
+}
+func (n softmax[F]) finish(s *attnScratch[F], r int) (scale, entropy, farMass float64) {
+	return 1 / s.sum[r], math.Log(s.sum[r]) - s.ent[r]/s.sum[r], s.far[r] / s.sum[r]
 }
 
 // update folds the first valid scores of row r into its running maximum and sums, replacing
