@@ -105,3 +105,44 @@ func BenchmarkEval(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAttentionStages is BenchmarkTrainStep's config A with RoPE, plain and with each
+// attention stage the attention section adds (softpick in place of the softmax, the gate on the
+// output, element-wise and head-wise): each one's cost over the plain step.
+func BenchmarkAttentionStages(b *testing.B) {
+	bc := benchConfigs[0]
+	for _, a := range []Attention{{}, {Normaliser: Softpick}, {Gate: Elementwise}, {Gate: Headwise}} {
+		name := "plain"
+		if a.Normaliser != "" {
+			name = a.Normaliser
+		} else if a.Gate != "" {
+			name = "gate_" + a.Gate
+		}
+		b.Run(name, func(b *testing.B) {
+			c := bc.c
+			c.Attention = a
+			m, s := benchModel(b, c, "rope", bc.seqLen)
+			g, err := m.Graph(s, bc.batch, bc.seqLen, Options{Train: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			fillRandom(g, c.Vocab)
+			opt := NewAdamW(m, Schedule{LR: 1e-3, MinLR: 1e-3, Warmup: 1, Steps: 1 << 30}, 0, 0)
+			gs := make([]*tensor.Dense, len(m.Params))
+			step := func() {
+				if _, err := g.Run(); err != nil {
+					b.Fatal(err)
+				}
+				for i := range gs {
+					gs[i] = g.Grad(i)
+				}
+				opt.Update(m.Params, gs)
+			}
+			step() // the first run allocates the buffers
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				step()
+			}
+		})
+	}
+}

@@ -154,22 +154,23 @@ func (n softpick[F]) fold(s *attnScratch[F], r int, row []F, valid, diag int) fl
 	}
 	s.max[r] = m
 	em := math.Exp(-m)
-	far := -1
-	if st := n.k.cfg.Stats; st != nil {
-		far = st.Far
-	}
+	st := n.k.cfg.Stats
+	expShiftRow(row[:valid], F(m)) // e^{x−m}, eight at a time
 	var sum, rsum, ent, fsum float64
-	for j, x := range row[:valid] {
-		u := float64(exp(x-F(m))) - em
+	for j, e := range row[:valid] {
+		u := float64(e) - em
 		sum += math.Abs(u)
 		if u <= 0 {
 			row[j] = 0
 			continue
 		}
 		row[j] = F(u)
+		if st == nil {
+			continue
+		}
 		rsum += u
 		ent += u * math.Log(u)
-		if far >= 0 && diag-j >= far {
+		if diag-j >= st.Far {
 			fsum += u
 		}
 	}
