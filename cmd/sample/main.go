@@ -138,6 +138,9 @@ func (o *options) check() error {
 		return errors.New("-checkpoint: no checkpoint given (the model.ckpt of a run's folder; -h lists the flags)")
 	case o.n <= 0:
 		return fmt.Errorf("-n: %d, want at least 1 byte to generate", o.n)
+	case o.n > maxLength:
+		// Refused here, before it is added to the prompt's length, where it could overflow.
+		return fmt.Errorf("-n: %d, more than the %d bytes this command generates with the prompt (each byte is a forward pass over the whole text)", o.n, maxLength)
 	case o.temperature < 0 || math.IsNaN(o.temperature) || math.IsInf(o.temperature, 0):
 		return fmt.Errorf("-temperature: %v, want a finite number ≥ 0 (0 for greedy)", o.temperature)
 	case o.topK < 0:

@@ -10,7 +10,8 @@ import (
 // TestComparisonBadInput checks comparison flags that used to exit 0 having done nothing: a
 // shard that selects no run, a report with no runs to report, and -runs naming no run; and -runs
 // without -out, where the part's report would replace the whole comparison's, or on a config
-// that is not a comparison's. Each exits 2 with one line and creates no folder.
+// that is not a comparison's; and -runs, -shard or -out given empty, as an unset shell variable
+// gives them (-runs '' compared every run). Each exits 2 with one line and creates no folder.
 func TestComparisonBadInput(t *testing.T) {
 	dir := setup(t, good)
 	os.WriteFile(filepath.Join(dir, "cmp.yaml"), []byte("comparison: cmp\nseeds: [1, 2]\nruns: [{config: config}]\n"), 0o644)
@@ -25,6 +26,9 @@ func TestComparisonBadInput(t *testing.T) {
 		{[]string{"-out", out, "-runs", "tiny,other*"}, "other*"},
 		{[]string{"-out", out, "-runs", "[t"}, "-runs"},
 		{[]string{"-runs", "tiny"}, "-out"},
+		{[]string{"-out", out, "-runs", ""}, "-runs: empty"},
+		{[]string{"-out", out, "-shard", ""}, "-shard: empty"},
+		{[]string{"-out", "", "-runs", "tiny"}, "-out: empty"},
 		{[]string{"-config", "./config.yaml", "-out", out, "-runs", "tiny"}, "comparison configs only"},
 	} {
 		code, _, stderr := runTrain(t, dir, append([]string{"-config", "./cmp.yaml", "-quiet"}, c.args...)...)

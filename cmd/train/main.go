@@ -56,6 +56,10 @@ func run() int {
 		flag.Usage()
 		return 2
 	}
+	if err := emptyFlags(); err != nil {
+		fmt.Fprintln(os.Stderr, "train:", err)
+		return 2
+	}
 	path := experiments.Resolve(*config)
 	isComparison, err := experiments.IsComparison(path)
 	if err != nil {
@@ -269,4 +273,19 @@ func interrupts() (context.Context, func()) {
 		os.Exit(130)
 	}()
 	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+// emptyFlags refuses a string flag given with an empty value, as an unset shell variable gives
+// it: -runs '' would otherwise compare every run, -out '' write into results/<name>.
+func emptyFlags() error {
+	var err error
+	flag.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "out", "shard", "runs":
+			if err == nil && f.Value.String() == "" {
+				err = fmt.Errorf("-%s: empty; give a value or leave the flag out", f.Name)
+			}
+		}
+	})
+	return err
 }
