@@ -11,7 +11,8 @@ import (
 // shard that selects no run, a report with no runs to report, and -runs naming no run; and -runs
 // without -out, where the part's report would replace the whole comparison's, or on a config
 // that is not a comparison's; and -runs, -shard or -out given empty, as an unset shell variable
-// gives them (-runs '' compared every run). Each exits 2 with one line and creates no folder.
+// gives them (an empty -runs compared every run). Each exits 2 with one line and creates no
+// folder.
 func TestComparisonBadInput(t *testing.T) {
 	dir := setup(t, good)
 	os.WriteFile(filepath.Join(dir, "cmp.yaml"), []byte("comparison: cmp\nseeds: [1, 2]\nruns: [{config: config}]\n"), 0o644)

@@ -276,7 +276,7 @@ func interrupts() (context.Context, func()) {
 }
 
 // emptyFlags refuses a string flag given with an empty value, as an unset shell variable gives
-// it: -runs '' would otherwise compare every run, -out '' write into results/<name>.
+// it: an empty -runs would otherwise compare every run, an empty -out write into results/<name>.
 func emptyFlags() error {
 	var err error
 	flag.Visit(func(f *flag.Flag) {
