@@ -23,20 +23,20 @@ func Attention(q, k, v, bias, scale *G.Node, cfg AttentionConfig) (*G.Node, erro
 // AttentionWith is Attention with every input the config can ask for, the log forget gates and
 // CoPE's position embeddings too.
 func AttentionWith(q, k, v *G.Node, x AttentionInputs, cfg AttentionConfig) (*G.Node, error) {
-	if (x.Bias == nil) == cfg.Bias.input() || (x.Scale == nil) == cfg.QueryScale || (cfg.BiasRow == nil) == (cfg.Bias == ByRow) ||
-		(x.LogForget == nil) == cfg.LogForget || (x.CoPE == nil) == cfg.CoPE {
-		return nil, errors.Errorf("Attention: bias %v, scale %v, log forget gates %v and position embeddings %v for bias form %d, query scale %v, forget gates %v and CoPE %v",
-			x.Bias, x.Scale, x.LogForget, x.CoPE, cfg.Bias, cfg.QueryScale, cfg.LogForget, cfg.CoPE)
+	if (cfg.BiasRow == nil) == (cfg.Bias == ByRow) {
+		return nil, errors.Errorf("Attention: bias form %d with BiasRow %v", cfg.Bias, cfg.BiasRow != nil)
+	}
+	in := []*G.Node{q, k, v}
+	for _, opt := range cfg.inputs() {
+		if n := opt.node(x); (n != nil) != opt.on {
+			return nil, errors.Errorf("Attention: %s %v, but the config asks for it: %v", opt.name, n, opt.on)
+		} else if n != nil {
+			in = append(in, n)
+		}
 	}
 	kr, err := byDtype(q, &attention[float32]{cfg: cfg}, &attention[float64]{cfg: cfg})
 	if err != nil {
 		return nil, err
-	}
-	in := []*G.Node{q, k, v}
-	for _, n := range []*G.Node{x.Bias, x.Scale, x.LogForget, x.CoPE} {
-		if n != nil {
-			in = append(in, n)
-		}
 	}
 	return apply(kr, in...)
 }
@@ -45,6 +45,7 @@ func AttentionWith(q, k, v *G.Node, x AttentionInputs, cfg AttentionConfig) (*G.
 // workers start, read-only while they run.
 type pass[F float] struct {
 	q, k, v, bias, qscale, logf []F
+	sinks                       []F
 	d                           int // the rows' width: every head's dimensions side by side
 }
 
@@ -80,6 +81,9 @@ type attention[F float] struct {
 	// ε/(Σ|u| + ε), for the gradient through its shift.
 	pick    []int32
 	pickEps []float64
+	// sinkP and sinkGrad keep, with sinks in training, each row's sink share p_s and its part
+	// of the sink's gradient.
+	sinkP, sinkGrad []float64
 	// For CoPE: the acting layer's embeddings (hd, npos) and, in training, the gates of every
 	// (sequence, head, query, key) and each task's part of the embeddings' gradient.
 	emb, gate, demb []F
@@ -126,36 +130,19 @@ type attnScratch[F float] struct {
 func (k *attention[F]) String() string { return "Attention" }
 func (k *attention[F]) signature() ([]hm.Type, hm.Type) {
 	in := []hm.Type{floats(2), floats(2), floats(2)}
-	switch k.cfg.Bias {
-	case ByDistance:
-		in = append(in, floats(2))
-	case PerQuery:
-		in = append(in, floats(3))
-	}
-	if k.cfg.QueryScale {
-		in = append(in, floats(2))
-	}
-	if k.cfg.LogForget {
-		in = append(in, floats(2))
-	}
-	if k.cfg.CoPE {
-		in = append(in, floats(3))
+	for _, opt := range k.cfg.inputs() {
+		if opt.on {
+			in = append(in, floats(opt.dims))
+		}
 	}
 	return in, floats(2)
 }
 func (k *attention[F]) diffWRT() []bool {
 	d := []bool{true, true, true}
-	if k.cfg.Bias.input() {
-		d = append(d, k.cfg.LearnBias)
-	}
-	if k.cfg.QueryScale {
-		d = append(d, k.cfg.LearnQueryScale)
-	}
-	if k.cfg.LogForget {
-		d = append(d, true)
-	}
-	if k.cfg.CoPE {
-		d = append(d, true)
+	for _, opt := range k.cfg.inputs() {
+		if opt.on {
+			d = append(d, opt.learn)
+		}
 	}
 	return d
 }
@@ -210,6 +197,9 @@ func (k *attention[F]) shape(in []tensor.Shape) (tensor.Shape, error) {
 			return nil, err
 		}
 	}
+	if x := c.index("sink logits"); x >= 0 && !in[x].Eq(tensor.Shape{c.Heads}) {
+		return nil, errors.Errorf("Attention: sink logits of shape %v, want %v", in[x], tensor.Shape{c.Heads})
+	}
 	return q.Clone(), nil
 }
 
@@ -240,6 +230,9 @@ func (k *attention[F]) setup(d int) {
 		}
 		if c.Softpick {
 			k.aux, k.pick, k.pickEps = make([]F, n*t), make([]int32, n), make([]float64, n)
+		}
+		if c.Sinks {
+			k.sinkP, k.sinkGrad = make([]float64, n), make([]float64, n)
 		}
 		if c.CoPE {
 			k.gate, k.demb = make([]F, n*t), make([]F, c.Batch*c.Heads*hd*k.npos)
@@ -328,6 +321,9 @@ func (k *attention[F]) read(in []*tensor.Dense) {
 	}
 	if fi >= 0 {
 		k.in.logf = Values[F](in[fi])
+	}
+	if x := k.cfg.index("sink logits"); x >= 0 {
+		k.in.sinks = Values[F](in[x])
 	}
 }
 
@@ -427,6 +423,9 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 	}
 	if ci := c.copeInput(); ci >= 0 {
 		k.copeEmbeddingGrad(Values[F](din[ci]))
+	}
+	if x := c.index("sink logits"); x >= 0 {
+		k.sinksGrad(Values[F](din[x]))
 	}
 	return nil
 }

@@ -95,27 +95,60 @@ type AttentionConfig struct {
 	// differentiable; a remap is refused.
 	CoPE      bool
 	CoPELayer int
+	// Sinks adds a (heads) input of sink logits (gpt-oss's attention sinks;
+	// attention_sinks.go): each query's softmax gains the term e^{s_h} in its denominator, as
+	// a key with that score and no value would, so that a head may attend to nothing. The input
+	// is always differentiable.
+	Sinks bool
 }
 
 // AttentionInputs are attention's inputs besides q, k and v, each nil unless the config asks
-// for it: the bias (Bias), the query scale (QueryScale), the log forget gates (LogForget) and
-// the position embeddings of contextual positions (CoPE).
+// for it: the bias (Bias), the query scale (QueryScale), the log forget gates (LogForget), the
+// position embeddings of contextual positions (CoPE) and the sink logits (Sinks).
 type AttentionInputs struct {
-	Bias, Scale, LogForget, CoPE *G.Node
+	Bias, Scale, LogForget, CoPE, Sinks *G.Node
+}
+
+// An input is one of attention's optional inputs, as the op takes them after q, k and v: the
+// one table that the node list, the types, the differentiation and the indices are read from.
+type input struct {
+	name  string
+	on    bool // the config asks for it
+	dims  int
+	learn bool // the op differentiates it
+	node  func(AttentionInputs) *G.Node
+}
+
+// inputs lists attention's optional inputs in the order the op takes them.
+func (c AttentionConfig) inputs() []input {
+	biasDims := 2
+	if c.Bias == PerQuery {
+		biasDims = 3
+	}
+	return []input{
+		{"bias", c.Bias.input(), biasDims, c.LearnBias, func(x AttentionInputs) *G.Node { return x.Bias }},
+		{"query scale", c.QueryScale, 2, c.LearnQueryScale, func(x AttentionInputs) *G.Node { return x.Scale }},
+		{"log forget gates", c.LogForget, 2, true, func(x AttentionInputs) *G.Node { return x.LogForget }},
+		{"position embeddings", c.CoPE, 3, true, func(x AttentionInputs) *G.Node { return x.CoPE }},
+		{"sink logits", c.Sinks, 1, true, func(x AttentionInputs) *G.Node { return x.Sinks }},
+	}
+}
+
+// index returns the op's index of the named optional input, −1 when the config has none.
+func (c AttentionConfig) index(name string) int {
+	next := 3
+	for _, in := range c.inputs() {
+		if in.name == name && in.on {
+			return next
+		}
+		if in.on {
+			next++
+		}
+	}
+	return -1
 }
 
 // extra returns the indices of the bias, scale and log forget inputs, -1 for those absent.
 func (c AttentionConfig) extra() (bias, scale, forget int) {
-	bias, scale, forget = -1, -1, -1
-	next := 3
-	if c.Bias.input() {
-		bias, next = next, next+1
-	}
-	if c.QueryScale {
-		scale, next = next, next+1
-	}
-	if c.LogForget {
-		forget = next
-	}
-	return bias, scale, forget
+	return c.index("bias"), c.index("query scale"), c.index("log forget gates")
 }

@@ -20,18 +20,7 @@ import (
 // in the sequence however long it is.
 
 // copeInput returns the index of the position embeddings' input, −1 without CoPE.
-func (c AttentionConfig) copeInput() int {
-	if !c.CoPE {
-		return -1
-	}
-	n := 3
-	for _, in := range []bool{c.Bias.input(), c.QueryScale, c.LogForget} {
-		if in {
-			n++
-		}
-	}
-	return n
-}
+func (c AttentionConfig) copeInput() int { return c.index("position embeddings") }
 
 // checkCoPE checks the embeddings' shape, (layers, headDim, npos), against the config.
 func (c AttentionConfig) checkCoPE(e tensor.Shape, hd int) error {

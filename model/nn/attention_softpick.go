@@ -121,7 +121,7 @@ func (n softpick[F]) online(s *attnScratch[F], task, h, i0, i1 int) {
 	n.k.queriesOnline(s, task, h, i0, i1, n)
 }
 
-func (softpick[F]) reset(s *attnScratch[F], r int) {
+func (softpick[F]) reset(s *attnScratch[F], r, _ int) {
 	s.max[r], s.sum[r], s.ent[r], s.far[r], s.rsum[r] = math.Inf(-1), 0, 0, 0, 0
 }
 

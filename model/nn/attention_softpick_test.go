@@ -2,8 +2,10 @@ package nn_test
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,7 +60,12 @@ func TestSoftpickGolden(t *testing.T) {
 func TestSoftpickGradient(t *testing.T) {
 	const batch, seqLen, heads, d = 2, 5, 2, 12
 	rng := rand.New(rand.NewPCG(7, 9))
-	for name, c := range attentionCases(rng, seqLen, 3) {
+	cases := attentionCases(rng, seqLen, 3)
+	// In name order, so that the draws are the same at every run: a row whose scores all lie
+	// within about 10⁻⁴ of 0 is in ε's regime, where y = S/(S + ε) curves so fast that a
+	// finite difference of step 10⁻⁶ is off by 10⁻⁵ (seen once in the order a map gives).
+	for _, name := range slices.Sorted(maps.Keys(cases)) {
+		c := cases[name]
 		if c.forget || c.cope > 0 {
 			continue // refused (TestSoftpickRefuses)
 		}

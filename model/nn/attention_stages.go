@@ -183,6 +183,9 @@ func normaliserOf[F float](k *attention[F]) normaliser[F] {
 	if k.cfg.Softpick {
 		return softpick[F]{k}
 	}
+	if k.cfg.Sinks {
+		return sinksSoftmax[F]{k}
+	}
 	if k.cfg.StickBreaking {
 		return stick[F]{k}
 	}

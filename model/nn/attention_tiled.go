@@ -80,8 +80,8 @@ func (k *attention[F]) queriesOneTile(s *attnScratch[F], task, h, i0, i1 int) {
 // which walks each row back from the query and stops where its stick is spent, has a pass of
 // its own (queriesStick).
 type onlineNorm[F float] interface {
-	// reset starts row r of a block of queries.
-	reset(s *attnScratch[F], r int)
+	// reset starts row r of a block of queries in head h.
+	reset(s *attnScratch[F], r, h int)
 	// fold folds the first valid scores of row r, whose diagonal is at index diag, into its
 	// sums, replacing them by their weights before the row's normalisation, against its new
 	// maximum, and zeroing the rest of the row; it returns the factor by which the row's
@@ -102,7 +102,7 @@ func (k *attention[F]) queriesOnline(s *attnScratch[F], task, h, i0, i1 int, n o
 	out := s.o[i0*hd : i1*hd]
 	clear(out)
 	for r := 0; r < rows; r++ {
-		n.reset(s, r)
+		n.reset(s, r, h)
 	}
 	for j0 := range k.keyTiles(0, i1, tileKeys) {
 		j1 := min(j0+tileKeys, i1)
@@ -142,7 +142,7 @@ func (k *attention[F]) queriesOnline(s *attnScratch[F], task, h, i0, i1 int, n o
 // of exponentials, sum of exponentials times the score less the maximum (for the entropy) and
 // sum over far keys.
 
-func (n softmax[F]) reset(s *attnScratch[F], r int) {
+func (n softmax[F]) reset(s *attnScratch[F], r, _ int) {
 	s.max[r], s.sum[r], s.ent[r], s.far[r] = math.Inf(-1), 0, 0, 0
 }
 func (n softmax[F]) fold(s *attnScratch[F], r int, row []F, valid, diag int) float64 {
