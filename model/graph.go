@@ -126,7 +126,11 @@ func (b *builder) forward(m *Model, w nodes, ids *G.Node, pos positions) *G.Node
 		v := b.linear(y, w[h.wv], w[h.bv])
 		f := b.logForget(y, a.gate) // nil for a layer without forget gates
 		b.layers = append(b.layers, layerNodes{x: y, q: q, k: k, logForget: f, scale: a.scale})
-		att := b.attention(q, k, v, nn.AttentionInputs{Bias: a.bias, Scale: a.scale, LogForget: f, CoPE: a.cope}, a.config)
+		in := nn.AttentionInputs{Bias: a.bias, Scale: a.scale, LogForget: f, CoPE: a.cope}
+		if h.sinks != nil {
+			in.Sinks = w[h.sinks]
+		}
+		att := b.attention(q, k, v, in, a.config)
 		if h.wg != nil {
 			att = b.gate(att, y, w[h.wg], w[h.bg], m.Config.Heads)
 		}
@@ -305,6 +309,7 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n i
 			a.config.StickBreaking, a.config.AttendCurrent = true, sb.AttendCurrent
 		}
 		a.config.Softpick = m.Config.Attention.Normaliser == Softpick
+		a.config.Sinks = m.Config.Attention.Sinks
 		if a.cope, a.config.CoPELayer, err = m.contextPositions(in, w); err != nil {
 			return p, err
 		}

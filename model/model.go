@@ -96,6 +96,7 @@ type Model struct {
 type block struct {
 	ln1G, ln1B, wq, bq, wk, bk, wv, bv, wo, bo *Param
 	wg, bg                                     *Param // the attention gate's, nil without one (gate.go)
+	sinks                                      *Param // the sink logits, nil without them (sinks.go)
 	temperature                                []*Param
 	ln2G, ln2B, w1, b1, w2, b2                 *Param
 }
@@ -115,6 +116,9 @@ func New(c Config, scheme position.Scheme, dt tensor.Dtype, seed uint64) (*Model
 		return nil, err
 	}
 	if err := c.checkNormaliser(scheme); err != nil {
+		return nil, err
+	}
+	if err := c.checkSinks(scheme); err != nil {
 		return nil, err
 	}
 	weights, err := m.layout(scheme)
@@ -177,6 +181,9 @@ func Shapes(c Config, scheme position.Scheme) ([]Shape, error) {
 	if err := c.checkNormaliser(scheme); err != nil {
 		return nil, err
 	}
+	if err := c.checkSinks(scheme); err != nil {
+		return nil, err
+	}
 	weights, err := (&Model{Config: c, temperature: t}).layout(scheme)
 	if err != nil {
 		return nil, err
@@ -228,6 +235,11 @@ func (m *Model) layout(scheme position.Scheme) ([]weight, error) {
 		if g := c.gateWidth(); g > 0 {
 			// Initialised as q's projection, of which the reference's gate is a part.
 			blocks = append(blocks, matrix(&b.wg, p+"wg", d, g), vector(&b.bg, p+"bg", g, 0))
+		}
+		if c.Attention.Sinks {
+			// N(0, 0.02²), as Hugging Face's gpt_oss initialises its sinks; no decay, as the
+			// model's other vectors.
+			blocks = append(blocks, weight{Shape{Name: p + "sinks", Dims: []int{c.Heads}, Std: initStd}, &b.sinks})
 		}
 		tw, err := m.temperatureWeights(b, p)
 		if err != nil {

@@ -63,7 +63,8 @@ type variant struct {
 // scaling at a training length of 2, so that it acts within the tiny sequences, and
 // Scalable-Softmax), and with softpick in place of the softmax: with RoPE, with T5's learned
 // bias, and with KERPLE's under Scalable-Softmax's learned query scale; and gated attention,
-// element-wise with RoPE, head-wise with ALiBi under softpick and with FoX.
+// element-wise with RoPE, head-wise with ALiBi under softpick and with FoX; and sinks, with RoPE
+// and with T5's learned bias under Scalable-Softmax.
 func variants(t *testing.T) map[string]variant {
 	out := map[string]variant{}
 	for name, s := range schemes(t, tiny, tinyLen) {
@@ -89,6 +90,10 @@ func variants(t *testing.T) map[string]variant {
 	out["rope+gate"] = variant{elementwise, out["rope"].scheme}
 	out["alibi+softpick+gate_headwise"] = variant{headwise, out["alibi"].scheme}
 	out["fox+gate_headwise"] = variant{func() Config { c := tiny; c.Attention.Gate = Headwise; return c }(), out["fox"].scheme}
+	sinks, sinksSSMax := tiny, ssmax
+	sinks.Attention.Sinks, sinksSSMax.Attention.Sinks = true, true
+	out["rope+sinks"] = variant{sinks, out["rope"].scheme}
+	out["t5+ssmax+sinks"] = variant{sinksSSMax, out["t5"].scheme}
 	return out
 }
 
@@ -527,25 +532,11 @@ func TestNormaliser(t *testing.T) {
 
 // TestGate checks gated attention's property at its simplest: with the gate's weights and bias
 // at 0 every gate is σ(0) = ½, element-wise and head-wise alike, so the loss is that of the
-// ungated model with the same other weights, the gated one's output projection doubled. An unknown gate
-// is refused naming the field.
+// ungated model with the same other weights, the gated one's output projection doubled. An
+// unknown gate is refused naming the field.
 func TestGate(t *testing.T) {
 	s := schemes(t, tiny, tinyLen)["rope"]
-	rng := rand.New(rand.NewPCG(2, 3))
-	ids, targets := randomTokens(rng, 2*tinyLen, tiny.Vocab), randomTokens(rng, 2*tinyLen, tiny.Vocab)
-	loss := func(m *Model) float64 {
-		g, err := m.Graph(s, 2, tinyLen, Options{Train: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		copy(g.IDs, ids)
-		copy(g.Targets, targets)
-		l, err := g.Run()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
+	loss := batchLoss(t, s, rand.New(rand.NewPCG(2, 3)))
 	ungated, err := New(tiny, s, tensor.Float64, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -574,5 +565,72 @@ func TestGate(t *testing.T) {
 	bad.Attention.Gate = "sideways"
 	if err := bad.Check(); err == nil || !strings.HasPrefix(err.Error(), "attention.gate") {
 		t.Errorf("unknown gate: %v", err)
+	}
+}
+
+// TestSinks checks the sink logits: at −1000 every sink's share is 0, so the loss is the model's
+// without sinks with the same other weights; at 0 it is not; and the schemes and settings the
+// op takes no sinks with are refused naming attention.sinks.
+func TestSinks(t *testing.T) {
+	all := schemes(t, tiny, tinyLen)
+	s := all["rope"]
+	loss := batchLoss(t, s, rand.New(rand.NewPCG(3, 3)))
+	plain, err := New(tiny, s, tensor.Float64, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tiny
+	c.Attention.Sinks = true
+	sunk, err := New(c, s, tensor.Float64, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range plain.Params {
+		copy(nn.Values[float64](sunk.Param(p.Name).Value), nn.Values[float64](p.Value))
+	}
+	set := func(v float64) {
+		for l := 0; l < tiny.Layers; l++ {
+			for i := range nn.Values[float64](sunk.Param(fmt.Sprintf("h%d.sinks", l)).Value) {
+				nn.Values[float64](sunk.Param(fmt.Sprintf("h%d.sinks", l)).Value)[i] = v
+			}
+		}
+	}
+	set(-1000)
+	if got, want := loss(sunk), loss(plain); math.Abs(got-want) > 1e-12 {
+		t.Errorf("sinks at -1000: loss %.15g, without sinks %.15g", got, want)
+	}
+	set(0)
+	if got, want := loss(sunk), loss(plain); got == want {
+		t.Errorf("sinks at 0 left the loss at %v", got)
+	}
+	softpick := c
+	softpick.Attention.Normaliser = Softpick
+	for name, bad := range map[string]struct {
+		c Config
+		s position.Scheme
+	}{"softpick": {softpick, s}, "fox": {c, all["fox"]}, "stickbreaking": {c, all["stickbreaking"]}, "cope": {c, all["cope"]}} {
+		if _, err := New(bad.c, bad.s, tensor.Float64, 1); err == nil || !strings.HasPrefix(err.Error(), "attention.sinks") {
+			t.Errorf("sinks with %s: %v, want an error naming attention.sinks", name, err)
+		}
+	}
+}
+
+// batchLoss returns what computes a model's training loss, with the scheme s, on one batch of two
+// tiny sequences drawn from rng: the same batch for every model it is given.
+func batchLoss(t *testing.T, s position.Scheme, rng *rand.Rand) func(m *Model) float64 {
+	ids, targets := randomTokens(rng, 2*tinyLen, tiny.Vocab), randomTokens(rng, 2*tinyLen, tiny.Vocab)
+	return func(m *Model) float64 {
+		t.Helper()
+		g, err := m.Graph(s, 2, tinyLen, Options{Train: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		copy(g.IDs, ids)
+		copy(g.Targets, targets)
+		l, err := g.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
 	}
 }

@@ -12,11 +12,13 @@ import (
 // scaling), logn_train (Chiang & Cholak's, in training too), ssmax (Scalable-Softmax), or one of
 // your own. The model asks it for its factors through the position package's adapter, never by
 // its name. Normaliser is softmax (the default) or softpick (normaliser.go); Gate is none (the
-// default), elementwise or headwise (gate.go).
+// default), elementwise or headwise (gate.go); Sinks gives each head of each layer a learned
+// sink logit (sinks.go).
 type Attention struct {
 	Scale      string `yaml:"scale,omitempty"`
 	Normaliser string `yaml:"normaliser,omitempty"`
 	Gate       string `yaml:"gate,omitempty"`
+	Sinks      bool   `yaml:"sinks,omitempty"`
 }
 
 // temperature builds the temperature the config names, nil for none, with errors naming the

@@ -529,6 +529,12 @@ class Model:
             s = s + (c[..., :, None] - c[..., None, :])
         if stick is not None:
             a = stick_breaking(s, stick)
+        elif self.config["attention"].get("sinks", False):
+            # gpt-oss's sinks (Hugging Face gpt_oss eager_attention_forward): the head's logit
+            # appended to every row after the mask, the softmax, the column dropped.
+            s = s.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf"))
+            sink = self.w[p + "sinks"].view(1, self.heads, 1, 1).expand(B, self.heads, n, 1).to(s.dtype)
+            a = torch.softmax(torch.cat([s, sink], -1), -1)[..., :-1]
         elif self.config["attention"].get("normaliser", "softmax") == "softpick":
             a = softpick(s.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf")))
         else:

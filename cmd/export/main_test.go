@@ -49,7 +49,7 @@ func temperature(scale string) func(c *experiments.Config) {
 }
 
 // variants are every scheme, every scaling, p-RoPE and partial rotation, a mix, every
-// attention temperature, softpick and both attention gates, with the config's own scaling (and its fields) and sliding
+// attention temperature, softpick, both attention gates and the sinks, with the config's own scaling (and its fields) and sliding
 // windows each in one of them.
 var variants = []variant{
 	{name: "nope", set: scheme("nope", nil)},
@@ -90,6 +90,9 @@ var variants = []variant{
 	{name: "nope_ssmax", set: temperature("ssmax")},
 	{name: "rope_softpick", set: func(c *experiments.Config) { c.Attention.Normaliser = "softpick" }},
 	{name: "rope_gate", set: func(c *experiments.Config) { c.Attention.Gate = "elementwise" }},
+	{name: "t5_sinks_gate", set: func(c *experiments.Config) {
+		c.Position, c.Attention.Sinks, c.Attention.Gate = position.Config{Scheme: "t5"}, true, "headwise"
+	}},
 	{name: "fox_gate_headwise", set: func(c *experiments.Config) { c.Position.Scheme, c.Attention.Gate = "fox", "headwise" }},
 	{name: "t5_ssmax_softpick", set: func(c *experiments.Config) {
 		c.Position, c.Attention.Scale, c.Attention.Normaliser = position.Config{Scheme: "t5"}, "ssmax", "softpick"

@@ -109,6 +109,8 @@ type exportedAttention struct {
 	Normaliser string `json:"normaliser"`
 	// Gate is none, elementwise or headwise (model.Elementwise): gated attention's output gate.
 	Gate string `json:"gate"`
+	// Sinks says each layer has a sink logit per head, hL.sinks (model.Attention.Sinks).
+	Sinks bool `json:"sinks"`
 }
 
 type exportedEval struct {
@@ -206,7 +208,7 @@ func exportedConfig(t *Trained, scheme position.Scheme, weights []exportedWeight
 		},
 		TrainLen:  c.Train.SeqLen,
 		Position:  pos,
-		Attention: exportedAttention{Scale: scale, TrainLen: mc.TrainLen, Normaliser: normaliser, Gate: gate},
+		Attention: exportedAttention{Scale: scale, TrainLen: mc.TrainLen, Normaliser: normaliser, Gate: gate, Sinks: c.Attention.Sinks},
 		Eval: exportedEval{Lengths: c.Eval.Lengths, Tokens: c.Eval.Tokens, BatchTokens: c.Eval.BatchTokens,
 			Stride: c.Eval.Stride, Protocol: c.Eval.Protocol()},
 		Data:        exportData(c.Data),

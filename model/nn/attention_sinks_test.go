@@ -13,6 +13,7 @@ import (
 
 	"extrapolate/internal/gradcheck"
 	"extrapolate/model/nn"
+	"extrapolate/model/nn/stock"
 )
 
 // runSinks runs the op with sink logits once, as training runs it or as evaluation does, in
@@ -99,6 +100,38 @@ func TestSinksGradient(t *testing.T) {
 				extra.Sinks = x[len(x)-1]
 				return nn.AttentionWith(x[0], x[1], x[2], extra, cfg)
 			})
+		})
+	}
+}
+
+// TestSinksMatchesStockOps checks values and gradients against the sinks written with
+// gorgonia's stock ops as Hugging Face's gpt_oss writes them (a column appended, the softmax, the
+// column dropped), differentiated by gorgonia.
+func TestSinksMatchesStockOps(t *testing.T) {
+	const batch, seqLen, heads, d = 2, 4, 2, 8
+	rng := rand.New(rand.NewPCG(6, 7))
+	cases := attentionCases(rng, seqLen, 2)
+	for _, name := range slices.Sorted(maps.Keys(cases)) {
+		c := cases[name]
+		if c.forget || c.cope > 0 {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			cfg := c.config(batch, seqLen, heads)
+			cfg.Sinks = true
+			in := append(c.inputs(rng, batch, seqLen, heads, d), gradcheck.Var("sinks", gradcheck.Rand(rng, 1, heads)))
+			with := func(x []*G.Node) nn.AttentionInputs {
+				extra := c.extra(x[:len(x)-1])
+				extra.Sinks = x[len(x)-1]
+				return extra
+			}
+			gradcheck.Same(t, in,
+				func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
+					return nn.AttentionWith(x[0], x[1], x[2], with(x), cfg)
+				},
+				func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
+					return stock.AttentionWith(x[0], x[1], x[2], with(x), cfg)
+				})
 		})
 	}
 }

@@ -199,6 +199,8 @@ func AttentionWith(q, k, v *G.Node, x nn.AttentionInputs, cfg nn.AttentionConfig
 		p = stickBreaking(scores, cfg)
 	case cfg.Softpick:
 		p = softpick(scores, cfg)
+	case x.Sinks != nil:
+		p = sinkSoftmax(scores, x.Sinks, cfg)
 	default:
 		p = G.Must(G.SoftMax(scores, 2))
 	}
@@ -373,4 +375,22 @@ func softpick(x *G.Node, cfg nn.AttentionConfig) *G.Node {
 	sum := G.Must(G.Sum(G.Must(G.HadamardProd(G.Must(G.Abs(u)), seen)), 2))
 	den := G.Must(G.Add(sum, constant(x, 1e-8)))
 	return G.Must(G.BroadcastHadamardDiv(G.Must(G.Rectify(u)), den, nil, []byte{2}))
+}
+
+// sinkSoftmax is the softmax with a sink logit per head over the scores x, (b·h, t, t), as
+// Hugging Face's gpt_oss computes it: the head's sink appended to every row as one more column,
+// the softmax, and the column dropped. The column is the sinks times the constant (h, b·h·t)
+// matrix that copies head h's logit to each of its rows.
+func sinkSoftmax(x, sinks *G.Node, cfg nn.AttentionConfig) *G.Node {
+	g, dt := x.Graph(), x.Dtype()
+	b, t, h := cfg.Batch, cfg.SeqLen, cfg.Heads
+	spread := make([]float64, h*b*h*t)
+	for bh := 0; bh < b*h; bh++ {
+		for i := 0; i < t; i++ {
+			spread[(bh%h)*b*h*t+bh*t+i] = 1
+		}
+	}
+	col := G.Must(G.Mul(G.Must(G.Reshape(sinks, tensor.Shape{1, h})), table(g, dt, spread, h, b*h*t)))
+	all := G.Must(G.Concat(2, x, G.Must(G.Reshape(col, tensor.Shape{b * h, t, 1}))))
+	return G.Must(G.Slice(G.Must(G.SoftMax(all, 2)), nil, nil, G.S(0, t)))
 }
