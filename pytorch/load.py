@@ -56,6 +56,22 @@ def _no_duplicates(pairs):
     return dict(pairs)
 
 
+def check_entry(path, name, e):
+    """Refuses a header entry whose fields are not of safetensors' types: dtype a string, shape a
+    list of whole numbers at least 0, data_offsets two whole numbers at least 0."""
+    def counts(x, n=None):
+        return isinstance(x, list) and (n is None or len(x) == n) and all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in x)
+    if not isinstance(e, dict) or set(e) != {"dtype", "shape", "data_offsets"}:
+        raise ValueError(f"{path}: tensor {name}: want dtype, shape and data_offsets, got {e!r:.80}")
+    if not isinstance(e["dtype"], str):
+        raise ValueError(f"{path}: tensor {name}: dtype {e['dtype']!r:.40}, want a string such as F32")
+    if not counts(e["shape"]):
+        raise ValueError(f"{path}: tensor {name}: shape {e['shape']!r:.40}, want a list of whole numbers at least 0")
+    if not counts(e["data_offsets"], 2):
+        raise ValueError(f"{path}: tensor {name}: data_offsets {e['data_offsets']!r:.40}, want two whole numbers at least 0")
+
+
 def read_safetensors(path):
     """Read a safetensors file (huggingface/safetensors' format): an 8-byte little-endian header
     size N, N bytes of JSON {name: {dtype, shape, data_offsets}, "__metadata__": {...}}, then the
@@ -69,11 +85,17 @@ def read_safetensors(path):
     (n,) = struct.unpack("<Q", data[:8])
     if n > MAX_HEADER or n > len(data) - 8:
         raise ValueError(f"{path}: header of {n} bytes in a file of {len(data)}")
-    header = json.loads(data[8:8 + n].decode("utf-8"), object_pairs_hook=_no_duplicates)
+    try:
+        header = json.loads(data[8:8 + n].decode("utf-8"), object_pairs_hook=_no_duplicates)
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path}: the header is not JSON: {e}") from e
+    if not isinstance(header, dict):
+        raise ValueError(f"{path}: the header is a JSON {type(header).__name__}, want an object of tensors")
     meta = header.pop("__metadata__", {})
     buffer = data[8 + n:]
     tensors, spans = {}, []
     for name, e in header.items():
+        check_entry(path, name, e)
         dtype = SAFETENSORS_DTYPES.get(e["dtype"])
         if dtype is None:
             raise ValueError(f"{path}: tensor {name} has dtype {e['dtype']}, this loader reads F32 and F64")
@@ -584,10 +606,19 @@ def load_plugin(path):
 
 def load(folder, dtype=torch.float64):
     """The model exported to folder, its config.json checked against model.safetensors."""
-    with open(os.path.join(folder, "config.json")) as f:
-        config = json.load(f)
+    path = os.path.join(folder, "config.json")
+    with open(path) as f:
+        try:
+            config = json.load(f)
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ValueError(f"{path}: not JSON: {e}") from e
+    if not isinstance(config, dict):
+        raise ValueError(f"{path}: a JSON {type(config).__name__}, want the object cmd/export writes")
     if config.get("format") != FORMAT or config.get("version") != VERSION:
         raise ValueError(f"{folder}/config.json: format {config.get('format')} version {config.get('version')}, want {FORMAT} {VERSION}")
+    for key, kind in (("model", dict), ("position", dict), ("attention", dict), ("eval", dict), ("weights", list), ("weights_sha256", str)):
+        if not isinstance(config.get(key), kind):
+            raise ValueError(f"{path}: {key}: {config.get(key)!r:.40}, want a JSON {'object' if kind is dict else kind.__name__}")
     path = os.path.join(folder, "model.safetensors")
     with open(path, "rb") as f:
         if hashlib.sha256(f.read()).hexdigest() != config["weights_sha256"]:
@@ -708,6 +739,19 @@ def print_table(r):
         print(f"{x['scaling']:<24}" + "".join(f" {c:>10}" for c in cells))
 
 
+def positive(flag):
+    """What reads a flag's whole number of at least 1, or says in one line what is wrong."""
+    def parse(s):
+        try:
+            v = int(s)
+        except ValueError:
+            v = 0
+        if v < 1:
+            raise ValueError(f"{flag} {s}: want a whole number of at least 1")
+        return v
+    return parse
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("folders", nargs="+", metavar="folder",
@@ -715,16 +759,29 @@ def main(argv=None):
     p.add_argument("--corpus", help="the text corpus's file (default: config.json's data.path)")
     p.add_argument("--goroot", help="the Go root whose sources the gosrc corpus reads (default: go env GOROOT)")
     p.add_argument("--lengths", help="comma-separated evaluation lengths (default: config.json's)")
-    p.add_argument("--tokens", type=int, help="validation tokens scored at every length (default: config.json's)")
+    p.add_argument("--tokens", help="validation tokens scored at every length (default: config.json's)")
     p.add_argument("--scaling", help="comma-separated RoPE scalings at their defaults, none for plain: "
                    + ",".join(["none"] + list(SCALINGS)) + " (default: none, and the config's scaling as configured)")
     p.add_argument("--factor", default="auto", help="the scalings' factor: auto (n/L) or a number ≥ 1")
     p.add_argument("--dtype", default="float64", choices=["float64", "float32"])
-    p.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    p.add_argument("--threads", default="1", help="torch threads (default 1)")
     p.add_argument("--json", action="store_true", help="print the results as JSON: a list, one report per folder")
     p.add_argument("--plugin", action="append", default=[], metavar="FILE",
                    help="a Python file that registers schemes of your own with @load.scheme(name) (repeatable)")
     a = p.parse_args(argv)
+    # Checked here rather than by argparse, whose errors take two lines.
+    a.threads = positive("--threads")(a.threads)
+    if a.tokens is not None:
+        a.tokens = positive("--tokens")(a.tokens)
+    if a.lengths:
+        a.lengths = ",".join(str(positive("--lengths")(x)) for x in a.lengths.split(","))
+    if a.factor != "auto":
+        try:
+            ok = float(a.factor) >= 1 and math.isfinite(float(a.factor))
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"--factor {a.factor}: want auto or a number of at least 1")
     for path in a.plugin:
         load_plugin(path)
     torch.set_num_threads(a.threads)
