@@ -53,7 +53,7 @@ func parseFlags() *options {
 	flag.StringVar(&o.factor, "factor", "auto", "scaling factor: a number ≥ 1, or auto (the ratio of each evaluation length to the training length)")
 	flag.StringVar(&o.lengths, "lengths", "", "comma-separated evaluation lengths (default: the checkpoint config's)")
 	flag.IntVar(&o.tokens, "tokens", 0, "validation tokens scored at every length (default: the checkpoint config's)")
-	flag.IntVar(&o.examples, "examples", 0, "a task checkpoint's held-out examples scored at each size (default: the checkpoint config's task.examples)")
+	flag.IntVar(&o.examples, "examples", 0, "a task checkpoint's held-out examples scored at each size (default, or 0: the checkpoint config's task.examples)")
 	flag.StringVar(&o.out, "out", "", "results folder (default: scalings/ beside the checkpoint)")
 	flag.BoolVar(&o.quiet, "quiet", false, "no progress output")
 	flag.BoolVar(&o.partial, "partial", false, "evaluate a checkpoint saved before training finished")
