@@ -397,3 +397,11 @@ func mapActsOn(m DistanceMap, s Scheme) (bool, error) {
 	}
 	return rotates || bias != Absent || MapMasks(m), nil
 }
+
+// As returns s as a T, its window unwrapped, and whether it is one: for code that reads a
+// scheme's own weights by what they mean (the scheme_weights measure reads FIRE's and KERPLE's),
+// which a window around the scheme must not hide.
+func As[T Scheme](s Scheme) (T, bool) {
+	t, ok := unwrap(s).(T)
+	return t, ok
+}

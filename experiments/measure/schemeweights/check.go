@@ -50,6 +50,8 @@ func (w *Weights) check(c config.Config) error {
 		return fmt.Errorf("scheme %q, not the run's %q", w.Scheme, c.Position.Scheme)
 	case w.TrainLen != c.Train.SeqLen:
 		return fmt.Errorf("train_len %d, not the run's %d", w.TrainLen, c.Train.SeqLen)
+	case (c.Position.Scheme == "fire") != (w.FIRE != nil), (c.Position.Scheme == "kerple") != (w.KERPLE != nil):
+		return fmt.Errorf("the %s scheme's weights are missing or another scheme's", c.Position.Scheme)
 	case w.FIRE != nil && len(w.FIRE) != m.Layers, w.KERPLE != nil && len(w.KERPLE) != m.Layers:
 		return fmt.Errorf("weights of %d layers, not the run's %d", max(len(w.FIRE), len(w.KERPLE)), m.Layers)
 	}

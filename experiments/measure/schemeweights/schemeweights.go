@@ -71,11 +71,11 @@ func (Measure) Start(ev *measure.Evaluation) (measure.Recorder, error) {
 	c := ev.Config
 	w := &Weights{Scheme: ev.TrainScheme.Name(), TrainLen: c.Train.SeqLen}
 	weights := ev.Model.SchemeWeights(0)
-	switch s := ev.TrainScheme.(type) {
-	case position.FIRE:
-		w.FIRE = fireLayers(s, weights, c.Train.SeqLen, c.Eval.Lengths)
-	case position.KERPLE:
-		w.KERPLE = kerpleLayers(s, weights)
+	// Through position's adapter, so that a scheme in a window (position.window) is read too.
+	if f, ok := position.As[position.FIRE](ev.TrainScheme); ok {
+		w.FIRE = fireLayers(f, weights, c.Train.SeqLen, c.Eval.Lengths)
+	} else if k, ok := position.As[position.KERPLE](ev.TrainScheme); ok {
+		w.KERPLE = kerpleLayers(k, weights)
 	}
 	return w, nil
 }

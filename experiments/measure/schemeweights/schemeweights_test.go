@@ -190,3 +190,34 @@ func checkKERPLE(t *testing.T, run string) {
 		}
 	}
 }
+
+// TestWindowedSchemeRecorded: a FIRE and a KERPLE run in a sliding window (position.window),
+// whose scheme the window wraps, still record their weights, one entry per layer.
+func TestWindowedSchemeRecorded(t *testing.T) {
+	corpus := cmdtest.TextCorpus(t)
+	for _, scheme := range []string{"fire", "kerple"} {
+		path := filepath.Join(t.TempDir(), scheme+".yaml")
+		cfg := `name: ` + scheme + `
+data: {corpus: text, path: ` + corpus + `}
+model: {d_model: 16, layers: 2, heads: 2}
+position: {scheme: ` + scheme + `, window: 8}
+train: {seq_len: 16, batch_size: 4, steps: 4, warmup: 1}
+eval: {lengths: [16, 32], tokens: 256, batch_tokens: 256, measures: [scheme_weights]}
+`
+		if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rc, err := experiments.LoadResolved(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := (&experiments.Run{Resolved: rc, Dir: filepath.Join(t.TempDir(), scheme)}).Execute(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := schemeweights.Of(res)
+		if err != nil || w == nil || len(w.FIRE)+len(w.KERPLE) != 2 {
+			t.Errorf("%s in a window: weights %+v, %v; want two layers of them", scheme, w, err)
+		}
+	}
+}
