@@ -292,11 +292,13 @@ func TestDecidingRatio(t *testing.T) {
 		"sinusoidal_degrades": {What: "sinusoidal at 4x / at 1x", Ratio: 3.5, Limit: 1.5, AtLeast: true, SeedRatios: []float64{4, 3}},
 		"alibi_flat":          {What: "alibi at 16x / at 1x", Ratio: 8.2 / 8, Limit: 1.05, SeedRatios: []float64{8.1 / 8, 8.3 / 8}},
 	}
+	checked := 0
 	for _, c := range rep.Claims {
 		w, ok := want[c.ID]
 		if !ok {
 			continue
 		}
+		checked++
 		d := c.Deciding
 		if d == nil || d.What != w.What || math.Abs(d.Ratio-w.Ratio) > 1e-12 || d.Limit != w.Limit || d.AtLeast != w.AtLeast || len(d.SeedRatios) != len(w.SeedRatios) || len(d.Seeds) != 2 || d.Seeds[0] != 1 || d.Seeds[1] != 2 {
 			t.Errorf("%s: deciding %+v, want %+v", c.ID, d, w)
@@ -307,6 +309,10 @@ func TestDecidingRatio(t *testing.T) {
 				t.Errorf("%s: seed ratios %v, want %v", c.ID, d.SeedRatios, w.SeedRatios)
 			}
 		}
+	}
+	// A claim renamed or dropped from the report would otherwise pass having checked nothing.
+	if checked != len(want) {
+		t.Errorf("the report holds %d of the %d claims this test checks", checked, len(want))
 	}
 }
 
