@@ -23,6 +23,9 @@ func Default() Config { return config.Default() }
 // Resolve turns a config argument into a path (config.Resolve).
 func Resolve(arg string) string { return config.Resolve(arg) }
 
+// UnknownConfig says which config a name that names no file may have meant (config.Unknown).
+func UnknownConfig(arg string) error { return config.Unknown(arg) }
+
 // LoadResolved reads a run config and resolves it (config.LoadResolved).
 func LoadResolved(path string, sets []string) (*config.Resolved, error) {
 	return config.LoadResolved(path, sets)

@@ -60,6 +60,10 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "train:", err)
 		return 2
 	}
+	if err := experiments.UnknownConfig(*config); err != nil {
+		fmt.Fprintln(os.Stderr, "train:", err)
+		return 2
+	}
 	path := experiments.Resolve(*config)
 	isComparison, err := experiments.IsComparison(path)
 	if err != nil {

@@ -363,3 +363,13 @@ func TestDivergedRunFails(t *testing.T) {
 		t.Fatalf("results not marked failed:\n%s", b)
 	}
 }
+
+// TestMisspelledConfig: a config name that names no file in configs/ gets the nearest name and
+// the list, in one line, exit 2, run from the repository's root as the README has it.
+func TestMisspelledConfig(t *testing.T) {
+	code, _, stderr := runTrain(t, filepath.Join("..", ".."), "-config", "rope_nkt", "-check")
+	msg := strings.TrimSpace(stderr)
+	if code != 2 || strings.Contains(msg, "\n") || !strings.Contains(msg, "configs/rope_nkt.yaml: no such config; the nearest is rope_ntk (configs: ") {
+		t.Errorf("exit %d, stderr %q; want 2 and one line naming rope_ntk and the configs", code, msg)
+	}
+}
