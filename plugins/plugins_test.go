@@ -16,7 +16,8 @@ import (
 // commands are the six commands that import package plugins.
 var commands = []string{"train", "eval", "sample", "inspect", "export", "bench"}
 
-// TestSchemeFromOutsideInEveryCommand follows the README's recipe as a user would: the logdist
+// TestSchemeFromOutsideInEveryCommand follows the README's recipe as a user would (and checks
+// first that each command's -h gives its synopsis and flags): the logdist
 // scheme of its "Add a scheme" section, in a folder of its own, and one import line added to
 // plugins/plugins.go. Both go in through a build overlay, so the tree is left as it is. Every
 // command built with them takes the scheme: train trains it, and eval, sample, inspect, export
@@ -41,6 +42,9 @@ func TestSchemeFromOutsideInEveryCommand(t *testing.T) {
 			t.Fatalf("%s %s: exit %d\n%s%s", name, strings.Join(args, " "), code, stdout, stderr)
 		}
 		return stdout + stderr
+	}
+	for _, name := range commands {
+		checkHelp(t, filepath.Join(bin, name), name)
 	}
 	config := filepath.Join(tmp, "logdist.yaml")
 	writeFile(t, config, "name: logdist\nseed: 1\ndata: {corpus: text, path: "+cmdtest.TextCorpus(t)+"}\n"+
@@ -163,6 +167,18 @@ func stderrOf(err error) string {
 		return string(exit.Stderr)
 	}
 	return ""
+}
+
+// checkHelp runs a command with -h: exit 0, a synopsis naming the command on the first line, and
+// every flag with its description, as each of the six gives them.
+func checkHelp(t *testing.T, binary, name string) {
+	t.Helper()
+	code, stdout, stderr := cmdtest.Run(t, binary, "", "-h")
+	out := stdout + stderr
+	flags := strings.Count(out, "\n  -")
+	if code != 0 || !strings.HasPrefix(out, "usage: "+name+" ") || flags < 3 {
+		t.Errorf("%s -h: exit %d, %d flags listed, output starting %q; want 0, a synopsis and every flag", name, code, flags, out[:min(len(out), 60)])
+	}
 }
 
 // userOverlay writes what a user following the README adds, the scheme's file and the import

@@ -108,6 +108,10 @@ func run() int {
 		seqLen  = flag.Int("seq-len", 0, "train at this many tokens a sequence instead of the config's, the batch shrunk to keep the tokens of a step (at least one sequence): the cost of a longer training length")
 		ops     = flag.Bool("ops", false, "time each fused op's forward and backward pass, the optimizer's update and the rest of a step, and print them to stderr (ours alone)")
 	)
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: bench [-config A|B|C|tiny] [-scheme NAME] [-steps N] [-eval K] [-torch [-rounds R]] [-concurrent 1,2,...]\n\n")
+		flag.PrintDefaults()
+	}
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "bench: unexpected argument %q\n", flag.Arg(0))

@@ -34,12 +34,7 @@ type options struct {
 // parseFlags reads args into options, or says on one line what is wrong with them.
 func parseFlags(args []string) (*options, error) {
 	o := &options{}
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.ckpt, "checkpoint", "", "checkpoint file written by train (results/<name>/model.ckpt)")
-	fs.StringVar(&o.out, "out", "", "folder to write "+experiments.ExportWeights+" and "+experiments.ExportConfig+" into (default: export/ beside the checkpoint)")
-	fs.BoolVar(&o.overwrite, "overwrite", false, "replace an existing export in -out")
-	fs.BoolVar(&o.partial, "partial", false, "export a checkpoint saved before training finished")
+	fs := flagSet(o)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -55,12 +50,27 @@ func parseFlags(args []string) (*options, error) {
 	return o, nil
 }
 
+// flagSet is the command's flags, bound to o, quiet: parseFlags reports their errors in one line.
+func flagSet(o *options) *flag.FlagSet {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.ckpt, "checkpoint", "", "checkpoint file written by train (results/<name>/model.ckpt)")
+	fs.StringVar(&o.out, "out", "", "folder to write "+experiments.ExportWeights+" and "+experiments.ExportConfig+" into (default: export/ beside the checkpoint)")
+	fs.BoolVar(&o.overwrite, "overwrite", false, "replace an existing export in -out")
+	fs.BoolVar(&o.partial, "partial", false, "export a checkpoint saved before training finished")
+	return fs
+}
+
 // run exports as args ask and returns the exit status: 2 for anything the input gets wrong, 1
 // for a failure to write.
 func run(args []string, stdout, stderr io.Writer) int {
 	o, err := parseFlags(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(stdout, "usage: export -checkpoint FILE [-out DIR] [-overwrite] [-partial]")
+		fmt.Fprintln(stdout)
+		fs := flagSet(&options{})
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
 		return 0
 	}
 	fail := func(code int, err error) int {

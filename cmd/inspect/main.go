@@ -132,6 +132,10 @@ func parseFlags() *options {
 	flag.StringVar(&o.out, "out", "", "picture file (default inspect_<scheme>.png)")
 	o.fields = scalingflag.Register(flag.CommandLine)
 	flag.Var(&o.params, "param", "a field of the scheme, name=value (repeatable), e.g. -param buckets=16")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: inspect [-scheme NAME | -checkpoint FILE] [-scaling TYPE] [-heads N] [-eval-len N] [-json] [-out FILE]\n\n")
+		flag.PrintDefaults()
+	}
 	flag.Parse()
 	flag.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
 	return o

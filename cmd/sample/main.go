@@ -127,6 +127,11 @@ func run(args []string) int {
 		return 1
 	}
 	os.Stdout.Write(text)
+	if text[len(text)-1] != '\n' {
+		// The summary starts a line of its own in a terminal, where stderr follows stdout; stdout
+		// stays the text to the byte.
+		fmt.Fprintln(os.Stderr)
+	}
 	fmt.Fprintln(os.Stderr, summary(t, s, len(prompt), len(text)))
 	return 0
 }

@@ -137,6 +137,10 @@ func TestGreedyIsArgmax(t *testing.T) {
 	if strings.TrimSpace(stderr) != want {
 		t.Errorf("stderr %q, want %q", stderr, want)
 	}
+	// The summary starts a line of its own after a text that does not end one.
+	if ended := strings.HasSuffix(greedy, "\n"); strings.HasPrefix(stderr, "\n") == ended {
+		t.Errorf("text ending %q, stderr %q: want a newline before the summary exactly when the text has none", greedy[len(greedy)-1:], stderr)
+	}
 	code, top1, stderr := runSample(t, append(args, "-top-k", "1", "-seed", "5")...)
 	if code != 0 {
 		t.Fatalf("-top-k 1: exit %d: %s", code, stderr)
