@@ -106,7 +106,7 @@ type options struct {
 	trainLen, evalLen       int
 	checkpoint, out         string
 	text, textFile          string
-	asJSON                  bool
+	asJSON, overwrite       bool
 	params                  paramFlags
 	fields                  *scalingflag.Set
 	// given holds the flags set on the command line, so that an empty -text is told from none.
@@ -130,6 +130,7 @@ func parseFlags() *options {
 	flag.StringVar(&o.textFile, "text-file", "", "a file whose bytes are that text, instead of -text")
 	flag.BoolVar(&o.asJSON, "json", false, "print the numbers as JSON instead of drawing")
 	flag.StringVar(&o.out, "out", "", "picture file (default inspect_<scheme>.png)")
+	flag.BoolVar(&o.overwrite, "overwrite", false, "replace the picture file if it exists")
 	o.fields = scalingflag.Register(flag.CommandLine)
 	flag.Var(&o.params, "param", "a field of the scheme, name=value (repeatable), e.g. -param buckets=16")
 	flag.Usage = func() {
@@ -171,7 +172,7 @@ func run() int {
 	}
 	if !o.asJSON {
 		// Before computing and drawing, so that a picture with nowhere to go costs nothing.
-		if err := checkOut(path); err != nil {
+		if err := checkOut(path, o.overwrite); err != nil {
 			return fail(err)
 		}
 	}
@@ -361,10 +362,12 @@ func describeModel(s position.Scheme, spec position.Spec, m *model.Model, n int)
 }
 
 // checkOut refuses a picture file that cannot be written: one whose folder does not exist or
-// cannot be written in, or that names a folder.
-func checkOut(path string) error {
+// cannot be written in, that names a folder, or that exists, unless overwrite says to replace it.
+func checkOut(path string, overwrite bool) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return fmt.Errorf("-out %s: a folder, want a picture file's name", path)
+	} else if err == nil && !overwrite {
+		return fmt.Errorf("-out %s: the file exists; give -overwrite to replace it, or another -out", path)
 	}
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)

@@ -86,7 +86,7 @@ func TestPictures(t *testing.T) {
 		{"-scheme", "xpos", "-dim", "16", "-scaling", "llama3", "-factor", "4", "-low-freq-factor", "2"},
 		{"-scheme", "mix", "-param", "layers=[rope, {scheme: rope, rotary_fraction: 0.5}, alibi, nope]", "-layers", "4", "-heads", "2", "-dim", "8"},
 	} {
-		code, _, stderr := inspect(t, dir, args...)
+		code, _, stderr := inspect(t, dir, append(args, "-overwrite")...) // rope twice
 		if code != 0 {
 			t.Fatalf("%v: %s", args, stderr)
 		}
@@ -94,6 +94,13 @@ func TestPictures(t *testing.T) {
 		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
 			t.Fatalf("%v: no PNG: %v", args, err)
 		}
+	}
+	// Without -overwrite the picture of a last run is kept, and the command says so in one line.
+	before, _ := os.ReadFile(filepath.Join(dir, "inspect_alibi.png"))
+	code, _, stderr := inspect(t, dir, "-scheme", "alibi", "-heads", "8")
+	after, _ := os.ReadFile(filepath.Join(dir, "inspect_alibi.png"))
+	if msg := strings.TrimSpace(stderr); code != 2 || !strings.Contains(msg, "-out inspect_alibi.png: the file exists; give -overwrite") || !bytes.Equal(before, after) {
+		t.Errorf("inspect over an existing picture: exit %d, stderr %q, replaced %v; want 2, one line, the file kept", code, msg, !bytes.Equal(before, after))
 	}
 }
 
