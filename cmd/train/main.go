@@ -86,6 +86,9 @@ func run() int {
 	dir := *out
 	if dir == "" {
 		dir = filepath.Join("results", cfg.Name)
+		if note := renamedScheme(overrides, cfg.Name, cfg.Position.Scheme); note != "" {
+			fmt.Fprintln(os.Stderr, note)
+		}
 	}
 	r := &experiments.Run{Resolved: resolved, Dir: dir, Overwrite: *overwrite, Progress: os.Stderr}
 	if *quiet {
@@ -292,4 +295,24 @@ func emptyFlags() error {
 		}
 	})
 	return err
+}
+
+// renamedScheme is a note for a -set that changes the config's scheme while its name, and so
+// its results folder, stay the config's: -config alibi -set position.scheme=rope trains RoPE
+// into results/alibi under the name alibi. Empty when the name is set too.
+func renamedScheme(sets []string, name, scheme string) string {
+	changed := false
+	for _, s := range sets {
+		key, _, _ := strings.Cut(s, "=")
+		switch key {
+		case "name":
+			return ""
+		case "position.scheme", "position":
+			changed = true
+		}
+	}
+	if !changed {
+		return ""
+	}
+	return fmt.Sprintf("train: note: the run keeps the name %s, and writes results/%s, with the scheme %s; -set name=... or -out keeps it apart", name, name, scheme)
 }

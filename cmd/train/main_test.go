@@ -373,3 +373,17 @@ func TestMisspelledConfig(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 and one line naming rope_ntk and the configs", code, msg)
 	}
 }
+
+// TestRenamedSchemeNote: a -set that changes the config's scheme, its name left as it is, gets a
+// note on stderr naming the folder it writes; with the name set too, none.
+func TestRenamedSchemeNote(t *testing.T) {
+	dir := setup(t, good)
+	_, _, stderr := runTrain(t, dir, "-config", "./config.yaml", "-set", "position.scheme=alibi", "-check")
+	if !strings.Contains(stderr, "note: the run keeps the name tiny, and writes results/tiny, with the scheme alibi") {
+		t.Errorf("stderr %q, want the note", stderr)
+	}
+	_, _, stderr = runTrain(t, dir, "-config", "./config.yaml", "-set", "position.scheme=alibi", "-set", "name=tiny_alibi", "-check")
+	if strings.Contains(stderr, "note:") {
+		t.Errorf("with the name set: stderr %q, want no note", stderr)
+	}
+}
