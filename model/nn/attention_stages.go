@@ -8,12 +8,13 @@ import "github.com/pkg/errors"
 //
 //	raw scores → CoPE's gates (read the raw scores) → query scale → CoPE's position logits
 //	           → bias (by distance, per query, a query at a time, at position ids)
-//	           → forget gates → normaliser (softmax, stick-breaking) → ·v
+//	           → forget gates → normaliser (softmax, stick-breaking, softpick, softmax with
+//	             sinks) → ·v
 //
-// A stage is a value the op builds once from its config (stagesOf), holding what it reads; the
-// drivers (training's whole rows, evaluation's tiles, the online and masked paths) call adjust,
-// which runs the stages, and the normaliser, which owns its rows, its evaluation driver and its
-// backward pass. The stages' own backward bookkeeping (a learned bias's gradient, a learned query
+// A stage is a value the op builds once from its config (stagesOf), holding what it reads; an
+// input it takes is a row of AttentionConfig.inputs. The drivers (training's whole rows,
+// evaluation's tiles, the online and masked paths) call adjust, which runs the stages, and the
+// normaliser, which owns its rows, its evaluation of long rows and its backward pass. The stages' own backward bookkeeping (a learned bias's gradient, a learned query
 // scale's, the forget gates' column sums, CoPE's) rides in the normaliser's backward loop, one
 // pass over each row, as the fused kernel it is.
 
