@@ -41,6 +41,22 @@ func fillRandom(g *Graph, vocab int) {
 	}
 }
 
+// trainStep returns one training step of m on its graph g: a forward and backward pass and an
+// AdamW update at a constant learning rate.
+func trainStep(b *testing.B, m *Model, g *Graph) func() {
+	opt := NewAdamW(m, Schedule{LR: 1e-3, MinLR: 1e-3, Warmup: 1, Steps: 1 << 30}, 0, 0)
+	gs := make([]*tensor.Dense, len(m.Params))
+	return func() {
+		if _, err := g.Run(); err != nil {
+			b.Fatal(err)
+		}
+		for i := range gs {
+			gs[i] = g.Grad(i)
+		}
+		opt.Update(m.Params, gs)
+	}
+}
+
 // BenchmarkTrainStep is one forward and backward pass and one AdamW update.
 func BenchmarkTrainStep(b *testing.B) {
 	for _, bc := range benchConfigs {
@@ -56,17 +72,7 @@ func BenchmarkTrainStep(b *testing.B) {
 					b.Fatal(err)
 				}
 				fillRandom(g, bc.c.Vocab)
-				opt := NewAdamW(m, Schedule{LR: 1e-3, MinLR: 1e-3, Warmup: 1, Steps: 1 << 30}, 0, 0)
-				gs := make([]*tensor.Dense, len(m.Params))
-				step := func() {
-					if _, err := g.Run(); err != nil {
-						b.Fatal(err)
-					}
-					for i := range gs {
-						gs[i] = g.Grad(i)
-					}
-					opt.Update(m.Params, gs)
-				}
+				step := trainStep(b, m, g)
 				step() // the first run allocates the buffers
 				b.ReportAllocs()
 				b.ResetTimer()
@@ -127,17 +133,7 @@ func BenchmarkAttentionStages(b *testing.B) {
 				b.Fatal(err)
 			}
 			fillRandom(g, c.Vocab)
-			opt := NewAdamW(m, Schedule{LR: 1e-3, MinLR: 1e-3, Warmup: 1, Steps: 1 << 30}, 0, 0)
-			gs := make([]*tensor.Dense, len(m.Params))
-			step := func() {
-				if _, err := g.Run(); err != nil {
-					b.Fatal(err)
-				}
-				for i := range gs {
-					gs[i] = g.Grad(i)
-				}
-				opt.Update(m.Params, gs)
-			}
+			step := trainStep(b, m, g)
 			step() // the first run allocates the buffers
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

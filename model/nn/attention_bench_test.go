@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -85,13 +86,7 @@ func BenchmarkAttentionRemap(b *testing.B) {
 func BenchmarkForgetAttention(b *testing.B) {
 	const heads, hd = 4, 16
 	rng := rand.New(rand.NewPCG(3, 4))
-	random := func(shape ...int) *tensor.Dense {
-		t := newDense(tensor.Float32, shape)
-		for i := range Values[float32](t) {
-			Values[float32](t)[i] = float32(rng.NormFloat64())
-		}
-		return t
-	}
+	random := func(shape ...int) *tensor.Dense { return randomDense(rng, shape...) }
 	for _, c := range []struct {
 		name     string
 		batch, n int
@@ -114,6 +109,41 @@ func BenchmarkForgetAttention(b *testing.B) {
 // pass and, in training, a backward pass, as the benchmarks name/plain and name/variant, and
 // reports the second's time per step as a multiple of the first's (×plain). in are q, k and v,
 // then the inputs cfg adds; the plain op takes the first three.
+// randomDense is a float32 tensor of the shape with values of unit spread from rng: a
+// benchmark's input.
+func randomDense(rng *rand.Rand, shape ...int) *tensor.Dense {
+	t := newDense(tensor.Float32, shape)
+	for i := range Values[float32](t) {
+		Values[float32](t)[i] = float32(rng.NormFloat64())
+	}
+	return t
+}
+
+// benchNormaliser compares attention with a normaliser of its own (set turns plain attention's
+// config into it) with plain attention on the same shapes (float32, four heads of 16
+// dimensions, scores of unit spread): a training step, forward and backward, on 16 sequences of
+// 64 (the committed comparisons' shape) and on 8 of 256, and evaluation of one sequence of 4096.
+// It reports each one's time over plain attention's.
+func benchNormaliser(b *testing.B, rng *rand.Rand, variant string, set func(*AttentionConfig)) {
+	const heads, hd = 4, 16
+	for _, c := range []struct {
+		batch, n int
+		train    bool
+	}{{16, 64, true}, {8, 256, true}, {1, 4096, false}} {
+		rows := c.batch * c.n
+		in := []*tensor.Dense{randomDense(rng, rows, heads*hd), randomDense(rng, rows, heads*hd), randomDense(rng, rows, heads*hd)}
+		dout := randomDense(rng, rows, heads*hd)
+		mode := "eval"
+		if c.train {
+			mode = "train"
+		}
+		plain := AttentionConfig{Batch: c.batch, SeqLen: c.n, Heads: heads}
+		cfg := plain
+		set(&cfg)
+		benchAgainstPlain(b, fmt.Sprintf("%s/%dx%d", mode, c.batch, c.n), variant, plain, cfg, c.train, in, dout)
+	}
+}
+
 func benchAgainstPlain(b *testing.B, name, variant string, plain, cfg AttentionConfig, train bool, in []*tensor.Dense, dout *tensor.Dense) {
 	var plainNs float64
 	for i, c := range []AttentionConfig{plain, cfg} {

@@ -16,13 +16,7 @@ import (
 func BenchmarkCoPEAttention(b *testing.B) {
 	const heads, hd = 4, 16
 	rng := rand.New(rand.NewPCG(5, 6))
-	random := func(shape ...int) *tensor.Dense {
-		t := newDense(tensor.Float32, shape)
-		for i := range Values[float32](t) {
-			Values[float32](t)[i] = float32(rng.NormFloat64())
-		}
-		return t
-	}
+	random := func(shape ...int) *tensor.Dense { return randomDense(rng, shape...) }
 	for _, c := range []struct {
 		name           string
 		batch, n, npos int
