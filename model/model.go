@@ -115,10 +115,7 @@ func New(c Config, scheme position.Scheme, dt tensor.Dtype, seed uint64) (*Model
 	if m.temperature, err = c.temperature(); err != nil {
 		return nil, err
 	}
-	if err := c.checkNormaliser(scheme); err != nil {
-		return nil, err
-	}
-	if err := c.checkSinks(scheme); err != nil {
+	if err := c.CheckScheme(scheme); err != nil {
 		return nil, err
 	}
 	weights, err := m.layout(scheme)
@@ -178,10 +175,7 @@ func Shapes(c Config, scheme position.Scheme) ([]Shape, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkNormaliser(scheme); err != nil {
-		return nil, err
-	}
-	if err := c.checkSinks(scheme); err != nil {
+	if err := c.CheckScheme(scheme); err != nil {
 		return nil, err
 	}
 	weights, err := (&Model{Config: c, temperature: t}).layout(scheme)

@@ -25,15 +25,35 @@ func (a Attention) checkNormaliser() error {
 	return fmt.Errorf("attention.normaliser: %q, want %s or %s", a.Normaliser, Softmax, Softpick)
 }
 
+// CheckScheme refuses what the attention section cannot be combined with in a model of the
+// scheme s (checkNormaliser, checkSinks), naming the field: a config calls it when it is
+// resolved, New and Shapes again.
+func (c Config) CheckScheme(s position.Scheme) error {
+	if err := c.checkNormaliser(s); err != nil {
+		return err
+	}
+	return c.checkSinks(s)
+}
+
 // checkNormaliser refuses softpick with a scheme that replaces the softmax in some layer itself
-// (stick-breaking): each layer has one normaliser.
+// (stick-breaking): each layer has one normaliser; and, as the attention op does, with forget
+// gates, contextual positions, a window or a distance map, which it takes none of yet.
 func (c Config) checkNormaliser(s position.Scheme) error {
 	if c.Attention.Normaliser != Softpick {
 		return nil
 	}
+	if position.DistanceMapOf(s) != nil {
+		return fmt.Errorf("attention.normaliser: softpick takes no distance map yet")
+	}
 	for l := 0; l < c.Layers; l++ {
-		if _, ok := position.StickBreakingOf(position.InLayer(s, l).Scheme); ok {
-			return fmt.Errorf("attention.normaliser: softpick replaces the softmax, as the %s scheme does in layer %d: take one", position.InLayer(s, l).Scheme.Name(), l)
+		in := position.InLayer(s, l).Scheme
+		if _, ok := position.StickBreakingOf(in); ok {
+			return fmt.Errorf("attention.normaliser: softpick replaces the softmax, as the %s scheme does in layer %d: take one", in.Name(), l)
+		}
+		_, forget := position.ForgetGateOf(in)
+		_, cope := position.ContextPositionsOf(in)
+		if forget || cope || position.WindowOf(in) > 0 {
+			return fmt.Errorf("attention.normaliser: softpick not with the %s scheme of layer %d yet (forget gates, contextual positions and windows take none)", in.Name(), l)
 		}
 	}
 	return nil

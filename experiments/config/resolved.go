@@ -41,6 +41,13 @@ func (c Config) Resolve() (*Resolved, error) {
 	if err := c.checkDroPEScheme(train); err != nil {
 		return nil, err
 	}
+	// What the model refuses of the attention section with these schemes (softpick with
+	// stick-breaking, sinks with FoX), said here, naming the field, not when a run starts.
+	for _, s := range []position.Scheme{train, eval} {
+		if err := c.modelConfig().CheckScheme(s); err != nil {
+			return nil, err
+		}
+	}
 	if err := c.checkSchemeLengths(train, eval); err != nil {
 		return nil, err
 	}
