@@ -569,11 +569,33 @@ func TestGate(t *testing.T) {
 }
 
 // TestSinks checks the sink logits: at −1000 every sink's share is 0, so the loss is the model's
-// without sinks with the same other weights; at 0 it is not; and the schemes and settings the
-// op takes no sinks with are refused naming attention.sinks.
+// without sinks with the same other weights, plainly and with a sliding window on a layer
+// (gpt-oss's banded layers); at 0 it is not; and the schemes and settings the op takes no sinks
+// with are refused naming attention.sinks.
 func TestSinks(t *testing.T) {
 	all := schemes(t, tiny, tinyLen)
+	windowed := mapped(t, position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{map[string]any{"scheme": "rope", "window": 2}, "rope"}}}, tinyLen)
+	for name, s := range map[string]position.Scheme{"rope": all["rope"], "windowed": windowed} {
+		t.Run(name, func(t *testing.T) { sinksAgree(t, s) })
+	}
+	c := tiny
+	c.Attention.Sinks = true
 	s := all["rope"]
+	softpick := c
+	softpick.Attention.Normaliser = Softpick
+	for name, bad := range map[string]struct {
+		c Config
+		s position.Scheme
+	}{"softpick": {softpick, s}, "fox": {c, all["fox"]}, "stickbreaking": {c, all["stickbreaking"]}, "cope": {c, all["cope"]}} {
+		if _, err := New(bad.c, bad.s, tensor.Float64, 1); err == nil || !strings.HasPrefix(err.Error(), "attention.sinks") {
+			t.Errorf("sinks with %s: %v, want an error naming attention.sinks", name, err)
+		}
+	}
+}
+
+// sinksAgree checks that a model with scheme s and sinks at −1000 has the loss of the same
+// model without sinks, and that sinks at 0 change it.
+func sinksAgree(t *testing.T, s position.Scheme) {
 	loss := batchLoss(t, s, rand.New(rand.NewPCG(3, 3)))
 	plain, err := New(tiny, s, tensor.Float64, 5)
 	if err != nil {
@@ -602,16 +624,6 @@ func TestSinks(t *testing.T) {
 	set(0)
 	if got, want := loss(sunk), loss(plain); got == want {
 		t.Errorf("sinks at 0 left the loss at %v", got)
-	}
-	softpick := c
-	softpick.Attention.Normaliser = Softpick
-	for name, bad := range map[string]struct {
-		c Config
-		s position.Scheme
-	}{"softpick": {softpick, s}, "fox": {c, all["fox"]}, "stickbreaking": {c, all["stickbreaking"]}, "cope": {c, all["cope"]}} {
-		if _, err := New(bad.c, bad.s, tensor.Float64, 1); err == nil || !strings.HasPrefix(err.Error(), "attention.sinks") {
-			t.Errorf("sinks with %s: %v, want an error naming attention.sinks", name, err)
-		}
 	}
 }
 

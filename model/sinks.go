@@ -12,7 +12,7 @@ import (
 
 // checkSinks refuses sinks with what the attention op does not take them with yet: softpick, a
 // scheme that replaces the softmax (stick-breaking), forget gates (FoX) or contextual positions
-// (CoPE) in some layer, and a sliding window or a distance map.
+// (CoPE) in some layer. Sliding windows (gpt-oss's banded layers) and distance maps take them.
 func (c Config) checkSinks(s position.Scheme) error {
 	if !c.Attention.Sinks {
 		return nil
@@ -20,16 +20,13 @@ func (c Config) checkSinks(s position.Scheme) error {
 	if c.Attention.Normaliser == Softpick {
 		return fmt.Errorf("attention.sinks: a sink is a term of the softmax, not of softpick")
 	}
-	if position.DistanceMapOf(s) != nil {
-		return fmt.Errorf("attention.sinks: not with a distance map yet")
-	}
 	for l := 0; l < c.Layers; l++ {
 		in := position.InLayer(s, l).Scheme
 		_, stick := position.StickBreakingOf(in)
 		_, forget := position.ForgetGateOf(in)
 		_, cope := position.ContextPositionsOf(in)
-		if stick || forget || cope || position.WindowOf(in) > 0 {
-			return fmt.Errorf("attention.sinks: not with the %s scheme of layer %d yet (stick-breaking, forget gates, contextual positions and windows take none)", in.Name(), l)
+		if stick || forget || cope {
+			return fmt.Errorf("attention.sinks: not with the %s scheme of layer %d yet (stick-breaking, forget gates and contextual positions take none)", in.Name(), l)
 		}
 	}
 	return nil

@@ -108,8 +108,9 @@ type attnScratch[F float] struct {
 	// For stick-breaking: a row's log(1−β) of each score.
 	sp []F
 	// For the tiled evaluation: each row's running maximum, sum of exponentials, sum of
-	// exponentials times the score less the maximum (for the entropy), and sum over far keys.
-	max, sum, ent, far []float64
+	// exponentials times the score less the maximum (for the entropy), sum over far keys, and
+	// key 0's term (for the sink rate).
+	max, sum, ent, far, first []float64
 	// For the masked evaluation (attention_masked.go): q and k rotated at the remap's alternate
 	// positions and a tile of their scores, and a block of queries' spans, row r's at
 	// spans[spanEnd[r]:spanEnd[r+1]]; err is the first bad span a worker met.
@@ -264,7 +265,7 @@ func (k *attention[F]) setup(d int) {
 		// Evaluation holds one tile of scores, and the sequence's q, k and v: memory linear in t.
 		s.q, s.k, s.v = make([]F, t*hd), make([]F, t*hd), make([]F, t*hd)
 		s.s = make([]F, tileQueries*min(t, tileKeys))
-		s.max, s.sum, s.ent, s.far = make([]float64, tileQueries), make([]float64, tileQueries), make([]float64, tileQueries), make([]float64, tileQueries)
+		s.online()
 	}
 }
 
@@ -289,7 +290,7 @@ func (k *attention[F]) forward(out *tensor.Dense, in []*tensor.Dense) error {
 	t := c.SeqLen
 	st := c.Stats
 	if st != nil && len(st.ent) != c.Batch*c.Heads*t {
-		st.ent, st.far = make([]float64, c.Batch*c.Heads*t), make([]float64, c.Batch*c.Heads*t)
+		st.ent, st.far, st.first = make([]float64, c.Batch*c.Heads*t), make([]float64, c.Batch*c.Heads*t), make([]float64, c.Batch*c.Heads*t)
 	}
 	switch {
 	case k.train && c.Remap != nil:
@@ -428,4 +429,11 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 		k.sinksGrad(Values[F](din[x]))
 	}
 	return nil
+}
+
+// online allocates the running sums of the tiled and masked evaluations, a row per query of a
+// block.
+func (s *attnScratch[F]) online() {
+	s.max, s.sum, s.ent = make([]float64, tileQueries), make([]float64, tileQueries), make([]float64, tileQueries)
+	s.far, s.first = make([]float64, tileQueries), make([]float64, tileQueries)
 }

@@ -108,7 +108,7 @@ func (k *attention[F]) setupMasked(s *attnScratch[F], hd int) {
 			k.akcos, k.aksin = convert[F](r.AltKeyCos), convert[F](r.AltKeySin)
 		}
 	}
-	s.max, s.sum, s.ent, s.far = make([]float64, tileQueries), make([]float64, tileQueries), make([]float64, tileQueries), make([]float64, tileQueries)
+	s.online()
 	s.spanEnd = make([]int, tileQueries+1)
 }
 
@@ -168,8 +168,10 @@ func (k *attention[F]) queriesMasked(s *attnScratch[F], task, h, i0, i1 int) err
 	rows := i1 - i0
 	out := s.o[i0*hd : i1*hd]
 	clear(out)
+	online := k.norm.(onlineNorm[F]) // a normaliser that masks folds as the softmax does
 	for r := 0; r < rows; r++ {
-		s.max[r], s.sum[r], s.ent[r], s.far[r] = math.Inf(-1), 0, 0, 0
+		online.reset(s, r, h)
+		s.first[r] = 0
 	}
 	scale := F(1 / math.Sqrt(float64(hd)))
 	k.copeLogits(s, s.q, i0, rows, hd)
@@ -200,6 +202,10 @@ func (k *attention[F]) queriesMasked(s *attnScratch[F], task, h, i0, i1 int) err
 				for x := range out[r*hd : (r+1)*hd] {
 					out[r*hd+x] *= F(corr)
 				}
+				s.first[r] *= corr
+			}
+			if j0 == 0 {
+				s.first[r] = float64(p[r*nk])
 			}
 		}
 		gemm(false, false, hi-lo, hd, nk, 1, p[lo*nk:], nk, s.v[j0*hd:], hd, 1, out[lo*hd:], hd)
@@ -222,6 +228,7 @@ func (k *attention[F]) finishOnline(s *attnScratch[F], out []F, task, i0, i1 int
 			i := i0 + r
 			st.ent[task*t+i] = math.Log(s.sum[r]) - s.ent[r]/s.sum[r]
 			st.far[task*t+i] = s.far[r] / s.sum[r]
+			st.first[task*t+i] = s.first[r] / s.sum[r]
 		}
 	}
 }

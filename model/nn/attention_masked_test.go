@@ -142,6 +142,7 @@ type reference struct {
 	q, k, v, scale []float64 // q, k, v of one sequence; scale nil or (heads, n)
 	bias           func(h, i, j int, alt bool) float64
 	far            int
+	sinks          []float64 // each head's sink logit, a term of the softmax with no value; nil for none
 }
 
 // rotated is x rotated by the angles pos·θ_p, each pair computed here.
@@ -159,7 +160,7 @@ func (r reference) rotated(x []float64, pos float64) []float64 {
 }
 
 // row is query i's output in head h, with its entropy and mass on keys far or more back.
-func (r reference) row(h, i int) (out []float64, ent, far float64) {
+func (r reference) row(h, i int) (out []float64, ent, far, first float64) {
 	hd := r.d / r.heads
 	vec := func(x []float64, t int) []float64 { return x[t*r.d+h*hd : t*r.d+(h+1)*hd] }
 	var keys []int
@@ -192,6 +193,9 @@ func (r reference) row(h, i int) (out []float64, ent, far float64) {
 		}
 	}
 	mx := math.Inf(-1)
+	if r.sinks != nil {
+		mx = r.sinks[h]
+	}
 	for _, s := range score {
 		mx = math.Max(mx, s)
 	}
@@ -200,6 +204,11 @@ func (r reference) row(h, i int) (out []float64, ent, far float64) {
 		score[x] = math.Exp(score[x] - mx)
 		sum += score[x]
 	}
+	if r.sinks != nil {
+		e := math.Exp(r.sinks[h] - mx)
+		sum += e
+		ent = -e / sum * math.Log(e/sum) // the sink's share counts in the entropy, not in the output
+	}
 	out = make([]float64, hd)
 	for x, j := range keys {
 		p := score[x] / sum
@@ -207,11 +216,14 @@ func (r reference) row(h, i int) (out []float64, ent, far float64) {
 		if i-j >= r.far {
 			far += p
 		}
+		if j == 0 {
+			first += p
+		}
 		for e, vx := range vec(r.v, j) {
 			out[e] += p * vx
 		}
 	}
-	return out, ent, far
+	return out, ent, far, first
 }
 
 // distanceBias is a bias by distance for the reference: an Alt pair's at the map's distance.
@@ -232,6 +244,11 @@ func runOp(in [5][]float64, cfg nn.AttentionConfig, d, far int, train bool) ([]f
 
 // runOpForget is runOp with log forget gates logf, (batch·n, heads), or none.
 func runOpForget(in [5][]float64, logf []float64, cfg nn.AttentionConfig, d, far int, train bool) ([]float64, *nn.AttentionStats, error) {
+	return runOpAll(in, logf, nil, cfg, d, far, train)
+}
+
+// runOpAll is runOp with log forget gates logf and sink logits sinks, (heads), each nil for none.
+func runOpAll(in [5][]float64, logf, sinks []float64, cfg nn.AttentionConfig, d, far int, train bool) ([]float64, *nn.AttentionStats, error) {
 	g := G.NewGraph()
 	node := func(name string, x []float64, shape ...int) *G.Node {
 		if x == nil {
@@ -248,7 +265,7 @@ func runOpForget(in [5][]float64, logf []float64, cfg nn.AttentionConfig, d, far
 	cfg.Stats = &nn.AttentionStats{Far: far}
 	q := node("q", in[0], n, d)
 	out, err := nn.AttentionWith(q, node("k", in[1], n, d), node("v", in[2], n, d), nn.AttentionInputs{Bias: node("bias", in[3], biasShape...),
-		Scale: node("scale", in[4], cfg.Heads, cfg.SeqLen), LogForget: node("logf", logf, n, cfg.Heads)}, cfg)
+		Scale: node("scale", in[4], cfg.Heads, cfg.SeqLen), LogForget: node("logf", logf, n, cfg.Heads), Sinks: node("sinks", sinks, cfg.Heads)}, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -282,9 +299,9 @@ func checkRows(t *testing.T, got []float64, st *nn.AttentionStats, ref func(b in
 	hd := r0.d / r0.heads
 	for h := 0; h < r0.heads; h++ {
 		for _, i := range rows {
-			var ent, far float64 // summed over the sequences, as the stats are
+			var ent, far, first float64 // summed over the sequences, as the stats are
 			for b := 0; b < batch; b++ {
-				want, e, f := ref(b).row(h, i)
+				want, e, f, w0 := ref(b).row(h, i)
 				for x, w := range want {
 					g := got[(b*r0.n+i)*r0.d+h*hd+x]
 					diff := math.Abs(g - w)
@@ -293,13 +310,15 @@ func checkRows(t *testing.T, got []float64, st *nn.AttentionStats, ref func(b in
 					}
 					worst = math.Max(worst, diff)
 				}
-				ent, far = ent+e, far+f
+				ent, far, first = ent+e, far+f, first+w0
 			}
 			de, df := math.Abs(st.Entropy[h*r0.n+i]-ent), math.Abs(st.FarMass[h*r0.n+i]-far)
-			if !(de <= tol && df <= tol) {
-				t.Fatalf("head %d query %d: entropy %v far mass %v, definition %v %v", h, i, st.Entropy[h*r0.n+i], st.FarMass[h*r0.n+i], ent, far)
+			d0 := math.Abs(st.First[h*r0.n+i] - first)
+			if !(de <= tol && df <= tol && d0 <= tol) {
+				t.Fatalf("head %d query %d: entropy %v far mass %v first-key weight %v, definition %v %v %v",
+					h, i, st.Entropy[h*r0.n+i], st.FarMass[h*r0.n+i], st.First[h*r0.n+i], ent, far, first)
 			}
-			worstStat = math.Max(worstStat, math.Max(de, df))
+			worstStat = math.Max(worstStat, math.Max(d0, math.Max(de, df)))
 		}
 	}
 	t.Logf("largest differences from the definition: output %.3g, stats %.3g", worst, worstStat)
@@ -499,8 +518,10 @@ func sameWithin(t *testing.T, what string, got, want []float64, gotSt, wantSt *n
 		return
 	}
 	for i := range wantSt.Entropy {
-		if !(math.Abs(gotSt.Entropy[i]-wantSt.Entropy[i]) <= 10*tol && math.Abs(gotSt.FarMass[i]-wantSt.FarMass[i]) <= 10*tol) {
-			t.Fatalf("%s: stats %d: %v %v, want %v %v", what, i, gotSt.Entropy[i], gotSt.FarMass[i], wantSt.Entropy[i], wantSt.FarMass[i])
+		if !(math.Abs(gotSt.Entropy[i]-wantSt.Entropy[i]) <= 10*tol && math.Abs(gotSt.FarMass[i]-wantSt.FarMass[i]) <= 10*tol &&
+			math.Abs(gotSt.First[i]-wantSt.First[i]) <= 10*tol) {
+			t.Fatalf("%s: stats %d: %v %v %v, want %v %v %v", what, i, gotSt.Entropy[i], gotSt.FarMass[i], gotSt.First[i],
+				wantSt.Entropy[i], wantSt.FarMass[i], wantSt.First[i])
 		}
 	}
 }

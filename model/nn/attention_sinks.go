@@ -24,15 +24,14 @@ import (
 // sinksSoftmax is the softmax with a sink logit per head.
 type sinksSoftmax[F float] struct{ k *attention[F] }
 
-// refuses names what the sinks do not take yet: a remap or a window that leaves keys out (no
-// masked path), forget gates, whose gradient counts on a shift of a row leaving the weights as
-// they are (the sink is not shifted), CoPE, and the other normalisers.
+// refuses names what the sinks do not take yet: forget gates, whose gradient counts on a shift
+// of a row leaving the weights as they are (the sink is not shifted), CoPE, and the other
+// normalisers. A window or a remap takes the softmax's masked path, each row's sums starting
+// from the sink's term (reset), as gpt-oss's banded layers add the sink after the mask.
 func (sinksSoftmax[F]) refuses(c AttentionConfig) error {
 	switch {
 	case c.StickBreaking || c.Softpick:
 		return errors.New("Attention: sinks are a term of the softmax: not with stick-breaking or softpick")
-	case c.masked():
-		return errors.New("Attention: sinks take no remap or window yet")
 	case c.LogForget:
 		return errors.New("Attention: sinks take no forget gates: their gradient counts on a shift of a row leaving the weights as they are")
 	case c.CoPE:
@@ -41,7 +40,7 @@ func (sinksSoftmax[F]) refuses(c AttentionConfig) error {
 	return nil
 }
 
-func (sinksSoftmax[F]) masks() bool { return false }
+func (sinksSoftmax[F]) masks() bool { return true }
 
 // sink is head h's sink logit.
 func (n sinksSoftmax[F]) sink(h int) float64 { return float64(n.k.in.sinks[h]) }
@@ -53,11 +52,13 @@ func (n sinksSoftmax[F]) rows(p []F, ld, task, h, i0, i1 int, s *attnScratch[F],
 	sh := n.sink(h)
 	for i := i0; i < i1; i++ {
 		row := p[(i-i0)*ld : (i-i0)*ld+ld]
-		seg := row[:i+1]
+		lo := k.cfg.firstKey(i) // a window's keys before it get 0, as softmaxRows gives them
+		seg := row[lo : i+1]
 		if train && k.raw != nil {
-			copy(k.raw[(task*t+i)*t:], seg)
+			copy(k.raw[(task*t+i)*t+lo:], seg)
 		}
-		k.adjust(seg, h, i, 0, s)
+		clear(row[:lo])
+		k.adjust(seg, h, i, lo, s)
 		m := sh
 		for _, x := range seg {
 			m = max(m, float64(x))
@@ -73,11 +74,10 @@ func (n sinksSoftmax[F]) rows(p []F, ld, task, h, i0, i1 int, s *attnScratch[F],
 			k.sinkP[task*t+i] = ps
 		}
 		if st != nil {
-			ent, far := rowStats(seg, st.Far)
+			setRow(st, task*t+i, row[:i+1])
 			if ps > 0 {
-				ent -= ps * math.Log(ps)
+				st.ent[task*t+i] -= ps * math.Log(ps)
 			}
-			st.ent[task*t+i], st.far[task*t+i] = ent, far
 		}
 	}
 }

@@ -2,10 +2,8 @@ package nn_test
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	G "gorgonia.org/gorgonia"
@@ -81,58 +79,59 @@ func TestSinksGolden(t *testing.T) {
 }
 
 // TestSinksGradient checks the gradients of attention with sinks against finite differences in
-// float64, the sink logits' included, with every input the sinks take.
+// float64, the sink logits' included, with every input the sinks take, with and without a
+// sliding window.
 func TestSinksGradient(t *testing.T) {
 	const batch, seqLen, heads, d = 2, 5, 2, 12
 	rng := rand.New(rand.NewPCG(6, 9))
-	cases := attentionCases(rng, seqLen, 3)
-	for _, name := range slices.Sorted(maps.Keys(cases)) { // the same draws at every run
-		c := cases[name]
+	for name, c := range inOrder(attentionCases(rng, seqLen, 3)) {
 		if c.forget || c.cope > 0 {
 			continue // refused
 		}
-		t.Run(name, func(t *testing.T) {
-			cfg := c.config(batch, seqLen, heads)
-			cfg.Sinks = true
-			in := append(c.inputs(rng, batch, seqLen, heads, d), gradcheck.Var("sinks", gradcheck.Rand(rng, 1, heads)))
-			gradcheck.Check(t, in, func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
-				extra := c.extra(x[:len(x)-1])
-				extra.Sinks = x[len(x)-1]
-				return nn.AttentionWith(x[0], x[1], x[2], extra, cfg)
+		for _, w := range []int{0, 2} {
+			t.Run(fmt.Sprintf("%s/w%d", name, w), func(t *testing.T) {
+				cfg := c.config(batch, seqLen, heads)
+				cfg.Sinks, cfg.Window = true, w
+				in := append(c.inputs(rng, batch, seqLen, heads, d), gradcheck.Var("sinks", gradcheck.Rand(rng, 1, heads)))
+				gradcheck.Check(t, in, func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
+					extra := c.extra(x[:len(x)-1])
+					extra.Sinks = x[len(x)-1]
+					return nn.AttentionWith(x[0], x[1], x[2], extra, cfg)
+				})
 			})
-		})
+		}
 	}
 }
 
 // TestSinksMatchesStockOps checks values and gradients against the sinks written with
-// gorgonia's stock ops as Hugging Face's gpt_oss writes them (a column appended, the softmax, the
-// column dropped), differentiated by gorgonia.
+// gorgonia's stock ops as Hugging Face's gpt_oss writes them (a column appended after the mask,
+// the softmax, the column dropped), differentiated by gorgonia, with and without a window.
 func TestSinksMatchesStockOps(t *testing.T) {
 	const batch, seqLen, heads, d = 2, 4, 2, 8
 	rng := rand.New(rand.NewPCG(6, 7))
-	cases := attentionCases(rng, seqLen, 2)
-	for _, name := range slices.Sorted(maps.Keys(cases)) {
-		c := cases[name]
+	for name, c := range inOrder(attentionCases(rng, seqLen, 2)) {
 		if c.forget || c.cope > 0 {
 			continue
 		}
-		t.Run(name, func(t *testing.T) {
-			cfg := c.config(batch, seqLen, heads)
-			cfg.Sinks = true
-			in := append(c.inputs(rng, batch, seqLen, heads, d), gradcheck.Var("sinks", gradcheck.Rand(rng, 1, heads)))
-			with := func(x []*G.Node) nn.AttentionInputs {
-				extra := c.extra(x[:len(x)-1])
-				extra.Sinks = x[len(x)-1]
-				return extra
-			}
-			gradcheck.Same(t, in,
-				func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
-					return nn.AttentionWith(x[0], x[1], x[2], with(x), cfg)
-				},
-				func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
-					return stock.AttentionWith(x[0], x[1], x[2], with(x), cfg)
-				})
-		})
+		for _, w := range []int{0, 2} {
+			t.Run(fmt.Sprintf("%s/w%d", name, w), func(t *testing.T) {
+				cfg := c.config(batch, seqLen, heads)
+				cfg.Sinks, cfg.Window = true, w
+				in := append(c.inputs(rng, batch, seqLen, heads, d), gradcheck.Var("sinks", gradcheck.Rand(rng, 1, heads)))
+				with := func(x []*G.Node) nn.AttentionInputs {
+					extra := c.extra(x[:len(x)-1])
+					extra.Sinks = x[len(x)-1]
+					return extra
+				}
+				gradcheck.Same(t, in,
+					func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
+						return nn.AttentionWith(x[0], x[1], x[2], with(x), cfg)
+					},
+					func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
+						return stock.AttentionWith(x[0], x[1], x[2], with(x), cfg)
+					})
+			})
+		}
 	}
 }
 
@@ -196,11 +195,55 @@ func TestSinksEvaluation(t *testing.T) {
 						}
 						worstStat = math.Max(worstStat, math.Abs(st.Entropy[h*n+i]-ent))
 						worstStat = math.Max(worstStat, math.Abs(st.FarMass[h*n+i]-farMass))
+						worstStat = math.Max(worstStat, math.Abs(st.First[h*n+i]-math.Exp(x[0]-m)/z))
 					}
 				}
 				if worst > 1e-12 || worstStat > 1e-10 {
-					t.Errorf("largest differences from the definition: output %.3g, entropy or far mass %.3g", worst, worstStat)
+					t.Errorf("largest differences from the definition: output %.3g, entropy, far mass or first-key weight %.3g", worst, worstStat)
 				}
+			})
+		}
+	}
+}
+
+// TestSinksMasked checks sinks on the masked path, where evaluation goes with a window or a
+// remap, against the definition with the sink's term in each row's softmax (reference.row): a
+// sliding window (gpt-oss's banded layers) in training and evaluation, and ReRoPE's and
+// StreamingLLM's remaps in evaluation, on one tile of keys and across several.
+func TestSinksMasked(t *testing.T) {
+	const heads, d, pairs = 2, 16, 4
+	freq := inverseFrequencies(pairs, d/heads)
+	for _, n := range []int{300, 2600} {
+		if n > 2048 && testing.Short() {
+			continue
+		}
+		w := n / 6
+		for x, m := range []keyMap{windowed(w), rerope(w), sinks(4, w)} {
+			t.Run(fmt.Sprintf("n%d/%s", n, m.name), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(uint64(n), uint64(10+x)))
+				q, k, v := randNormal(rng, n*d, 0, 0.7), randNormal(rng, n*d, 0, 0.7), randNormal(rng, n*d, 0, 1)
+				bias := randNormal(rng, heads*n, 0, 0.5)
+				sinkLogits := []float64{1.5, -0.5}
+				cfg := m.config(1, n, heads, freq)
+				cfg.Bias, cfg.Sinks = nn.ByDistance, true
+				far := n / 3
+				in := [5][]float64{q, k, v, bias, nil}
+				ref := func(int) reference {
+					return reference{m: m, n: n, heads: heads, d: d, freq: freq, far: far, q: q, k: k, v: v, bias: m.distanceBias(bias, n), sinks: sinkLogits}
+				}
+				got, st, err := runOpAll(in, nil, sinkLogits, cfg, d, far, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkRows(t, got, st, ref, 1, rowsToCheck(rng, n), 1e-12)
+				if cfg.Remap != nil || n > 2048 {
+					return // a remap is for evaluation only; training holds n² scores
+				}
+				train, trainSt, err := runOpAll(in, nil, sinkLogits, cfg, d, far, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkRows(t, train, trainSt, ref, 1, rowsToCheck(rng, n), 1e-12)
 			})
 		}
 	}

@@ -32,7 +32,7 @@ func (k *attention[F]) softmaxRows(p []F, ld, task, h, i0, i1 int, s *attnScratc
 			softmaxPrefix(row[lo:], i+1-lo)
 		}
 		for r := i; st != nil && r < i+n; r++ {
-			st.ent[task*t+r], st.far[task*t+r] = rowStats(p[(r-i0)*ld:(r-i0)*ld+r+1], st.Far)
+			setRow(st, task*t+r, p[(r-i0)*ld:(r-i0)*ld+r+1])
 		}
 		i += n
 	}

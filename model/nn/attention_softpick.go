@@ -72,7 +72,7 @@ func (n softpick[F]) rows(p []F, ld, task, h, i0, i1 int, s *attnScratch[F], tra
 		}
 		clear(row[i+1:])
 		if st != nil {
-			st.ent[task*t+i], st.far[task*t+i] = rowStats(seg, st.Far)
+			setRow(st, task*t+i, seg)
 		}
 	}
 }

@@ -100,10 +100,11 @@ func TestSoftpickMatchesStockOps(t *testing.T) {
 	}
 }
 
-// softpickDefinition is query i's output in head h, and the entropy and far mass of its weights,
+// softpickDefinition is query i's output in head h, and the entropy, far mass and first-key
+// weight of its weights,
 // from the formula in float64, without the shift by the maximum: y_j = ReLU(e^{x_j} − 1) /
 // (Σ|e^{x_k} − 1| + ε·e^{m}), the reference's ε carried to the unshifted scale.
-func softpickDefinition(in attnInputs, heads, d, far, i, h int) (out []float64, ent, farMass float64) {
+func softpickDefinition(in attnInputs, heads, d, far, i, h int) (out []float64, ent, farMass, first float64) {
 	hd := d / heads
 	x := make([]float64, i+1)
 	m := math.Inf(-1)
@@ -129,11 +130,14 @@ func softpickDefinition(in attnInputs, heads, d, far, i, h int) (out []float64, 
 		if i-j >= far {
 			farMass += y
 		}
+		if j == 0 {
+			first = y
+		}
 		for c := range out {
 			out[c] += y * float64(in.v[j*d+h*hd+c])
 		}
 	}
-	return out, ent, farMass
+	return out, ent, farMass, first
 }
 
 // TestSoftpickEvaluation checks evaluation, on its one-tile path and on its online path over two
@@ -158,16 +162,17 @@ func TestSoftpickEvaluation(t *testing.T) {
 				var worst, worstStat float64
 				for h := range heads {
 					for _, i := range []int{0, 1, n / 2, n - 1, min(n-1, 2047), min(n-1, 2048), min(n-1, 2500)} {
-						out, ent, farMass := softpickDefinition(in, heads, d, far, i, h)
+						out, ent, farMass, first := softpickDefinition(in, heads, d, far, i, h)
 						for c, want := range out {
 							worst = math.Max(worst, math.Abs(float64(got[i*d+h*hd+c])-want))
 						}
 						worstStat = math.Max(worstStat, math.Abs(st.Entropy[h*n+i]-ent))
 						worstStat = math.Max(worstStat, math.Abs(st.FarMass[h*n+i]-farMass))
+						worstStat = math.Max(worstStat, math.Abs(st.First[h*n+i]-first))
 					}
 				}
 				if worst > 2e-6 || worstStat > 2e-5 {
-					t.Errorf("largest differences from the definition: output %.3g, entropy or far mass %.3g", worst, worstStat)
+					t.Errorf("largest differences from the definition: output %.3g, entropy, far mass or first-key weight %.3g", worst, worstStat)
 				}
 			})
 		}

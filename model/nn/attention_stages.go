@@ -172,6 +172,8 @@ type normaliser[F float] interface {
 	online(s *attnScratch[F], task, h, i0, i1 int)
 	// masks says whether evaluation with a remap, or a window that leaves keys out, takes the
 	// masked path (attention_masked.go); one that does not applies a window itself (firstKey).
+	// One that does is an onlineNorm whose rows fold as the softmax's (s.update): the masked
+	// path starts each row with its reset and ends it as the softmax's finish does.
 	masks() bool
 	// backward takes one task's dp = do·vᵀ in ds to the gradient of its scores, times scale
 	// and the row's query scale (qscale, nil for none), keeping a learned bias's and query

@@ -127,7 +127,7 @@ func (k *attention[F]) stickRows(p []F, ld, task, h, i0, i1 int, s *attnScratch[
 		clear(row[:lo])
 		clear(row[max(lo, last+1):])
 		if st != nil {
-			st.ent[task*t+i], st.far[task*t+i] = rowStats(row[:i+1], st.Far)
+			setRow(st, task*t+i, row[:i+1])
 		}
 	}
 }
@@ -175,7 +175,7 @@ func (k *attention[F]) queriesStick(s *attnScratch[F], task, h, i0, i1 int) {
 	rows := i1 - i0
 	out := s.o[i0*hd : i1*hd]
 	for r := 0; r < rows; r++ {
-		s.sum[r], s.ent[r], s.far[r] = 0, 0, 0
+		s.sum[r], s.ent[r], s.far[r], s.first[r] = 0, 0, 0, 0
 	}
 	first := c.firstKey(i0) // the block's farthest key
 	for j1 := i1; j1 > first; j1 -= tileKeys {
@@ -198,7 +198,7 @@ func (k *attention[F]) queriesStick(s *attnScratch[F], task, h, i0, i1 int) {
 	}
 	if st := c.Stats; st != nil {
 		for r := 0; r < rows; r++ {
-			st.ent[task*t+i0+r], st.far[task*t+i0+r] = s.ent[r], s.far[r]
+			st.ent[task*t+i0+r], st.far[task*t+i0+r], st.first[task*t+i0+r] = s.ent[r], s.far[r], s.first[r]
 		}
 	}
 }
@@ -222,6 +222,9 @@ func (k *attention[F]) stickTile(s *attnScratch[F], row []F, task, h, i, r, j0 i
 		ent, far := rowStats(seg, k.cfg.Stats.Far-(i-last))
 		s.ent[r] += ent
 		s.far[r] += far
+		if lo == 0 {
+			s.first[r] = float64(seg[0])
+		}
 	}
 	return more && s.sum[r] >= stickDead
 }

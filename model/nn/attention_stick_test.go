@@ -206,8 +206,8 @@ func TestStickEvaluationIsTrainingsForward(t *testing.T) {
 						return
 					}
 					for i := range wantSt.Entropy {
-						if gotSt.Entropy[i] != wantSt.Entropy[i] || gotSt.FarMass[i] != wantSt.FarMass[i] {
-							t.Fatalf("stats %d: evaluation %v %v, training %v %v", i, gotSt.Entropy[i], gotSt.FarMass[i], wantSt.Entropy[i], wantSt.FarMass[i])
+						if gotSt.Entropy[i] != wantSt.Entropy[i] || gotSt.FarMass[i] != wantSt.FarMass[i] || gotSt.First[i] != wantSt.First[i] {
+							t.Fatalf("stats %d: evaluation %v %v %v, training %v %v %v", i, gotSt.Entropy[i], gotSt.FarMass[i], gotSt.First[i], wantSt.Entropy[i], wantSt.FarMass[i], wantSt.First[i])
 						}
 					}
 				})
@@ -219,7 +219,7 @@ func TestStickEvaluationIsTrainingsForward(t *testing.T) {
 // stickDefinition is query i's output in head h, and its entropy and mass on keys far back, from
 // the definition in float64: β = σ(q·k/√hd) and A_ij = β_ij·Π(1−β_ik) over the keys k between,
 // the product taken as it stands.
-func stickDefinition(in attnInputs, n, heads, d, far, i, h, window int, current bool) (out []float64, ent, farMass float64) {
+func stickDefinition(in attnInputs, n, heads, d, far, i, h, window int, current bool) (out []float64, ent, farMass, w0 float64) {
 	hd := d / heads
 	beta := func(j int) float64 {
 		var dot float64
@@ -247,11 +247,14 @@ func stickDefinition(in attnInputs, n, heads, d, far, i, h, window int, current 
 		if i-j >= far {
 			farMass += a
 		}
+		if j == 0 {
+			w0 = a
+		}
 		for x := range out {
 			out[x] += a * float64(in.v[j*d+h*hd+x])
 		}
 	}
-	return out, ent, farMass
+	return out, ent, farMass, w0
 }
 
 // TestStickLongEvaluation checks evaluation at 64 times a training length of 64 (4096 positions,
@@ -283,12 +286,13 @@ func TestStickLongEvaluation(t *testing.T) {
 			var worst, worstStat float64
 			for h := range heads {
 				for _, i := range []int{0, 1, 255, 256, 2047, 2048, 2300, 3500, n - 1} {
-					out, ent, farMass := stickDefinition(in, n, heads, d, far, i, h, window, current)
+					out, ent, farMass, w0 := stickDefinition(in, n, heads, d, far, i, h, window, current)
 					for x, want := range out {
 						worst = math.Max(worst, math.Abs(float64(got[i*d+h*hd+x])-want))
 					}
 					worstStat = math.Max(worstStat, math.Abs(st.Entropy[h*n+i]-ent))
 					worstStat = math.Max(worstStat, math.Abs(st.FarMass[h*n+i]-farMass))
+					worstStat = math.Max(worstStat, math.Abs(st.First[h*n+i]-w0))
 					if h == 1 && i > 0 {
 						want := 0.0 // Σ_j 2^−(i−j)·v_j, the nearest first
 						for j, p := i-1, 0.5; j >= 0 && p > 0; j, p = j-1, p/2 {
@@ -308,9 +312,9 @@ func TestStickLongEvaluation(t *testing.T) {
 				}
 			}
 			if worst > 2e-6 || worstStat > 2e-5 {
-				t.Errorf("window %d, attend_current %v: largest differences from the definition: output %.3g, entropy or far mass %.3g", window, current, worst, worstStat)
+				t.Errorf("window %d, attend_current %v: largest differences from the definition: output %.3g, entropy, far mass or first-key weight %.3g", window, current, worst, worstStat)
 			}
-			t.Logf("window %d, attend_current %v: largest differences from the definition: output %.3g, entropy or far mass %.3g", window, current, worst, worstStat)
+			t.Logf("window %d, attend_current %v: largest differences from the definition: output %.3g, entropy, far mass or first-key weight %.3g", window, current, worst, worstStat)
 		}
 	}
 }

@@ -103,6 +103,7 @@ func (k *attention[F]) queriesOnline(s *attnScratch[F], task, h, i0, i1 int, n o
 	clear(out)
 	for r := 0; r < rows; r++ {
 		n.reset(s, r, h)
+		s.first[r] = 0
 	}
 	for j0 := range k.keyTiles(0, i1, tileKeys) {
 		j1 := min(j0+tileKeys, i1)
@@ -121,6 +122,10 @@ func (k *attention[F]) queriesOnline(s *attnScratch[F], task, h, i0, i1 int, n o
 				for x := range out[r*hd : (r+1)*hd] {
 					out[r*hd+x] *= F(corr)
 				}
+				s.first[r] *= corr
+			}
+			if j0 == 0 {
+				s.first[r] = float64(row[0])
 			}
 		}
 		gemm(false, false, rows, hd, nk, 1, p, nk, s.v[j0*hd:], hd, 1, out, hd)
@@ -133,7 +138,8 @@ func (k *attention[F]) queriesOnline(s *attnScratch[F], task, h, i0, i1 int, n o
 			out[r*hd+x] *= inv
 		}
 		if st != nil {
-			st.ent[task*t+i0+r], st.far[task*t+i0+r] = ent, far
+			x := task*t + i0 + r
+			st.ent[x], st.far[x], st.first[x] = ent, far, s.first[r]*scale
 		}
 	}
 }

@@ -100,8 +100,8 @@ func TestTiledEvaluationIsTrainingsForward(t *testing.T) {
 					return
 				}
 				for i := range wantSt.Entropy {
-					if gotSt.Entropy[i] != wantSt.Entropy[i] || gotSt.FarMass[i] != wantSt.FarMass[i] {
-						t.Fatalf("stats %d: evaluation %v %v, training %v %v", i, gotSt.Entropy[i], gotSt.FarMass[i], wantSt.Entropy[i], wantSt.FarMass[i])
+					if gotSt.Entropy[i] != wantSt.Entropy[i] || gotSt.FarMass[i] != wantSt.FarMass[i] || gotSt.First[i] != wantSt.First[i] {
+						t.Fatalf("stats %d: evaluation %v %v %v, training %v %v %v", i, gotSt.Entropy[i], gotSt.FarMass[i], gotSt.First[i], wantSt.Entropy[i], wantSt.FarMass[i], wantSt.First[i])
 					}
 				}
 			})
@@ -166,13 +166,14 @@ func TestTiledEvaluationOnline(t *testing.T) {
 			}
 			worstStat = math.Max(worstStat, math.Abs(st.Entropy[h*n+i]-ent))
 			worstStat = math.Max(worstStat, math.Abs(st.FarMass[h*n+i]-farMass))
+			worstStat = math.Max(worstStat, math.Abs(st.First[h*n+i]-s[0]/sum))
 		}
 	}
 	// float32 scores of size up to about 10: a few units of float32 rounding.
 	if worst > 2e-5 || worstStat > 2e-4 {
-		t.Fatalf("largest differences from the definition: output %.3g, entropy or far mass %.3g", worst, worstStat)
+		t.Fatalf("largest differences from the definition: output %.3g, entropy, far mass or first-key weight %.3g", worst, worstStat)
 	}
-	t.Logf("largest differences from the definition: output %.3g, entropy or far mass %.3g", worst, worstStat)
+	t.Logf("largest differences from the definition: output %.3g, entropy, far mass or first-key weight %.3g", worst, worstStat)
 }
 
 // TestBiasByRow checks that a per-query bias given a row at a time is the same, bit for bit, as
