@@ -26,6 +26,7 @@ func (m fileMeasure) Files() []string { return m.files }
 // TestRegisterMeasureRefuses checks that a measure whose name or files clash with another's,
 // or with the run's own files, is refused before it is registered.
 func TestRegisterMeasureRefuses(t *testing.T) {
+	before := strings.Join(measure.Names(), " ")
 	for _, m := range []fileMeasure{
 		{"attention", nil},
 		{"other", []string{positions.RunCSV}},
@@ -42,8 +43,8 @@ func TestRegisterMeasureRefuses(t *testing.T) {
 			measure.Register(m)
 		}()
 	}
-	if strings.Join(measure.Names(), " ") != "perplexity loss_by_position passkey attention tasks scheme_weights" {
-		t.Errorf("measures %v after refusals", measure.Names())
+	if after := strings.Join(measure.Names(), " "); after != before || !strings.HasPrefix(after, "perplexity loss_by_position ") {
+		t.Errorf("measures %v after refusals, %v before", after, before)
 	}
 }
 

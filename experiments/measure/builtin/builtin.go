@@ -22,6 +22,7 @@ import (
 	"extrapolate/experiments/measure/perplexity"
 	"extrapolate/experiments/measure/positions"
 	"extrapolate/experiments/measure/schemeweights"
+	"extrapolate/experiments/measure/sinks"
 	"extrapolate/experiments/measure/tasks"
 )
 
@@ -31,6 +32,7 @@ func init() {
 		positions.Measure{},
 		passkey.Measure{},
 		attention.Measure{},
+		sinks.Measure{},
 		tasks.Measure{},
 		schemeweights.Measure{},
 	)
