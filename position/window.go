@@ -81,6 +81,17 @@ func WindowOf(s Scheme) int {
 	return 0
 }
 
+// Unwrap returns the scheme a window or a distance map wraps, and whether s is so wrapped; s
+// itself otherwise. Most code asks the adapter's functions, which unwrap; an export records
+// the wrapped scheme's settings with the window beside them.
+func Unwrap(s Scheme) (Scheme, bool) {
+	w, ok := s.(*windowed)
+	if ok {
+		return w.Scheme, true
+	}
+	return s, false
+}
+
 // unwrap returns the scheme a window wraps, or s itself: what the adapter asks for optional
 // interfaces.
 func unwrap(s Scheme) Scheme {

@@ -383,12 +383,15 @@ def stickbreaking(st, w, layer, n, scaling):
     return {"stick": bool(st["attend_current"])}
 
 
-def stick_breaking(s, attend_current):
+def stick_breaking(s, attend_current, outside=None):
     """The stick-breaking weights of scores s (B, heads, n, n), as sb_ref.stickbreaking of
     shawntan/stickbreaking-attention computes them: log σ(z) where a query attends, log σ(−z)
-    = log(1−σ(z)) summed over the keys between (an einsum with tril(−1)), then exp."""
+    = log(1−σ(z)) summed over the keys between (an einsum with tril(−1)), then exp. The keys a
+    window leaves out (outside) are unseen as the future is."""
     n = s.shape[-1]
     unseen = torch.ones(n, n, dtype=torch.bool).triu(1 if attend_current else 0)
+    if outside is not None:
+        unseen = unseen | outside
     log_z = F.logsigmoid(s).masked_fill(unseen, float("-inf"))
     log_beta = F.logsigmoid(-s).masked_fill(unseen, 0)
     between = torch.ones(n, n, dtype=s.dtype).tril(-1)
@@ -475,6 +478,9 @@ class Model:
         if config["attention"].get("normaliser", "softmax") not in ("softmax", "softpick"):
             raise ValueError(f"attention normaliser {config['attention']['normaliser']!r}: this loader knows softmax, softpick")
         pos = config["position"]
+        if pos.get("distance_map"):
+            raise ValueError(f"distance map {pos['distance_map'].get('type')!r}: this loader scores without distance maps; "
+                             "export the run without position.distance_map to score its model plainly")
         self.slots = pos.get("layers") or [{"scheme": pos["scheme"], "settings": pos["settings"] or {}}] * self.layers
         for s in self.slots:
             if s["scheme"] not in SCHEMES:
@@ -496,7 +502,9 @@ class Model:
     def positions(self, n, scaling=None):
         """What the scheme adds at n positions: the table, and each layer's rotation, bias
         (heads, n, n), temperature (heads, n), forget gate's weights (W, b), stick-breaking (its
-        attend_current, None for the softmax) and contextual positions' embeddings (head_dim, npos)."""
+        attend_current, None for the softmax), contextual positions' embeddings (head_dim, npos)
+        and the keys a sliding window leaves out, (n, n) True where i − j ≥ window (None for
+        full attention)."""
         if scaling is not None and not any(s["scheme"] in ROTATING for s in self.slots):
             raise ValueError(f"scaling {scaling['type']}: the {self.config['position']['scheme']} scheme has no rotation to scale")
         table, per_layer = None, []
@@ -505,17 +513,19 @@ class Model:
             sc = scaling if slot["scheme"] in ROTATING else None
             piece = SCHEMES[slot["scheme"]](slot["settings"], w, index, n, sc)
             table = piece.get("table", table)
+            window = slot["settings"].get("window", 0)
+            outside = distances(n) >= window if window else None
             per_layer.append((piece.get("rotation"), piece.get("bias"),
                               temperature(self.config["attention"], self.w, layer, self.heads, n), piece.get("forget"),
-                              piece.get("stick"), piece.get("cope")))
+                              piece.get("stick"), piece.get("cope"), outside))
         cast = lambda x: None if x is None else x.to(self.dtype)
         out = []
-        for rot, bias, temp, forget, stick, cope_emb in per_layer:
+        for rot, bias, temp, forget, stick, cope_emb, outside in per_layer:
             if rot is not None:
                 rot = Rotation(cast(rot.cos), cast(rot.sin), rot.interleaved, cast(rot.key_cos), cast(rot.key_sin))
             if forget is not None:
                 forget = tuple(cast(x) for x in forget)
-            out.append((rot, cast(bias), cast(temp), forget, stick, cast(cope_emb)))
+            out.append((rot, cast(bias), cast(temp), forget, stick, cast(cope_emb), outside))
         return cast(table), out
 
     def layer_norm(self, x, name):
@@ -524,7 +534,7 @@ class Model:
     def linear(self, x, w, b):
         return x @ self.w[w] + self.w[b]
 
-    def attention(self, x, p, rotation, bias, temp, forget, stick, cope_emb):
+    def attention(self, x, p, rotation, bias, temp, forget, stick, cope_emb, outside):
         B, n, _ = x.shape
         split = lambda y: y.view(B, n, self.heads, self.head_dim).transpose(1, 2)
         q, k, v = (split(self.linear(x, p + "w" + c, p + "b" + c)) for c in "qkv")
@@ -549,8 +559,12 @@ class Model:
             wf, bf = forget
             c = torch.cumsum(F.logsigmoid(x @ wf + bf), 1).transpose(1, 2)  # (B, heads, n)
             s = s + (c[..., :, None] - c[..., None, :])
+        if outside is not None:
+            # A sliding window (Hugging Face's sliding_window): the keys before it masked as the
+            # future is, ahead of the normaliser; for stick-breaking, left out of the stick.
+            s = s.masked_fill(outside, float("-inf"))
         if stick is not None:
-            a = stick_breaking(s, stick)
+            a = stick_breaking(s, stick, outside)
         elif self.config["attention"].get("sinks", False):
             # gpt-oss's sinks (Hugging Face gpt_oss eager_attention_forward): the head's logit
             # appended to every row after the mask, the softmax, the column dropped.
@@ -578,9 +592,9 @@ class Model:
         x = self.w["wte"][ids]
         if table is not None:
             x = x + table
-        for layer, (rotation, bias, temp, forget, stick, cope_emb) in enumerate(layers):
+        for layer, (rotation, bias, temp, forget, stick, cope_emb, outside) in enumerate(layers):
             p = f"h{layer}."
-            x = x + self.attention(self.layer_norm(x, p + "ln1"), p, rotation, bias, temp, forget, stick, cope_emb)
+            x = x + self.attention(self.layer_norm(x, p + "ln1"), p, rotation, bias, temp, forget, stick, cope_emb, outside)
             h = F.gelu(self.linear(self.layer_norm(x, p + "ln2"), p + "w1", p + "b1"), approximate="tanh")
             x = x + self.linear(h, p + "w2", p + "b2")
         return self.linear(self.layer_norm(x, "lnf"), "whead", "bhead")

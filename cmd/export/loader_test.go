@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"extrapolate/experiments"
 	"extrapolate/internal/cmdtest"
+	"extrapolate/position"
 )
 
 // TestLoaderBadInput gives pytorch/load.py exports whose checksum matches but whose content is
@@ -126,5 +128,48 @@ func writeConfig(t *testing.T, dir, text string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLoaderRefusesDistanceMap: an export of a run scored through a distance map records the map
+// (position.distance_map), and the loader, which applies none, refuses it in one line (exit 2)
+// instead of scoring the model without it.
+func TestLoaderRefusesDistanceMap(t *testing.T) {
+	if err := exec.Command(python, "-c", "import torch").Run(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI is set and %s cannot import torch (%v): install python3-torch", python, err)
+		}
+		t.Skipf("%s cannot import torch (%v): apt-get install python3-torch", python, err)
+	}
+	dir := filepath.Join(t.TempDir(), "export")
+	ckpt := trainTiny(t, func(c *experiments.Config) {
+		c.Position = position.Config{Scheme: "rope", DistanceMap: &position.DistanceMapConfig{Type: "rerope", Params: map[string]any{"window": 4}}}
+	})
+	if code, _, stderr := cmdtest.Run(t, binary, "", "-checkpoint", ckpt, "-out", dir); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Position struct {
+			DistanceMap struct {
+				Type   string         `json:"type"`
+				Params map[string]any `json:"params"`
+			} `json:"distance_map"`
+		} `json:"position"`
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	if m := c.Position.DistanceMap; m.Type != "rerope" || m.Params["window"] != 4.0 {
+		t.Errorf("config.json's position.distance_map: %+v, want rerope with window 4", m)
+	}
+	out, err := exec.Command(python, loader, dir).CombinedOutput()
+	msg := strings.TrimSpace(string(out))
+	exit, _ := err.(*exec.ExitError)
+	if exit == nil || exit.ExitCode() != 2 || strings.Contains(msg, "\n") || !strings.Contains(msg, "distance map 'rerope'") {
+		t.Errorf("exit %v, output %q; want exit 2 and one line naming the distance map", err, msg)
 	}
 }

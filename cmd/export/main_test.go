@@ -49,8 +49,10 @@ func temperature(scale string) func(c *experiments.Config) {
 }
 
 // variants are every scheme, every scaling, p-RoPE and partial rotation, a mix, every
-// attention temperature, softpick, both attention gates and the sinks, with the config's own scaling (and its fields) and sliding
-// windows each in one of them.
+// attention temperature, softpick, both attention gates and the sinks, with the config's own
+// scaling (and its fields), sliding evaluation windows (eval.stride), and sliding attention
+// windows (position.window: on one layer of a mix with sinks, as gpt-oss bands its layers, and
+// on stick-breaking) each in one of them.
 var variants = []variant{
 	{name: "nope", set: scheme("nope", nil)},
 	{name: "learned", set: scheme("learned", nil)}, // not applicable past 16, for both
@@ -97,6 +99,11 @@ var variants = []variant{
 	{name: "t5_ssmax_softpick", set: func(c *experiments.Config) {
 		c.Position, c.Attention.Scale, c.Attention.Normaliser = position.Config{Scheme: "t5"}, "ssmax", "softpick"
 	}},
+	{name: "mix_window_sinks", set: func(c *experiments.Config) {
+		c.Position = position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{map[string]any{"scheme": "rope", "window": 4}, "rope"}}}
+		c.Attention.Sinks = true
+	}},
+	{name: "stickbreaking_window", set: func(c *experiments.Config) { c.Position = position.Config{Scheme: "stickbreaking", Window: 4} }},
 }
 
 // tolerance bounds |loss_go − loss_torch| / loss_torch. The Go model computes in float32 (its

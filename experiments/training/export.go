@@ -84,8 +84,17 @@ type exportedPosition struct {
 	Layers []exportedSlot `json:"layers,omitempty"`
 	// Scaling is the config's RoPE scaling, applied at evaluation only, null for none.
 	Scaling *exportedScaling `json:"scaling"`
+	// DistanceMap is the config's distance map (position.distance_map), applied at evaluation
+	// only, omitted for none: a loader that does not apply it must refuse the export.
+	DistanceMap *exportedMap `json:"distance_map,omitempty"`
 	// Config is the position section as the config gives it.
 	Config map[string]any `json:"config"`
+}
+
+// exportedMap is a distance map as the config gives it: its type and its own fields.
+type exportedMap struct {
+	Type   string         `json:"type"`
+	Params map[string]any `json:"params,omitempty"`
 }
 
 type exportedSlot struct {
@@ -221,6 +230,9 @@ func exportedConfig(t *Trained, scheme position.Scheme, weights []exportedWeight
 // exportPosition describes the position section pc as scheme was built from it.
 func exportPosition(pc position.Config, scheme position.Scheme, layers int) (exportedPosition, error) {
 	p := exportedPosition{Scheme: scheme.Name(), Config: map[string]any{"scheme": pc.Scheme}}
+	if m := pc.DistanceMap; m != nil {
+		p.DistanceMap = &exportedMap{Type: m.Type, Params: m.Params}
+	}
 	for k, v := range pc.Params {
 		p.Config[k] = v
 	}
@@ -256,8 +268,16 @@ func exportPosition(pc position.Config, scheme position.Scheme, layers int) (exp
 
 // settingsOf is a scheme's resolved fields, as JSON records them (a checkpoint's meta does
 // the same), with snake_case names: RoPE's base, dim (the rotated width), interleaved, stopped
-// (p-RoPE's pairs that do not turn), T5's buckets and max_distance, and so on.
+// (p-RoPE's pairs that do not turn), T5's buckets and max_distance, and so on; a sliding
+// window is the field window beside them, the keys each query sees with its own.
 func settingsOf(s position.Scheme) (map[string]any, error) {
+	if inner, wrapped := position.Unwrap(s); wrapped {
+		out, err := settingsOf(inner)
+		if w := position.WindowOf(s); w > 0 && err == nil {
+			out["window"] = w
+		}
+		return out, err
+	}
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, fmt.Errorf("export: the %s scheme's settings: %w", s.Name(), err)
