@@ -49,6 +49,7 @@ func init() {
 		learnedNotApplicable, sinusoidalDegrades, alibiFlat, scalingRescuesRoPE,
 		t5Extrapolates, kerpleMatchesALiBi, fireMatchesALiBiKERPLE, lognHelps, lognTrainHelps,
 		mixExtrapolates, ropeRelative, foxBeatsRoPE, stickBreakingFlat,
+		gateRemovesSink, gatedExtrapolates, softpickNoSink,
 		reropeFlat, lmInfiniteFlat, streamingNeedsSinks, pRoPEBetter, poseMatchesFinetune,
 		passkeyRoPE, passkeyScalingExtends, passkeyALiBiLocal, passkeySelfExtend,
 		tasksSolvable, tasksRoPECopyFails, tasksFlipFlopDegrades, tasksNeedleRoPE, tasksCountingFails, tasksNoPERanking, tasksCoPECounts,

@@ -8,6 +8,7 @@ import (
 
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/measure"
+	"extrapolate/model"
 	"extrapolate/position"
 )
 
@@ -22,8 +23,9 @@ type selector struct {
 	Scheme string
 	// Scaling is position.scaling's type, "" when there is none.
 	Scaling accepts
-	// Temperature is attention.scale, "" when there is none.
-	Temperature accepts
+	// Temperature is attention.scale, "" when there is none; Normaliser attention.normaliser
+	// ("" for the softmax), Gate attention.gate and Sinks attention.sinks ("set" when true).
+	Temperature, Normaliser, Gate, Sinks accepts
 	// Finetune, Passkey and DroPE are train.finetune, train.passkey and train.drope, by
 	// whether they are given: "" when not, "set" when they are.
 	Finetune, Passkey, DroPE accepts
@@ -54,13 +56,14 @@ func is(values ...string) accepts {
 }
 
 // plain selects a scheme as it is, with none of the things a comparison varies on top of it:
-// no scaling, no attention temperature, no fine-tuning, not dropped (DroPE), no distance map
-// or window, no drawn position ids, and of its own fields only params.
+// no scaling, the softmax with no temperature, gate or sink, no fine-tuning, not dropped
+// (DroPE), no distance map or window, no drawn position ids, and of its own fields only params.
 func plain(name, scheme string, params ...string) selector {
 	if params == nil {
 		params = []string{}
 	}
-	return selector{Name: name, Scheme: scheme, Scaling: unset, Temperature: unset, Finetune: unset, DroPE: unset, Map: unset, Window: unset, Positions: unset, Params: params}
+	return selector{Name: name, Scheme: scheme, Scaling: unset, Temperature: unset, Normaliser: unset, Gate: unset, Sinks: unset,
+		Finetune: unset, DroPE: unset, Map: unset, Window: unset, Positions: unset, Params: params}
 }
 
 // plainRoPE is the reference of every claim that compares with RoPE, and of the comparison's
@@ -85,10 +88,15 @@ func (s selector) matches(c config.Config) bool {
 	if p.Window > 0 {
 		window = fmt.Sprint(p.Window)
 	}
+	normaliser := c.Attention.Normaliser
+	if normaliser == model.Softmax {
+		normaliser = ""
+	}
 	ok := func(a accepts, v string) bool { return a == nil || a(v) }
 	return (s.Scheme == "" || p.Scheme == s.Scheme) &&
 		ok(s.Scaling, scaling) &&
 		ok(s.Temperature, c.Attention.Scale) &&
+		ok(s.Normaliser, normaliser) && ok(s.Gate, c.Attention.Gate) && ok(s.Sinks, given(c.Attention.Sinks)) &&
 		ok(s.Finetune, given(c.Train.Finetune != nil)) &&
 		ok(s.Passkey, given(c.Train.Passkey != nil)) &&
 		ok(s.DroPE, given(c.Train.DroPE != nil)) &&

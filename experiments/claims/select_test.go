@@ -17,13 +17,13 @@ func TestSelectors(t *testing.T) {
 		}
 		return c
 	}
-	all := []string{"nope", "learned", "sinusoidal", "rope", "rope_pi", "rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3", "rope_partial", "xpos", "rope_nope_mix", "alibi", "t5", "kerple", "fire", "nope_logn", "rope_logn", "nope_logn_train", "rope_logn_train", "nope_ssmax", "rope_drope", "rope_randomized"}
+	all := []string{"nope", "learned", "sinusoidal", "rope", "rope_pi", "rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3", "rope_partial", "xpos", "rope_nope_mix", "alibi", "t5", "kerple", "fire", "nope_logn", "rope_logn", "nope_logn_train", "rope_logn_train", "nope_ssmax", "rope_drope", "rope_randomized", "rope_gated", "rope_softpick", "rope_sinks"}
 	want := map[string][]string{
 		"plain RoPE":       {"rope"},
 		"plain NoPE":       {"nope"},
 		"plain ALiBi":      {"alibi"},
 		"plain sinusoidal": {"sinusoidal"},
-		"RoPE":             {"rope", "rope_pi", "rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3", "rope_partial", "rope_logn", "rope_logn_train", "rope_randomized"},
+		"RoPE":             {"rope", "rope_pi", "rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3", "rope_partial", "rope_logn", "rope_logn_train", "rope_randomized", "rope_gated", "rope_softpick", "rope_sinks"},
 		"RoPE/NoPE mix":    {"rope_nope_mix"},
 		// linear (PI) needs its fine-tune: it rescues nothing without.
 		"RoPE with a scaling meant to work without fine-tuning": {"rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3"},
@@ -48,6 +48,9 @@ func TestSelectors(t *testing.T) {
 		{"rope_nope_mix", "position.distance_map={type: rerope}"},
 		{"rope", "train.positions={type: pose, scaled_max_position_embeddings: 256}"},
 		{"rope_nope_mix", "train.positions={type: randomized, noise_max_length: 256}"},
+		{"rope", "attention.gate=headwise"},
+		{"rope", "attention.normaliser=softpick"},
+		{"rope", "attention.sinks=true"},
 	} {
 		c, err := config.Load(filepath.Join("..", "..", "configs", v.name+".yaml"), []string{v.set})
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"extrapolate/experiments/internal/testrun"
 	"extrapolate/experiments/measure"
 	"extrapolate/experiments/measure/perplexity"
+	"extrapolate/experiments/measure/sinks"
 	"extrapolate/experiments/training"
 	"extrapolate/internal/inputerr"
 	"extrapolate/position"
@@ -69,10 +71,12 @@ func resolvedReport(c config.Config) *config.Resolved {
 // synthetic builds a report from perplexities per label and seed, at 1x, 2x, 4x, 8x, 16x of 64:
 // NaN for a length not applicable, +Inf for one whose loss was not finite.
 func synthetic(ppl map[string][][]float64, configs map[string]position.Config) *Report {
-	return syntheticIn([]string{"learned", "sinusoidal", "rope", "rope_yarn", "rope_ntk", "alibi", "t5", "kerple", "fire", "nope", "nope_logn", "rope_logn", "nope_logn_train", "rope_logn_train", "rope_nope_mix", "rope_p", "rope_rerope", "rope_leaky", "rope_lminf", "rope_streaming", "rope_nosinks", "rope_pose", "rope_ft", "fox", "stickbreaking"}, ppl, configs)
+	return syntheticIn([]string{"learned", "sinusoidal", "rope", "rope_yarn", "rope_ntk", "alibi", "t5", "kerple", "fire", "nope", "nope_logn", "rope_logn", "nope_logn_train", "rope_logn_train", "rope_nope_mix", "rope_p", "rope_rerope", "rope_leaky", "rope_lminf", "rope_streaming", "rope_nosinks", "rope_pose", "rope_ft", "fox", "stickbreaking", "rope_gated", "nope_gated", "alibi_gated", "rope_softpick"}, ppl, configs)
 }
 
-// syntheticIn is synthetic with the runs of the labels in order, as a comparison lists them.
+// syntheticIn is synthetic with the runs of the labels in order, as a comparison lists them. A
+// label's entry "<label> sinks", when given, holds each seed's sink rate by length: its runs
+// then take the sinks measure, with the first-token weight half the rate and both layers alike.
 func syntheticIn(order []string, ppl map[string][][]float64, configs map[string]position.Config) *Report {
 	lengths := []int{64, 128, 256, 512, 1024}
 	rep := &Report{Comparison: &Config{Name: "syn", Seeds: []uint64{1, 2}}}
@@ -92,6 +96,10 @@ func syntheticIn(order []string, ppl map[string][][]float64, configs map[string]
 				c.Train.Positions = &position.IDsConfig{Type: "pose", Params: map[string]any{"scaled_max_position_embeddings": 256}}
 			case "rope_ft":
 				c.Train.Finetune = &config.Finetune{SeqLen: 256, Steps: 10}
+			case "rope_gated", "nope_gated", "alibi_gated":
+				c.Attention.Gate = "elementwise"
+			case "rope_softpick":
+				c.Attention.Normaliser = "softpick"
 			}
 			c.Eval.Lengths = lengths
 			res := &measure.Result{Status: "ok", TrainLen: 64}
@@ -107,6 +115,18 @@ func syntheticIn(order []string, ppl map[string][][]float64, configs map[string]
 					l.Reason = "not applicable by design"
 				}
 				res.Lengths = append(res.Lengths, l)
+			}
+			if rates, ok := ppl[label+" sinks"]; ok {
+				c.Eval.Measures = []string{"sinks"}
+				var ls []sinks.Length
+				for i, n := range lengths {
+					r := rates[s][i]
+					ly := []sinks.Layer{{Layer: 0, Rate: r, First: r / 2}, {Layer: 1, Rate: r, First: r / 2}}
+					ls = append(ls, sinks.Length{Length: n, Applicable: true, Windows: 4, Rate: r, First: r / 2, Layers: ly})
+				}
+				if err := res.SetMeasurement("sinks", ls); err != nil {
+					panic(err)
+				}
 			}
 			rep.Runs = append(rep.Runs, measure.RunResult{Label: label, Seed: uint64(s + 1), Config: c, Resolved: resolvedReport(c), Result: res})
 		}
@@ -147,6 +167,10 @@ var synthConfigs = map[string]position.Config{
 	"rope_ft":         {Scheme: "rope"},
 	"fox":             {Scheme: "fox"},
 	"stickbreaking":   {Scheme: "stickbreaking"},
+	"rope_gated":      {Scheme: "rope"},
+	"nope_gated":      {Scheme: "nope"},
+	"alibi_gated":     {Scheme: "alibi"},
+	"rope_softpick":   {Scheme: "rope"},
 }
 
 func verdicts(rep *Report) map[string]claims.Verdict {
@@ -202,6 +226,19 @@ func TestClaimsReproduced(t *testing.T) {
 		// FoX 0.93 of RoPE at 4x; stick-breaking 4% above its 1x at 8x.
 		"fox":           {{6.5, 6.5, 12.6, 9, 9}, {6.6, 6.6, 12.7, 9, 9}},
 		"stickbreaking": {{10, 10, 10.2, 10.4, 10.4}, {10.1, 10.1, 10.3, 10.5, 10.5}},
+		// The gated twins below their schemes at 4x and 16x (NoPE's equal at 16x: not above),
+		// their sink rates at most half; softpick's 0 at every length while RoPE has sinks.
+		"rope_gated":          {{6.6, 7, 12, 18, 23}, {6.7, 7.1, 12.5, 18.5, 24}},
+		"nope_gated":          {{11.4, 11.9, 12.7, 13.4, 14.2}, {11.5, 12, 12.8, 13.5, 14.3}},
+		"alibi_gated":         {{7.6, 7.5, 7.5, 7.5, 7.5}, {7.7, 7.6, 7.6, 7.6, 7.6}},
+		"rope_softpick":       {{7.7, 8.7, 13.8, 18.3, 22}, {7.8, 8.8, 13.9, 18.4, 22.1}},
+		"rope sinks":          {{0.5, 0.5, 0.4, 0.4, 0.3}, {0.5, 0.6, 0.4, 0.4, 0.3}},
+		"rope_gated sinks":    {{0.25, 0.2, 0.1, 0.1, 0}, {0.25, 0.2, 0.1, 0.1, 0}},
+		"nope sinks":          {{0.25, 0.25, 0.25, 0.25, 0.25}, {0.25, 0.25, 0.25, 0.25, 0.25}},
+		"nope_gated sinks":    {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}},
+		"alibi sinks":         {{0.125, 0, 0, 0, 0}, {0.125, 0, 0, 0, 0}},
+		"alibi_gated sinks":   {{0.125, 0, 0, 0, 0}, {0, 0, 0, 0, 0}},
+		"rope_softpick sinks": {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}},
 	}, synthConfigs)
 	// Every claim but the passkey and task ones, judged only in a comparison with passkeys or
 	// tasks, or that checks them.
@@ -273,6 +310,50 @@ func TestClaimsNotReproduced(t *testing.T) {
 	rep.Comparison.Claims = []string{"alibi_flat", "rope_relative"}
 	if f := rep.Failed(); len(f) != 1 || f[0].ID != "alibi_flat" {
 		t.Fatalf("failed checked claims: %+v, want alibi_flat only", f)
+	}
+}
+
+// TestSinkClaims: the gate and softpick claims not reproduced on numbers that contradict them,
+// and undecided, with the number, where the softmax scheme has no sink to remove.
+func TestSinkClaims(t *testing.T) {
+	ppl := map[string][][]float64{
+		"rope":          {{6.7, 7.2, 13.3, 19.5, 24.9}, {6.8, 7.3, 14, 20, 25}},
+		"nope":          {{11.5, 12, 12.8, 13.5, 14.2}, {11.6, 12.1, 12.8, 13.5, 14.3}},
+		"rope_softpick": {{7.7, 8.7, 13.8, 18.3, 22}, {7.8, 8.8, 13.9, 18.4, 22.1}},
+		// Gated RoPE below RoPE at 4x, above at 16x; gated NoPE below NoPE at both.
+		"rope_gated": {{6.6, 7, 12, 18, 26}, {6.7, 7.1, 12.5, 18.5, 26}},
+		"nope_gated": {{11.4, 11.9, 12.7, 13.4, 14.1}, {11.5, 12, 12.8, 13.5, 14.2}},
+	}
+	sinkRates := func(rope, ropeGated, nope, nopeGated, softpick float64) map[string][][]float64 {
+		m := maps.Clone(ppl)
+		for label, r := range map[string]float64{"rope": rope, "rope_gated": ropeGated, "nope": nope, "nope_gated": nopeGated, "rope_softpick": softpick} {
+			m[label+" sinks"] = [][]float64{{r, r, r, r, r}, {r, r, r, r, r}}
+		}
+		return m
+	}
+	for _, c := range []struct {
+		name                  string
+		rates                 map[string][][]float64
+		gate, gated, softpick claims.Verdict
+		evidence              string
+	}{
+		// RoPE's gated twin keeps 0.3 of 0.5, above half; softpick has sinks.
+		{"contradicted", sinkRates(0.5, 0.3, 0.5, 0.1, 0.125), claims.NotReproduced, claims.NotReproduced, claims.NotReproduced, ""},
+		// No softmax scheme has a sink, or only a trace of one (5%, below the 10% a sink needs):
+		// nothing to remove, and softpick's 0% shows nothing.
+		{"no sink", sinkRates(0.05, 0, 0, 0, 0), claims.Undecided, claims.NotReproduced, claims.Undecided, "sink rate 5% at 1x"},
+	} {
+		rep := syntheticIn([]string{"rope", "rope_gated", "nope", "nope_gated", "rope_softpick"}, c.rates, synthConfigs)
+		v := verdicts(rep)
+		if v["gate_removes_sink"] != c.gate || v["gated_extrapolates"] != c.gated || v["softpick_no_sink"] != c.softpick {
+			t.Errorf("%s: gate_removes_sink %s, gated_extrapolates %s, softpick_no_sink %s; want %s, %s, %s",
+				c.name, v["gate_removes_sink"], v["gated_extrapolates"], v["softpick_no_sink"], c.gate, c.gated, c.softpick)
+		}
+		for _, r := range rep.Claims {
+			if r.ID == "gate_removes_sink" && !strings.Contains(r.Evidence, c.evidence) {
+				t.Errorf("%s: gate_removes_sink's evidence %q does not say %q", c.name, r.Evidence, c.evidence)
+			}
+		}
 	}
 }
 

@@ -48,6 +48,9 @@ var short = map[string]string{
 	"rope_relative":             "RoPE's score depends only on distance",
 	"fox_beats_rope":            "FoX extrapolates better than RoPE: over RoPE at 4x and 16x",
 	"stickbreaking_flat":        "stick-breaking stays flat: at 8x over 1x",
+	"gate_removes_sink":         "a gate on the attention output removes the sink",
+	"gated_extrapolates":        "gated attention extrapolates better: over the ungated scheme at 4x and 16x",
+	"softpick_no_sink":          "softpick has no sink: a sink rate of 0%",
 	"passkey_rope":              "plain RoPE retrieves at 1x and collapses past it",
 	"passkey_scaling_extends":   "PI and YaRN, each with its fine-tune, retrieve at the length they extend to",
 	"passkey_alibi_local":       "ALiBi's flat perplexity does not come with retrieval at 8x to 16x",
@@ -82,6 +85,8 @@ func symbol(verdict string) string {
 		return "✗"
 	case "not applicable":
 		return "–"
+	case "undecided":
+		return "?"
 	}
 	return "? " + verdict
 }
@@ -186,7 +191,7 @@ func verdicts(page string, args []string) (string, error) {
 		cells                 []string
 	}
 	var rows []row
-	limits, ratios, na := false, false, false
+	limits, ratios, na, undecided := false, false, false, false
 	for _, id := range ids {
 		var r row
 		judged := false
@@ -210,6 +215,7 @@ func verdicts(page string, args []string) (string, error) {
 			}
 			judged = judged || cl.Verdict != "not applicable"
 			na = na || cl.Verdict == "not applicable"
+			undecided = undecided || cl.Verdict == "undecided"
 			cell := symbol(cl.Verdict)
 			if cl.Deciding != nil {
 				cell += fmt.Sprintf(" %.2f", cl.Deciding.Ratio)
@@ -265,6 +271,9 @@ func verdicts(page string, args []string) (string, error) {
 	b.WriteString("\n✓ reproduced, ✗ not reproduced")
 	if na {
 		b.WriteString(", – not applicable")
+	}
+	if undecided {
+		b.WriteString(", ? undecided (the models lack what the claim needs; the report says which number)")
 	}
 	if ratios {
 		b.WriteString("; the number is the deciding ratio: of the ratios a claim's rule bounds, the one nearest its limit, of the means over seeds")
