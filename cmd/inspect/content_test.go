@@ -94,10 +94,13 @@ func showContent(t *testing.T, pc position.Config, a model.Attention) (shownCont
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := inspect(t, dir, "-checkpoint", ckpt, "-text", "x\ny\nz"); code != 0 {
-		t.Fatalf("drawing: exit %d: %s", code, stderr)
+	code, out, stderr = inspect(t, dir, "-checkpoint", ckpt, "-text", "x\ny\nz")
+	// Named after the run's folder, pc.Scheme, and the text, given here.
+	name, ok := strings.CutPrefix(strings.TrimSpace(out), "wrote ")
+	if code != 0 || !ok || !strings.HasPrefix(name, "inspect_"+pc.Scheme+"_n512_text-") {
+		t.Fatalf("drawing: exit %d, stdout %q: %s", code, out, stderr)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "inspect_"+pc.Scheme+".png"))
+	b, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil || !strings.HasPrefix(string(b), "\x89PNG") {
 		t.Fatalf("no picture: %v", err)
 	}

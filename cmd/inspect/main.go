@@ -3,7 +3,7 @@
 // for a trained scheme that reads the content (FoX, CoPE, stick-breaking), what it made of a text.
 //
 //	go run ./cmd/inspect -scheme rope -scaling yarn -dim 16 -base 10000 -train-len 128 -eval-len 512 -factor 4 -json
-//	go run ./cmd/inspect -scheme alibi -heads 8 -eval-len 32        # draws inspect_alibi.png
+//	go run ./cmd/inspect -scheme alibi -heads 8 -eval-len 32        # draws inspect_alibi_L64_n32_heads8.png
 //	go run ./cmd/inspect -checkpoint examples/checkpoints/rope_ntk.ckpt   # a trained checkpoint's scheme
 //	go run ./cmd/inspect -checkpoint results/t5/model.ckpt          # a trained scheme's biases, after -config t5
 //	go run ./cmd/inspect -checkpoint results/cope/model.ckpt -text-file main.go   # what CoPE counts on a text
@@ -14,9 +14,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"hash/fnv"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -111,6 +115,8 @@ type options struct {
 	fields                  *scalingflag.Set
 	// given holds the flags set on the command line, so that an empty -text is told from none.
 	given map[string]bool
+	// defaults holds each flag's default value, as its Value prints it, for outName.
+	defaults map[string]string
 }
 
 // parseFlags reads the command line into options.
@@ -118,18 +124,19 @@ func parseFlags() *options {
 	o := &options{given: map[string]bool{}}
 	flag.StringVar(&o.scheme, "scheme", "rope", "position scheme: "+strings.Join(position.Names(), ", "))
 	flag.StringVar(&o.scaling, "scaling", "none", "RoPE scaling: none or "+strings.Join(position.ScalingTypes(), ", "))
-	flag.IntVar(&o.dim, "dim", 64, "head dimension; the model width is dim × heads")
-	flag.IntVar(&o.heads, "heads", 1, "attention heads")
-	flag.IntVar(&o.layers, "layers", 1, "layers, for schemes with weights per layer")
+	m, heads := configs.Model, configs.Model.Heads
+	configFlag(&o.dim, "dim", m.DModel/heads, "head dimension; the model width is dim × heads", fmt.Sprintf("d_model %d over %d heads", m.DModel, heads))
+	configFlag(&o.heads, "heads", heads, "attention heads", "")
+	configFlag(&o.layers, "layers", m.Layers, "layers, for schemes with weights per layer", "")
 	flag.Float64Var(&o.base, "base", 10000, "RoPE's base")
-	flag.IntVar(&o.trainLen, "train-len", 128, "training length L")
+	configFlag(&o.trainLen, "train-len", configs.Train.SeqLen, "training length L", "train.seq_len")
 	flag.IntVar(&o.evalLen, "eval-len", 512, "evaluation length n")
 	flag.StringVar(&o.factor, "factor", "auto", "scaling factor: a number ≥ 1, or auto = max(1, n/L)")
 	flag.StringVar(&o.checkpoint, "checkpoint", "", "a trained model's checkpoint: show its scheme with the trained weights")
 	flag.StringVar(&o.text, "text", "", "with -checkpoint, the text a scheme that reads the content (fox, cope, stickbreaking) is shown on (default a few lines of Go)")
 	flag.StringVar(&o.textFile, "text-file", "", "a file whose bytes are that text, instead of -text")
 	flag.BoolVar(&o.asJSON, "json", false, "print the numbers as JSON instead of drawing")
-	flag.StringVar(&o.out, "out", "", "picture file (default inspect_<scheme>.png)")
+	flag.StringVar(&o.out, "out", "", "picture file (default: named after the inputs, inspect_<scheme>[_<scaling>]_L<train-len>_n<eval-len>[_<flag><value>...].png, the last for each other flag not at its default; with -checkpoint, inspect_<run folder or file stem>_n<eval-len>.png)")
 	flag.BoolVar(&o.overwrite, "overwrite", false, "replace the picture file if it exists")
 	o.fields = scalingflag.Register(flag.CommandLine)
 	flag.Var(&o.params, "param", "a field of the scheme, name=value (repeatable), e.g. -param buckets=16")
@@ -137,9 +144,99 @@ func parseFlags() *options {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: inspect [-scheme NAME | -checkpoint FILE] [-scaling TYPE] [-heads N] [-eval-len N] [-json] [-out FILE]\n\n")
 		flag.PrintDefaults()
 	}
+	o.defaults = map[string]string{}
+	flag.VisitAll(func(f *flag.Flag) { o.defaults[f.Name] = f.Value.String() })
 	flag.Parse()
 	flag.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
 	return o
+}
+
+// configs is the config every file in configs/ is read on top of, and whose model and training
+// length each of them trains: a fresh scheme is shown by default at the size a run trains it.
+var configs = experiments.Default()
+
+// configFlag defines an int flag whose default is the configs' value, saying so (and what it
+// comes from, if not the config field of the same name) in its description instead of the flag
+// package's plain "(default N)".
+func configFlag(p *int, name string, value int, usage, from string) {
+	if from != "" {
+		from = ", " + from
+	}
+	flag.IntVar(p, name, value, fmt.Sprintf("%s (default: the configs' %d%s)", usage, value, from))
+	// A DefValue of the type's zero is what keeps flag.PrintDefaults from adding its own
+	// "(default N)"; nothing else reads it (the default output's name compares with
+	// options.defaults).
+	flag.Lookup(name).DefValue = "0"
+}
+
+// outName is the picture's name when -out is not given: named after the inputs, so that two
+// different inspections in one folder do not take the same name. For a scheme,
+// inspect_<scheme>[_<scaling>]_L<train-len>_n<eval-len>, then each other flag that changes what
+// is shown and is set to a value other than its default, in the flags' order, as _<flag><value>
+// (_heads8, _param-buckets16), the value replaced by a hash where it is long or not plain
+// (-param layers=[rope, nope]); for a checkpoint, inspect_<run>_n<eval-len>, the run being the
+// checkpoint's folder for a run's model.ckpt, or its file name without the extension, then
+// -text or -text-file as above.
+func (o *options) outName(scheme string) string {
+	parts := []string{"inspect"}
+	if o.checkpoint != "" {
+		parts = append(parts, checkpointName(o.checkpoint), fmt.Sprintf("n%d", o.evalLen))
+	} else {
+		parts = append(parts, scheme)
+		if o.scaling != "none" {
+			parts = append(parts, o.scaling)
+		}
+		parts = append(parts, fmt.Sprintf("L%d", o.trainLen), fmt.Sprintf("n%d", o.evalLen))
+	}
+	flag.VisitAll(func(f *flag.Flag) {
+		switch {
+		case f.Name == "scheme" || f.Name == "scaling" || f.Name == "train-len" || f.Name == "eval-len",
+			f.Name == "checkpoint" || f.Name == "json" || f.Name == "out" || f.Name == "overwrite":
+			return // in the name already, or not what is shown
+		case f.Name == "base" && o.scheme != "rope", f.Name == "factor" && o.scaling == "none":
+			return // not read
+		case f.Name == "param":
+			for _, k := range o.params.keys() {
+				parts = append(parts, namePart("param-"+k, o.params.raw[k]))
+			}
+		case f.Value.String() != o.defaults[f.Name]:
+			parts = append(parts, namePart(f.Name, f.Value.String()))
+		}
+	})
+	return strings.Join(parts, "_") + ".png"
+}
+
+// plainValue is a flag's value written into a file name as it is.
+var plainValue = regexp.MustCompile(`^[A-Za-z0-9.+-]{1,24}$`)
+
+// namePart is a flag and its value in a file name: heads8, factor2.5, text-file-main.go, or,
+// for a value that is long or holds characters a file name should not,
+// text-1f3a9c2e, the FNV-1a hash of the value.
+func namePart(name, value string) string {
+	if !plainValue.MatchString(value) {
+		h := fnv.New32a()
+		h.Write([]byte(value))
+		return fmt.Sprintf("%s-%08x", name, h.Sum32())
+	}
+	if c := value[0]; 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' {
+		return name + "-" + value
+	}
+	return name + value
+}
+
+// checkpointName names a checkpoint in the default output's name: the run's folder for a run's
+// model.ckpt (results/t5/model.ckpt: t5), or the file's name without its extension
+// (examples/checkpoints/rope_ntk.ckpt: rope_ntk).
+func checkpointName(path string) string {
+	base := filepath.Base(path)
+	if base == experiments.CheckpointFile {
+		if abs, err := filepath.Abs(path); err == nil {
+			if dir := filepath.Base(filepath.Dir(abs)); dir != string(filepath.Separator) && dir != "." {
+				return dir
+			}
+		}
+	}
+	return strings.TrimSuffix(base, filepath.Ext(base))
 }
 
 // run inspects what the flags ask for and returns the exit code: 2 for anything the input
@@ -168,7 +265,7 @@ func run() int {
 	}
 	path := o.out
 	if path == "" {
-		path = "inspect_" + s.Name() + ".png"
+		path = o.outName(s.Name())
 	}
 	if !o.asJSON {
 		// Before computing and drawing, so that a picture with nowhere to go costs nothing.
@@ -479,10 +576,17 @@ func (r *report) json() ([]byte, error) {
 // be reported on one line after parsing rather than with the flag package's usage text.
 type paramFlags struct {
 	values map[string]any
+	raw    map[string]string // each value as given, for the output's name
 	err    error
 }
 
 func (p *paramFlags) String() string { return "" }
+
+// keys are the names of the fields given, in order.
+func (p *paramFlags) keys() []string {
+	return slices.Sorted(maps.Keys(p.raw))
+}
+
 func (p *paramFlags) Set(s string) error {
 	k, v, ok := strings.Cut(s, "=")
 	switch {
@@ -494,9 +598,9 @@ func (p *paramFlags) Set(s string) error {
 		p.err = fmt.Errorf("-param %s: empty value; give one", k)
 	default:
 		if p.values == nil {
-			p.values = map[string]any{}
+			p.values, p.raw = map[string]any{}, map[string]string{}
 		}
-		p.values[k] = yamlValue(v)
+		p.values[k], p.raw[k] = yamlValue(v), v
 	}
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -64,7 +66,7 @@ func TestALiBiAndSinusoidalJSON(t *testing.T) {
 			t.Fatalf("slopes %v, want %v", r.Slopes, want)
 		}
 	}
-	_, out, _ = inspect(t, t.TempDir(), "-scheme", "sinusoidal", "-dim", "6", "-eval-len", "3", "-json")
+	_, out, _ = inspect(t, t.TempDir(), "-scheme", "sinusoidal", "-dim", "6", "-heads", "1", "-eval-len", "3", "-json")
 	r = shown{}
 	json.Unmarshal([]byte(out), &r)
 	if len(r.Table) != 3 || len(r.Table[0]) != 6 || math.Abs(r.Table[1][2]-0.0463992234647) > 1e-9 {
@@ -72,36 +74,175 @@ func TestALiBiAndSinusoidalJSON(t *testing.T) {
 	}
 }
 
+// TestPictures draws every kind of picture, each into the file named after its inputs, and
+// checks that an existing picture is kept without -overwrite.
 func TestPictures(t *testing.T) {
 	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"-scheme", "rope", "-scaling", "yarn", "-dim", "16", "-factor", "4"},
-		{"-scheme", "rope"},
-		{"-scheme", "alibi", "-heads", "4", "-eval-len", "16"},
-		{"-scheme", "sinusoidal", "-dim", "32", "-eval-len", "64"},
-		{"-scheme", "learned", "-dim", "8", "-train-len", "32", "-eval-len", "32"},
-		{"-scheme", "t5", "-heads", "4", "-eval-len", "200"},
-		{"-scheme", "kerple", "-heads", "4", "-layers", "2"},
-		{"-scheme", "fire", "-heads", "2", "-layers", "2", "-eval-len", "64"},
-		{"-scheme", "xpos", "-dim", "16", "-scaling", "llama3", "-factor", "4", "-low-freq-factor", "2"},
-		{"-scheme", "mix", "-param", "layers=[rope, {scheme: rope, rotary_fraction: 0.5}, alibi, nope]", "-layers", "4", "-heads", "2", "-dim", "8"},
+	for _, c := range []struct {
+		args []string
+		name string
+	}{
+		{[]string{"-scheme", "rope", "-scaling", "yarn", "-dim", "16", "-factor", "4"}, "inspect_rope_yarn_L64_n512_factor4.png"},
+		{[]string{"-scheme", "rope"}, "inspect_rope_L64_n512.png"},
+		{[]string{"-scheme", "alibi", "-heads", "4", "-eval-len", "16"}, "inspect_alibi_L64_n16.png"},
+		{[]string{"-scheme", "sinusoidal", "-dim", "32", "-eval-len", "64"}, "inspect_sinusoidal_L64_n64_dim32.png"},
+		{[]string{"-scheme", "learned", "-dim", "8", "-train-len", "32", "-eval-len", "32"}, "inspect_learned_L32_n32_dim8.png"},
+		{[]string{"-scheme", "t5", "-heads", "4", "-eval-len", "200"}, "inspect_t5_L64_n200.png"},
+		{[]string{"-scheme", "kerple", "-heads", "4", "-layers", "2"}, "inspect_kerple_L64_n512.png"},
+		{[]string{"-scheme", "fire", "-heads", "2", "-layers", "2", "-eval-len", "64"}, "inspect_fire_L64_n64_heads2.png"},
+		{[]string{"-scheme", "xpos", "-dim", "16", "-scaling", "llama3", "-factor", "4", "-low-freq-factor", "2"}, "inspect_xpos_llama3_L64_n512_factor4_low-freq-factor2.png"},
+		{[]string{"-scheme", "mix", "-param", "layers=[rope, {scheme: rope, rotary_fraction: 0.5}, alibi, nope]", "-layers", "4", "-heads", "2", "-dim", "8"}, "inspect_mix_L64_n512_dim8_heads2_layers4_param-layers-646d0c90.png"},
 	} {
-		code, _, stderr := inspect(t, dir, append(args, "-overwrite")...) // rope twice
-		if code != 0 {
-			t.Fatalf("%v: %s", args, stderr)
+		code, out, stderr := inspect(t, dir, c.args...)
+		if code != 0 || strings.TrimSpace(out) != "wrote "+c.name {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %s; want it to write %s", c.args, code, out, stderr, c.name)
 		}
-		b, err := os.ReadFile(filepath.Join(dir, "inspect_"+args[1]+".png"))
+		b, err := os.ReadFile(filepath.Join(dir, c.name))
 		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
-			t.Fatalf("%v: no PNG: %v", args, err)
+			t.Fatalf("%v: no PNG: %v", c.args, err)
 		}
+		checkIgnored(t, c.name)
 	}
 	// Without -overwrite the picture of a last run is kept, and the command says so in one line.
-	before, _ := os.ReadFile(filepath.Join(dir, "inspect_alibi.png"))
+	const alibi = "inspect_alibi_L64_n512_heads8.png"
+	if code, _, stderr := inspect(t, dir, "-scheme", "alibi", "-heads", "8"); code != 0 {
+		t.Fatalf("alibi: exit %d: %s", code, stderr)
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, alibi))
 	code, _, stderr := inspect(t, dir, "-scheme", "alibi", "-heads", "8")
-	after, _ := os.ReadFile(filepath.Join(dir, "inspect_alibi.png"))
-	if msg := strings.TrimSpace(stderr); code != 2 || !strings.Contains(msg, "-out inspect_alibi.png: the file exists; give -overwrite") || !bytes.Equal(before, after) {
+	after, _ := os.ReadFile(filepath.Join(dir, alibi))
+	if msg := strings.TrimSpace(stderr); code != 2 || !strings.Contains(msg, "-out "+alibi+": the file exists; give -overwrite") || !bytes.Equal(before, after) {
 		t.Errorf("inspect over an existing picture: exit %d, stderr %q, replaced %v; want 2, one line, the file kept", code, msg, !bytes.Equal(before, after))
 	}
+	if code, _, stderr := inspect(t, dir, "-scheme", "alibi", "-heads", "8", "-overwrite"); code != 0 {
+		t.Errorf("-overwrite: exit %d: %s", code, stderr)
+	}
+}
+
+// TestDefaultsAreTheConfigs checks that a scheme is shown by default at the size the configs
+// train it, read from configs/rope.yaml by the config loader (head dimension d_model / heads,
+// heads, layers, and train.seq_len as the training length), and that -h says so.
+func TestDefaultsAreTheConfigs(t *testing.T) {
+	r, err := experiments.LoadResolved(filepath.Join("..", "..", "configs", "rope.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Config()
+	code, out, stderr := inspect(t, t.TempDir(), "-scheme", "rope", "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got struct {
+		Dim      int `json:"dim"`
+		Heads    int `json:"heads"`
+		Layers   int `json:"layers"`
+		TrainLen int `json:"train_len"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]int{
+		"dim":       {got.Dim, c.Model.DModel / c.Model.Heads},
+		"heads":     {got.Heads, c.Model.Heads},
+		"layers":    {got.Layers, c.Model.Layers},
+		"train-len": {got.TrainLen, c.Train.SeqLen},
+	}
+	_, stdout, stderr := inspect(t, "", "-h")
+	help := stdout + stderr
+	for f, v := range want {
+		if v[0] != v[1] {
+			t.Errorf("-%s: %d by default, want configs/rope.yaml's %d", f, v[0], v[1])
+		}
+		if !regexp.MustCompile(`(?m)^  -` + f + ` int\n\s+.*\(default: the configs' ` + strconv.Itoa(v[1]) + `[,)]`).MatchString(help) {
+			t.Errorf("-h does not say -%s's default is the configs' %d:\n%s", f, v[1], help)
+		}
+	}
+}
+
+// TestOutputNamedAfterInputs checks that inspections that differ in any input write pictures
+// of different names into one folder, each named after its inputs, a checkpoint's after its
+// run; that the same inspection again is refused; and that .gitignore covers every name.
+func TestOutputNamedAfterInputs(t *testing.T) {
+	dir := t.TempDir()
+	// The committed checkpoint, as a run's model.ckpt in a run folder, and as a file of its own.
+	run := filepath.Join(dir, "runs", "rope_s2")
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ckpt, err := os.ReadFile(filepath.Join("..", "..", "examples", "checkpoints", "rope_ntk.ckpt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(run, experiments.CheckpointFile), ckpt, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rope_ntk.ckpt"), ckpt, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string][]string{}
+	for _, c := range []struct {
+		args []string
+		name string
+	}{
+		{[]string{"-scheme", "rope", "-eval-len", "64"}, "inspect_rope_L64_n64.png"},
+		{[]string{"-scheme", "rope", "-eval-len", "128"}, "inspect_rope_L64_n128.png"},
+		{[]string{"-scheme", "rope", "-eval-len", "128", "-train-len", "32"}, "inspect_rope_L32_n128.png"},
+		{[]string{"-scheme", "rope", "-eval-len", "128", "-scaling", "ntk"}, "inspect_rope_ntk_L64_n128.png"},
+		{[]string{"-scheme", "rope", "-eval-len", "128", "-scaling", "ntk", "-factor", "4"}, "inspect_rope_ntk_L64_n128_factor4.png"},
+		{[]string{"-scheme", "rope", "-eval-len", "128", "-scaling", "yarn", "-beta-fast", "16"}, "inspect_rope_yarn_L64_n128_beta-fast16.png"},
+		{[]string{"-scheme", "rope", "-eval-len", "128", "-base", "500"}, "inspect_rope_L64_n128_base500.png"},
+		{[]string{"-scheme", "rope", "-eval-len", "128", "-dim", "8", "-heads", "2", "-layers", "1"}, "inspect_rope_L64_n128_dim8_heads2_layers1.png"},
+		{[]string{"-scheme", "alibi", "-eval-len", "64"}, "inspect_alibi_L64_n64.png"},
+		// -base is RoPE's: for another scheme it changes nothing, and the name says nothing of it.
+		{[]string{"-scheme", "alibi", "-eval-len", "64", "-heads", "8", "-base", "500"}, "inspect_alibi_L64_n64_heads8.png"},
+		{[]string{"-scheme", "t5", "-eval-len", "64", "-param", "buckets=16"}, "inspect_t5_L64_n64_param-buckets16.png"},
+		{[]string{"-scheme", "t5", "-eval-len", "64", "-param", "buckets=8"}, "inspect_t5_L64_n64_param-buckets8.png"},
+		{[]string{"-checkpoint", filepath.Join(run, experiments.CheckpointFile), "-eval-len", "64"}, "inspect_rope_s2_n64.png"},
+		{[]string{"-checkpoint", "rope_ntk.ckpt", "-eval-len", "64"}, "inspect_rope_ntk_n64.png"},
+		{[]string{"-checkpoint", "rope_ntk.ckpt", "-eval-len", "128"}, "inspect_rope_ntk_n128.png"},
+	} {
+		code, out, stderr := inspect(t, dir, c.args...)
+		if code != 0 || strings.TrimSpace(out) != "wrote "+c.name {
+			t.Errorf("%v: exit %d, stdout %q, stderr %s; want it to write %s", c.args, code, out, stderr, c.name)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, c.name)); err != nil {
+			t.Errorf("%v: %v", c.args, err)
+		}
+		if prev, ok := names[c.name]; ok {
+			t.Errorf("%v and %v write the same %s", prev, c.args, c.name)
+		}
+		names[c.name] = c.args
+		checkIgnored(t, c.name)
+	}
+	// A run's model.ckpt named from the folder it is run in.
+	if code, out, stderr := inspect(t, run, "-checkpoint", experiments.CheckpointFile, "-eval-len", "64"); code != 0 || strings.TrimSpace(out) != "wrote inspect_rope_s2_n64.png" {
+		t.Errorf("-checkpoint model.ckpt in its run folder: exit %d, stdout %q, stderr %s; want inspect_rope_s2_n64.png", code, out, stderr)
+	}
+	// The same inspection again names the same file, which is kept.
+	if code, _, stderr := inspect(t, dir, "-scheme", "rope", "-eval-len", "64", "-heads", "4"); code != 2 || !strings.Contains(stderr, "-out inspect_rope_L64_n64.png: the file exists") {
+		t.Errorf("the same inspection again: exit %d, %s; want 2 and the file kept", code, stderr)
+	}
+}
+
+// checkIgnored fails unless a pattern of the repository's .gitignore that holds no slash (so
+// that it applies in every folder) matches name.
+func checkIgnored(t *testing.T, name string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", ".gitignore"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range strings.Split(string(b), "\n") {
+		p = strings.TrimSpace(p)
+		if p == "" || strings.HasPrefix(p, "#") || strings.HasPrefix(p, "!") || strings.Contains(p, "/") {
+			continue
+		}
+		if ok, _ := filepath.Match(p, name); ok {
+			return
+		}
+	}
+	t.Errorf("%s: no pattern of .gitignore ignores it in every folder", name)
 }
 
 func TestBadInput(t *testing.T) {
@@ -121,7 +262,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-scheme", "rope", "-dim", "1000000000", "-json"}, "-dim"},
 		{[]string{"-scheme", "alibi", "-heads", "1000000000", "-json"}, "-heads"},
 		{[]string{"-scheme", "alibi", "-heads", "5000", "-out", "a.png"}, "-heads"},
-		{[]string{"-scheme", "sinusoidal", "-dim", "4096", "-eval-len", "4096", "-out", "a.png"}, "-dim and -eval-len"},
+		{[]string{"-scheme", "sinusoidal", "-dim", "4096", "-heads", "1", "-eval-len", "4096", "-out", "a.png"}, "-dim and -eval-len"},
 		{[]string{"-scheme", "rope", "-dim", "4096", "-heads", "64", "-eval-len", "16384", "-json"}, "-eval-len"},
 		{[]string{"-scheme", "sinusoidal", "-dim", "4096", "-eval-len", "16384", "-json"}, "-eval-len"},
 		{[]string{"-scheme", "t5", "-param", "buckets=3.5", "-json"}, "-param buckets: 3.5, want a whole number"},
@@ -178,7 +319,7 @@ type shown struct {
 // TestT5Buckets checks -json's buckets against T5's relative_position_bucket (bidirectional
 // False, 32 buckets, max distance 128) computed by position/testdata/golden.py.
 func TestT5Buckets(t *testing.T) {
-	code, out, stderr := inspect(t, t.TempDir(), "-scheme", "t5", "-heads", "2", "-eval-len", "200", "-json")
+	code, out, stderr := inspect(t, t.TempDir(), "-scheme", "t5", "-heads", "2", "-layers", "1", "-train-len", "128", "-eval-len", "200", "-json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -254,8 +395,8 @@ func TestCheckpoint(t *testing.T) {
 	if w[0][2] == 0.5 || w[1][2] == 0.25 {
 		t.Errorf("the checkpoint holds the initial weights %v: not trained", w)
 	}
-	if code, _, stderr := inspect(t, dir, "-checkpoint", ckpt); code != 0 {
-		t.Fatalf("drawing: exit %d: %s", code, stderr)
+	if code, out, stderr := inspect(t, dir, "-checkpoint", ckpt); code != 0 || strings.TrimSpace(out) != "wrote inspect_run_n512.png" {
+		t.Fatalf("drawing: exit %d, stdout %q: %s; want inspect_run_n512.png, after the run's folder", code, out, stderr)
 	}
 	if code, _, stderr := inspect(t, dir, "-checkpoint", ckpt, "-scheme", "rope"); code != 2 || !strings.Contains(stderr, "-scheme") {
 		t.Fatalf("-scheme with -checkpoint: exit %d: %s", code, stderr)
@@ -343,7 +484,7 @@ func TestBoundsWhatSchemesCompute(t *testing.T) {
 		want string
 	}{
 		{[]string{"-scheme", "fire", "-heads", "64", "-dim", "4", "-eval-len", "16384", "-json"}, "needs about 256.0 GiB of memory"},
-		{[]string{"-scheme", "rope", "-dim", "4096", "-heads", "64", "-eval-len", "64", "-json"}, "of memory (the model's weights 6.0 TiB"},
+		{[]string{"-scheme", "rope", "-dim", "4096", "-heads", "64", "-layers", "1", "-eval-len", "64", "-json"}, "of memory (the model's weights 6.0 TiB"},
 		// About 64 s of FIRE's MLP and 1 GB, the issue's 16 minutes in small.
 		{[]string{"-scheme", "fire", "-heads", "4", "-dim", "4", "-layers", "64", "-eval-len", "4096", "-json"}, "would compute 4.29e+09 values at 4096 positions (64 layers × 4 heads), about 66 s"},
 		// Every layer's bias by distance, printed: 67 million numbers.
