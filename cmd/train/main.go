@@ -41,7 +41,7 @@ func run() int {
 		overwrite = flag.Bool("overwrite", false, "replace a finished run of a different config, and start afresh instead of resuming")
 		quiet     = flag.Bool("quiet", false, "no progress output")
 		shard     = flag.String("shard", "", "comparisons: run only runs k with k mod n = i, given as i/n")
-		only      = flag.String("runs", "", "comparisons: compare only the runs whose labels match one of these comma-separated patterns (e.g. '*_flipflop'), into -out")
+		only      = flag.String("runs", "", "comparisons: compare only the runs whose labels match one of these comma-separated patterns (e.g. '*_flipflop'), into -out, a folder of the part's own")
 		report    = flag.Bool("report", false, "comparisons: train nothing, write the report from the runs' results")
 		check     = flag.Bool("check", false, "check the config, flags and results folder as the command would, then stop: train and write nothing")
 		overrides sets
@@ -154,6 +154,12 @@ func compare(path string, overrides []string, f comparisonFlags) int {
 		}
 		return 0
 	}
+	// One writer in the comparison's folder, from before the first check of it to the last file
+	// written; the shards of one comparison share it.
+	if err := r.Lock(); err != nil {
+		return failed(err)
+	}
+	defer r.Unlock()
 	var rep *experiments.Report
 	if f.report {
 		// A report of some runs would compare nothing: every run must have results.
@@ -185,7 +191,9 @@ func compare(path string, overrides []string, f comparisonFlags) int {
 }
 
 // part is the plan of the runs -runs names. It wants -out: in the comparison's own folder, the
-// part's report would replace the whole comparison's.
+// part's report would replace the whole comparison's. An -out that holds runs the part leaves
+// out, the whole's folder given by name among them, is refused by the runner, under the
+// folder's lock.
 func part(plan *experiments.Plan, only, out string) (*experiments.Plan, error) {
 	if out == "" {
 		return nil, fmt.Errorf("-runs: give -out too: in results/%s, the report of a part would replace the whole comparison's", plan.Comparison.Name)
@@ -197,6 +205,10 @@ func part(plan *experiments.Plan, only, out string) (*experiments.Plan, error) {
 // would check before starting, without training or writing anything, and prints the number of
 // runs and how many have results, for scripts that submit the comparison (slurm/submit.sh).
 func checkComparison(r *experiments.Runner, reportOnly bool) error {
+	// The folder's writer first: the command would be refused at once.
+	if err := r.CheckLock(); err != nil {
+		return err
+	}
 	if reportOnly {
 		if err := checkReport(r); err != nil {
 			return err

@@ -246,6 +246,9 @@ type Plan struct {
 	Comparison *Config
 	// runs have their folders relative to their grid point's: runs/<name>.
 	runs []Planned
+	// part says the plan is a part of its comparison's (Only): it writes no folder that holds
+	// runs it leaves out (Runner.checkPart).
+	part bool
 }
 
 // Resolve plans every (run, seed) of the comparison, in a fixed order: with a grid, point by

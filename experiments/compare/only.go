@@ -38,7 +38,7 @@ func (p *Plan) Only(patterns []string) (*Plan, error) {
 			return nil, fmt.Errorf("-runs: %q matches no run's label (%s)", patterns[i], p.someLabels(4))
 		}
 	}
-	return &Plan{Comparison: p.Comparison, runs: runs}, nil
+	return &Plan{Comparison: p.Comparison, runs: runs, part: true}, nil
 }
 
 // someLabels names the first n distinct labels of the plan, for an error to show what labels

@@ -13,6 +13,7 @@ import (
 
 	"extrapolate/experiments/measure"
 	"extrapolate/experiments/training"
+	"extrapolate/internal/dirlock"
 	"extrapolate/internal/inputerr"
 	"extrapolate/internal/writable"
 )
@@ -26,11 +27,20 @@ type Runner struct {
 	Progress  io.Writer
 	// Command is the command line, recorded in the report.
 	Command string
+
+	lock *dirlock.Lock // the comparison folder's (Lock), while held
+	made []string      // the folders Lock made, to remove if left empty
 }
 
 // Execute runs the shard's runs that are not done yet, then, when every run of the comparison
 // has results, writes the report. It returns the report, or nil when runs are still missing.
 func (r *Runner) Execute(ctx context.Context) (*Report, error) {
+	if r.lock == nil {
+		if err := r.Lock(); err != nil {
+			return nil, err
+		}
+		defer r.Unlock()
+	}
 	plan := r.Plan.Runs(r.Dir)
 	if err := r.Check(); err != nil {
 		return nil, err
@@ -77,8 +87,9 @@ func (r *Runner) Execute(ctx context.Context) (*Report, error) {
 // another config, a config.yaml written by hand, or any file a run writes that is not its own
 // (see training.Run.CheckDir), without Overwrite: a changed setting must not silently retrain and
 // replace finished runs. It refuses a run folder another process is writing in, and a damaged
-// results file of any run the comparison keeps (readResult), as the report would. It writes
-// nothing.
+// results file of any run the comparison keeps (readResult), as the report would, and a part
+// in a folder of runs it leaves out (checkPart). It writes nothing. Execute asks it under the
+// folder's lock.
 func (r *Runner) Check() error {
 	plan := r.Plan.Runs(r.Dir)
 	if err := writable.Check(r.Dir); err != nil {
@@ -86,6 +97,9 @@ func (r *Runner) Check() error {
 	}
 	if err := r.checkKind(); err != nil {
 		return inputerr.Wrap(err)
+	}
+	if err := r.checkPart(); err != nil {
+		return err
 	}
 	for k, p := range plan {
 		selected := r.Shard.Selects(k)
@@ -209,8 +223,23 @@ func (r *Runner) MissingRuns() (missing []string, total int, err error) {
 // WriteReport gathers the results of every run into the comparison's tables, plot and
 // REPORT.md. With runs missing (shards still running) it writes nothing and returns nil. Every
 // file it reads is read and checked before it writes any, so that a damaged run leaves the
-// comparison's files as they were.
+// comparison's files as they were. It holds the folder's lock (Lock), and a shard its turn among
+// the shards, while it reads and writes.
 func (r *Runner) WriteReport() (*Report, error) {
+	if r.lock == nil {
+		if err := r.Lock(); err != nil {
+			return nil, err
+		}
+		defer r.Unlock()
+	}
+	end, err := r.lock.Turn()
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	if err := r.checkPart(); err != nil {
+		return nil, err
+	}
 	rep, err := r.buildReport()
 	if err != nil || rep == nil {
 		return nil, err
@@ -224,6 +253,9 @@ func (r *Runner) WriteReport() (*Report, error) {
 // CheckReport reads and checks every file the report reads, as WriteReport does, and writes
 // nothing: -check -report.
 func (r *Runner) CheckReport() error {
+	if err := r.checkPart(); err != nil {
+		return err
+	}
 	_, err := r.buildReport()
 	return err
 }
