@@ -319,6 +319,18 @@ def alibi(st, w, layer, n, scaling):
     return {"bias": -m[:, None, None] * distances(n).clamp(min=0).double()}
 
 
+@scheme("hard_alibi")
+def hard_alibi(st, w, layer, n, scaling):
+    """Hard-ALiBi (Jelassi et al. 2024; sjelassi/transformers_ssm_copy, hard_alibi_model.py): head
+    h < masked_heads sees its h+1 latest keys, the rest masked by GPT-NeoX's masked_bias −1e9;
+    the other heads see every key, with no position information."""
+    delta = distances(n).clamp(min=0)
+    bias = torch.zeros(st["heads"], n, n, dtype=torch.float64)
+    for h in range(st["masked_heads"]):
+        bias[h] = torch.where(delta > h, -1e9, 0.0)
+    return {"bias": bias}
+
+
 def t5_bucket(delta, buckets, max_distance):
     """T5's relative_position_bucket with bidirectional=False (Raffel et al. 2020): distances
     below buckets/2 exact, longer ones log-spaced up to max_distance, the rest in the last."""

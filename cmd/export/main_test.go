@@ -48,7 +48,7 @@ func temperature(scale string) func(c *experiments.Config) {
 	return func(c *experiments.Config) { c.Position.Scheme, c.Attention.Scale = "nope", scale }
 }
 
-// variants are every scheme, every scaling, p-RoPE and partial rotation, a mix, every
+// variants are every scheme (Hard-ALiBi on 4 heads, 2 of them windowed), every scaling, p-RoPE and partial rotation, a mix, every
 // attention temperature, softpick, both attention gates and the sinks, with the config's own
 // scaling (and its fields), sliding evaluation windows (eval.stride), and sliding attention
 // windows (position.window: on one layer of a mix with sinks, as gpt-oss bands its layers, and
@@ -73,6 +73,7 @@ var variants = []variant{
 		c.Eval.Stride = &stride
 	}},
 	{name: "t5", set: scheme("t5", map[string]any{"buckets": 8, "max_distance": 12})},
+	{name: "hard_alibi", set: func(c *experiments.Config) { c.Position, c.Model.Heads = position.Config{Scheme: "hard_alibi"}, 4 }},
 	{name: "kerple", set: scheme("kerple", nil)},
 	{name: "fire", set: scheme("fire", map[string]any{"hidden": 8, "threshold_init": 8})},
 	{name: "fox", set: scheme("fox", nil)},
