@@ -17,6 +17,13 @@ type Eval = config.Eval
 // PositionCost is what a position scheme returns for a model at n positions.
 type PositionCost = config.PositionCost
 
+// Upper bounds of the eval section (config.MaxEvalLength, ...).
+const (
+	MaxEvalLength      = config.MaxEvalLength
+	MaxEvalTokens      = config.MaxEvalTokens
+	MaxEvalBatchTokens = config.MaxEvalBatchTokens
+)
+
 // Default is the config every file is read on top of (config.Default).
 func Default() Config { return config.Default() }
 

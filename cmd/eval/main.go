@@ -207,19 +207,35 @@ func (o *options) scalingList(c experiments.Config, f position.Factor) ([]*posit
 // length whose batch fits in memory can be scored: where the longest length exceeds the config's
 // eval.batch_tokens, which a run needs at least the longest length, the batches are raised to
 // hold one window of it, and the memory check applies to that.
+//
+// Each length and -tokens is checked against the config's limit here, naming the flag, before
+// anything is computed from it: nothing below adds or multiplies sizes larger than these.
 func (o *options) evalSettings(c experiments.Config) (experiments.Eval, string, error) {
 	e := c.Eval
 	if o.lengths != "" {
 		e.Lengths = nil
 		for _, s := range strings.Split(o.lengths, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil {
+			s = strings.TrimSpace(s)
+			n, err := strconv.Atoi(s)
+			switch {
+			case errors.Is(err, strconv.ErrRange) && strings.HasPrefix(s, "-"), err == nil && n <= 0:
+				return e, "", fmt.Errorf("-lengths: %s, want positive lengths", s)
+			case errors.Is(err, strconv.ErrRange):
+				return e, "", fmt.Errorf("-lengths: %s, above the limit of %d, the longest length eval takes", s, experiments.MaxEvalLength)
+			case err != nil:
 				return e, "", fmt.Errorf("-lengths: %q is not a length", s)
+			case n > experiments.MaxEvalLength:
+				return e, "", fmt.Errorf("-lengths: %d, above the limit of %d, the longest length eval takes", n, experiments.MaxEvalLength)
 			}
 			e.Lengths = append(e.Lengths, n)
 		}
 	}
-	if o.tokens != 0 {
+	switch {
+	case o.tokens < 0:
+		return e, "", fmt.Errorf("-tokens: %d, want a positive number", o.tokens)
+	case o.tokens > experiments.MaxEvalTokens:
+		return e, "", fmt.Errorf("-tokens: %d, above the limit of %d", o.tokens, experiments.MaxEvalTokens)
+	case o.tokens != 0:
 		e.Tokens = o.tokens
 	}
 	batches := fmt.Sprintf("eval.batch_tokens %d", e.BatchTokens)

@@ -336,6 +336,14 @@ func (c Config) tasks() ([]task.Task, int, error) {
 	return tasks, examples, nil
 }
 
+// Upper bounds of the eval section (checkLimits, Eval.check), which commands that set these
+// sizes from their flags check too, naming the flag: cmd/eval's -lengths and -tokens.
+const (
+	MaxEvalLength      = 1 << 20
+	MaxEvalTokens      = 1 << 30
+	MaxEvalBatchTokens = 1 << 22
+)
+
 // checkLimits refuses sizes above upper bounds, which keep a typo from asking for terabytes:
 // each is far beyond what this trainer is for, and products that size buffers are bounded too.
 func (c Config) checkLimits() error {
@@ -352,8 +360,8 @@ func (c Config) checkLimits() error {
 		{"train.steps", c.Train.Steps, 1 << 30},
 		{"train.log_every", c.Train.LogEvery, 1 << 30},
 		{"train.checkpoint_every", c.Train.CheckpointEvery, 1 << 30},
-		{"eval.tokens", c.Eval.Tokens, 1 << 30},
-		{"eval.batch_tokens", c.Eval.BatchTokens, 1 << 22},
+		{"eval.tokens", c.Eval.Tokens, MaxEvalTokens},
+		{"eval.batch_tokens", c.Eval.BatchTokens, MaxEvalBatchTokens},
 	}
 	for _, l := range limits {
 		if l.value > l.max {
@@ -440,8 +448,8 @@ func (e Eval) check() error {
 			return fmt.Errorf("eval.lengths: %d does not divide eval.tokens %d, so lengths would not score the same tokens", n, e.Tokens)
 		case n > e.BatchTokens:
 			return fmt.Errorf("eval.batch_tokens: %d, want at least the longest length %d", e.BatchTokens, n)
-		case n > 1<<20:
-			return fmt.Errorf("eval.lengths: %d, above the limit of %d", n, 1<<20)
+		case n > MaxEvalLength:
+			return fmt.Errorf("eval.lengths: %d, above the limit of %d", n, MaxEvalLength)
 		}
 		seen[n] = true
 	}
