@@ -111,16 +111,23 @@ func Write(path string, meta any, tensors []Tensor) error {
 // the checksum and that the declared tensors fill the file exactly before allocating them, so a
 // crafted file cannot make it allocate more than the file's own size.
 func Read(path string, meta any) ([]Tensor, error) {
+	ts, _, err := ReadSum(path, meta)
+	return ts, err
+}
+
+// ReadSum is Read that also returns the SHA-256 checksum closing the file, checked against its
+// content: it names that content, so that a file replaced at the same path is told apart.
+func ReadSum(path string, meta any) ([]Tensor, [sha256.Size]byte, error) {
 	f, size, err := inputfile.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, [sha256.Size]byte{}, err
 	}
 	defer f.Close()
-	ts, err := decode(f, size, meta)
+	ts, sum, err := decodeSum(f, size, meta)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, sum, fmt.Errorf("%s: %w", path, err)
 	}
-	return ts, nil
+	return ts, sum, nil
 }
 
 // corrupt is ErrCorrupt with what is wrong.
@@ -134,39 +141,45 @@ const fixed = int64(len(magic) + 8 + sha256.Size)
 
 // decode reads a checkpoint of the given size from r.
 func decode(r io.Reader, size int64, meta any) ([]Tensor, error) {
+	ts, _, err := decodeSum(r, size, meta)
+	return ts, err
+}
+
+// decodeSum is decode that also returns the checksum closing the checkpoint, once checked.
+func decodeSum(r io.Reader, size int64, meta any) ([]Tensor, [sha256.Size]byte, error) {
+	var sum, none [sha256.Size]byte
 	if size < fixed {
-		return nil, corrupt("%d bytes is too short to be a checkpoint", size)
+		return nil, none, corrupt("%d bytes is too short to be a checkpoint", size)
 	}
 	h := sha256.New()
 	br := bufio.NewReaderSize(io.TeeReader(io.LimitReader(r, size-sha256.Size), h), 1<<16)
 	hd, hlen, err := readHeader(br, size)
 	if err != nil {
-		return nil, err
+		return nil, none, err
 	}
 	sizes, err := tensorSizes(hd.Tensors, size-fixed-hlen)
 	if err != nil {
-		return nil, err
+		return nil, none, err
 	}
 	out, err := readTensors(br, hd.Tensors, sizes)
 	if err != nil {
-		return nil, err
+		return nil, none, err
 	}
 	if n, _ := br.Read(make([]byte, 1)); n != 0 {
-		return nil, corrupt("data past the tensors")
+		return nil, none, corrupt("data past the tensors")
 	}
-	var sum [sha256.Size]byte
 	if _, err := io.ReadFull(r, sum[:]); err != nil {
-		return nil, corrupt("reading the checksum: %v", err)
+		return nil, none, corrupt("reading the checksum: %v", err)
 	}
 	if !bytes.Equal(sum[:], h.Sum(nil)) {
-		return nil, corrupt("checksum mismatch: the file was truncated or altered")
+		return nil, none, corrupt("checksum mismatch: the file was truncated or altered")
 	}
 	if meta != nil {
 		if err := json.Unmarshal(hd.Meta, meta); err != nil {
-			return nil, corrupt("meta: %v", err)
+			return nil, none, corrupt("meta: %v", err)
 		}
 	}
-	return out, nil
+	return out, sum, nil
 }
 
 // readHeader reads the preamble and the JSON header of a checkpoint of the given size, and

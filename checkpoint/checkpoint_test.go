@@ -171,3 +171,31 @@ func sha256Sum(b []byte) []byte {
 	s := sha256.Sum256(b)
 	return s[:]
 }
+
+// TestReadSum checks that ReadSum returns the checksum closing the file, the SHA-256 of all
+// before it, and that checkpoints of other content have other sums.
+func TestReadSum(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.ckpt"), filepath.Join(dir, "b.ckpt")
+	if err := Write(a, meta{Step: 1}, sample()); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(b, meta{Step: 2}, sample()); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(a)
+	var m meta
+	ts, sa, err := ReadSum(a, &m)
+	if err != nil || len(ts) != 2 || m.Step != 1 {
+		t.Fatalf("%d tensors, meta %+v: %v", len(ts), m, err)
+	}
+	if want := sha256.Sum256(raw[:len(raw)-sha256.Size]); sa != want || !bytes.Equal(sa[:], raw[len(raw)-sha256.Size:]) {
+		t.Fatalf("sum %x, want %x", sa, want)
+	}
+	if _, sb, err := ReadSum(b, nil); err != nil || sb == sa {
+		t.Fatalf("another checkpoint's sum %x (%v), the first's %x", sb, err, sa)
+	}
+	if _, sum, err := ReadSum(filepath.Join(dir, "missing.ckpt"), nil); err == nil || sum != [sha256.Size]byte{} {
+		t.Fatalf("a missing file: sum %x, error %v", sum, err)
+	}
+}

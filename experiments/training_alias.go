@@ -25,6 +25,9 @@ func LoadCheckpoint(path string) (*Trained, error) { return training.LoadCheckpo
 // ScalingReport is a checkpoint evaluated under several scalings.
 type ScalingReport = training.ScalingReport
 
+// ScalingRequest is what an evaluation under several scalings was asked (training.ScalingRequest).
+type ScalingRequest = training.ScalingRequest
+
 // EvaluateScalings scores one trained model under each scaling (training.EvaluateScalings).
 func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scaling, e Eval, w io.Writer) (*ScalingReport, error) {
 	return training.EvaluateScalings(ctx, t, scalings, e, w)

@@ -36,7 +36,7 @@ type options struct {
 	ckpt, scalings, factor, lengths, out string
 	maps                                 string
 	tokens, examples                     int
-	quiet, partial                       bool
+	quiet, partial, overwrite            bool
 	fields                               *scalingflag.Set
 	// scalingGiven says -scaling was given, so that an empty one (an unset shell variable) is
 	// refused rather than read as the default.
@@ -57,9 +57,10 @@ func parseFlags() *options {
 	flag.StringVar(&o.out, "out", "", "results folder (default: scalings/ beside the checkpoint)")
 	flag.BoolVar(&o.quiet, "quiet", false, "no progress output")
 	flag.BoolVar(&o.partial, "partial", false, "evaluate a checkpoint saved before training finished")
+	flag.BoolVar(&o.overwrite, "overwrite", false, "replace the results of a different evaluation in -out (those of the same checkpoint and flags are replaced without it)")
 	o.fields = scalingflag.Register(flag.CommandLine)
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: eval -checkpoint FILE [-scaling none,linear,...] [-factor auto|N] [-map none,rerope,...] [-lengths 64,128,...] [-out DIR]\n\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: eval -checkpoint FILE [-scaling none,linear,...] [-factor auto|N] [-map none,rerope,...] [-lengths 64,128,...] [-out DIR] [-overwrite]\n\n")
 		fmt.Fprintf(flag.CommandLine.Output(), "A checkpoint trained at randomized positions (train.positions type randomized) is scored as in\ntraining: each window at its own sorted draw of positions from the range it trained on, seeded by\nthe run's seed and the window; a length past the range is not applicable, and -map is refused.\n\n")
 		flag.PrintDefaults()
 	}
@@ -133,7 +134,11 @@ func run() int {
 	if at != "" {
 		memory += "\n" + at
 	}
-	return o.evaluate(t, list, e, memory, dir)
+	req := o.request(t, list, e)
+	if err := checkOut(dir, o.ckpt, req, o.overwrite); err != nil {
+		return fail(err)
+	}
+	return o.evaluate(t, list, e, req, memory, dir)
 }
 
 // applyTasks applies -examples to a checkpoint trained on tasks, and refuses the flags that
@@ -251,9 +256,12 @@ func (o *options) evalSettings(c experiments.Config) (experiments.Eval, string, 
 	return e, fmt.Sprintf("evaluated in batches of up to %d tokens (%s), needing %s", e.BatchTokens, batches, rc.Memory().Evaluation()), nil
 }
 
-// evaluate scores the trained model under each variant of list, writes the results in dir and
-// prints their table, returning the exit code. Nothing is written when interrupted.
-func (o *options) evaluate(t *experiments.Trained, list []experiments.Variant, e experiments.Eval, memory, dir string) int {
+// evaluate scores the trained model under each variant of list, writes the results in dir with
+// the request that asked for them and prints their table, returning the exit code. Nothing is
+// written when interrupted. With -overwrite, results of the other kind (a corpus checkpoint's
+// beside a task checkpoint's) are removed once the new ones are written, so that the folder
+// holds one evaluation's.
+func (o *options) evaluate(t *experiments.Trained, list []experiments.Variant, e experiments.Eval, req *experiments.ScalingRequest, memory, dir string) int {
 	w := os.Stderr
 	if o.quiet {
 		w = nil
@@ -272,7 +280,7 @@ func (o *options) evaluate(t *experiments.Trained, list []experiments.Variant, e
 		}
 		return 1
 	}
-	rep.Checkpoint = o.ckpt
+	rep.Checkpoint, rep.Request = o.ckpt, req
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "eval:", err)
 		return 1
@@ -280,6 +288,12 @@ func (o *options) evaluate(t *experiments.Trained, list []experiments.Variant, e
 	if err := rep.Write(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "eval:", err)
 		return 1
+	}
+	if o.overwrite {
+		if err := removeOthers(dir, req); err != nil {
+			fmt.Fprintln(os.Stderr, "eval:", err)
+			return 1
+		}
 	}
 	if t.Progress != "" {
 		fmt.Printf("partly trained: checkpoint saved at %s\n", t.Progress)

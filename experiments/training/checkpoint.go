@@ -2,6 +2,8 @@ package training
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -29,12 +31,15 @@ type Trained struct {
 	// Progress says, for an unfinished checkpoint, how far training went: "train step 50 of
 	// 200", "recalibrate step 7 of 25" or "finetune step 3 of 10".
 	Progress string
+	// Checksum is the SHA-256 checksum closing the file, in hex, checked against what was
+	// loaded: it names the checkpoint's content, whatever its path.
+	Checksum string
 }
 
 // LoadCheckpoint reads a checkpoint and rebuilds its model. The config inside must decode and
 // check like a config file, and every weight must match the shape that config gives it.
 func LoadCheckpoint(path string) (*Trained, error) {
-	meta, byName, err := readCheckpoint(path)
+	meta, byName, sum, err := readCheckpointSum(path)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +74,7 @@ func LoadCheckpoint(path string) (*Trained, error) {
 	if err := loadParams(m, byName, path); err != nil {
 		return nil, err
 	}
-	tr := &Trained{Config: c, Resolved: rc, Model: m, Finished: meta.State.Phase == phaseDone}
+	tr := &Trained{Config: c, Resolved: rc, Model: m, Finished: meta.State.Phase == phaseDone, Checksum: hex.EncodeToString(sum[:])}
 	if !tr.Finished {
 		steps := c.Train.MainSteps()
 		switch f := c.Train.Finetune; {
@@ -196,19 +201,25 @@ func Key(c config.Config) string {
 
 // readCheckpoint reads a checkpoint of this program: its header and its tensors by name.
 func readCheckpoint(path string) (Meta, map[string]*tensor.Dense, error) {
+	meta, byName, _, err := readCheckpointSum(path)
+	return meta, byName, err
+}
+
+// readCheckpointSum is readCheckpoint that also returns the checksum closing the file.
+func readCheckpointSum(path string) (Meta, map[string]*tensor.Dense, [sha256.Size]byte, error) {
 	var meta Meta
-	ts, err := checkpoint.Read(path, &meta)
+	ts, sum, err := checkpoint.ReadSum(path, &meta)
 	if err != nil {
-		return meta, nil, err
+		return meta, nil, sum, err
 	}
 	if err := checkMeta(meta, path); err != nil {
-		return meta, nil, err
+		return meta, nil, sum, err
 	}
 	byName := map[string]*tensor.Dense{}
 	for _, x := range ts {
 		byName[x.Name] = x.Value
 	}
-	return meta, byName, nil
+	return meta, byName, sum, nil
 }
 
 // adopt copies a checkpoint's weights, optimizer moments and training state into the trainer.

@@ -51,8 +51,26 @@ type ScalingReport struct {
 	// BatchTokens bounds the tokens of an evaluation batch: a batch holds at least one window.
 	BatchTokens int `json:"batch_tokens"`
 	// Partial says how far training went when the checkpoint was saved before it finished.
-	Partial string          `json:"partial,omitempty"`
+	Partial string `json:"partial,omitempty"`
+	// Request is what cmd/eval was asked, so that it can tell its own results from another
+	// evaluation's before replacing them; absent from a report written before it was recorded.
+	Request *ScalingRequest `json:"request,omitempty"`
 	Results []ScalingResult `json:"results"`
+}
+
+// ScalingRequest is what an evaluation was asked, resolved: cmd/eval's flags with the
+// checkpoint config's defaults filled in. Two evaluations of the same request score the same.
+type ScalingRequest struct {
+	// Checksum is the checkpoint's (Trained.Checksum), the SHA-256 that closes its file, of all
+	// before it: a checkpoint retrained at the same path is another one.
+	Checksum string `json:"checkpoint_checksum"`
+	// Variants are the scalings and maps in order, each with every field, unlike the results'
+	// names: "yarn(beta_fast=16, factor=auto) + rerope(window=16)".
+	Variants []string `json:"variants"`
+	// Lengths and Tokens are the evaluation's on the corpus, Examples a task checkpoint's.
+	Lengths  []int `json:"lengths,omitempty"`
+	Tokens   int   `json:"tokens,omitempty"`
+	Examples int   `json:"examples,omitempty"`
 }
 
 // EvaluateScalings scores one trained model under each scaling (nil for none), so that the
