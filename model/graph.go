@@ -7,6 +7,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"extrapolate/model/nn"
+	"extrapolate/model/nn/stock"
 	"extrapolate/position"
 )
 
@@ -86,6 +87,9 @@ func (m *Model) Graph(scheme position.Scheme, batch, n int, o Options) (*Graph, 
 			return nil, fmt.Errorf("model: attention statistics need the training length, to tell far keys")
 		}
 		for l := range pos.layers {
+			if pos.layers[l].scores != nil {
+				return nil, fmt.Errorf("model: attention statistics (eval.measures attention, sinks) come from the fused attention op, and layer %d changes its scores on the stock ops", l)
+			}
 			st := &nn.AttentionStats{Far: m.Config.TrainLen}
 			pos.layers[l].config.Stats = st
 			gr.Stats = append(gr.Stats, st)
@@ -126,7 +130,7 @@ func (b *builder) forward(m *Model, w nodes, ids *G.Node, pos positions) *G.Node
 		v := b.linear(y, w[h.wv], w[h.bv])
 		f := b.logForget(y, a.gate) // nil for a layer without forget gates
 		b.layers = append(b.layers, layerNodes{x: y, q: q, k: k, logForget: f, scale: a.scale})
-		in := nn.AttentionInputs{Bias: a.bias, Scale: a.scale, LogForget: f, CoPE: a.cope}
+		in := nn.AttentionInputs{Bias: a.bias, Scale: a.scale, LogForget: f, CoPE: a.cope, Scores: a.scores}
 		if h.sinks != nil {
 			in.Sinks = w[h.sinks]
 		}
@@ -235,6 +239,9 @@ type layerPositions struct {
 	bias, scale *G.Node
 	gate        *gateNodes
 	cope        *G.Node
+	// scores is the scheme's own score stage (position.GraphScorer), nil for none: the layer's
+	// attention then runs on the stock ops.
+	scores func(*G.Node) (*G.Node, error)
 }
 
 // gateNodes are the nodes of a scheme's forget gate weights (position.ForgetGate), whole, and
@@ -315,6 +322,9 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n i
 		}
 		a.config.CoPE = a.cope != nil
 		a.config.Window = position.WindowOf(in.Scheme)
+		if a.scores = position.ScoresGraph(in.Scheme, g, m.schemeNodes(in.Owner, w), in.Layer, m.Config.Heads, n); a.scores != nil && at != nil {
+			return p, fmt.Errorf("model: the %s scheme changes the scores on the stock ops, which take no drawn position ids", in.Scheme.Name())
+		}
 		if dm := position.DistanceMapOf(s); dm != nil && !opt.Train {
 			if at != nil {
 				return p, errMapAtIDs(dm)
@@ -621,7 +631,13 @@ func (b *builder) layerNorm(x, g, bias *G.Node) *G.Node {
 func (b *builder) linear(x, w, bias *G.Node) *G.Node {
 	return b.do(func() (*G.Node, error) { return b.ops.linear(x, w, bias) })
 }
+
+// attention is the fused op, or gorgonia's stock ops for a layer with a score stage of a
+// scheme's own, which has no fused kernel (the decomposed path).
 func (b *builder) attention(q, k, v *G.Node, in nn.AttentionInputs, c nn.AttentionConfig) *G.Node {
+	if in.Scores != nil {
+		return b.do(func() (*G.Node, error) { return stock.AttentionWith(q, k, v, in, c) })
+	}
 	return b.do(func() (*G.Node, error) { return b.ops.attention(q, k, v, in, c) })
 }
 

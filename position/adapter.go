@@ -138,6 +138,23 @@ func BiasGraph(s Scheme, g *G.ExprGraph, w []*G.Node, layer, n int) (*G.Node, er
 	return b.GraphBias(g, w, layer, n)
 }
 
+// ScoresGraph returns what changes layer's attention scores for s (GraphScorer) from the nodes
+// of its weights w, for heads heads at n positions, and nil for any other scheme.
+func ScoresGraph(s Scheme, g *G.ExprGraph, w []*G.Node, layer, heads, n int) func(scores *G.Node) (*G.Node, error) {
+	sc, ok := unwrap(s).(GraphScorer)
+	if !ok {
+		return nil
+	}
+	return func(scores *G.Node) (*G.Node, error) { return sc.GraphScores(g, w, scores, layer, heads, n) }
+}
+
+// ScoresItself says whether s changes the attention scores itself (GraphScorer), which runs
+// its layers on the stock ops.
+func ScoresItself(s Scheme) bool {
+	_, ok := unwrap(s).(GraphScorer)
+	return ok
+}
+
 // HasBiasRows says whether s can compute its learned bias one query at a time (BiasRower).
 func HasBiasRows(s Scheme) bool {
 	_, ok := unwrap(s).(BiasRower)
@@ -365,6 +382,9 @@ func MapAppliesTo(m DistanceMap, s Scheme) error {
 // mapActsOn says whether m changes what the scheme s of one layer computes, or why s cannot take
 // it.
 func mapActsOn(m DistanceMap, s Scheme) (bool, error) {
+	if ScoresItself(s) {
+		return false, fmt.Errorf("the %s scheme changes the scores itself, on gorgonia's stock ops, which take no distance map", s.Name())
+	}
 	if _, ok := StickBreakingOf(s); ok {
 		return false, fmt.Errorf("the %s scheme breaks each query's stick over the keys at their true order, and attention does not remap or mask it: it takes no distance map", s.Name())
 	}

@@ -98,6 +98,22 @@ type GraphBiaser interface {
 	GraphBias(g *G.ExprGraph, w []*G.Node, layer, n int) (*G.Node, error)
 }
 
+// A GraphScorer changes each layer's attention scores itself, with gorgonia operations on the
+// scores and on its weights (Learner; Weights may declare none): a stage of attention for which
+// no fused kernel exists. The model runs the attention of its layers on gorgonia's stock ops
+// (the decomposed attention, nn/stock), and gorgonia differentiates the stage, its weights
+// included; every other layer keeps the fused op. It takes no distance map, and measures that
+// read the fused op's statistics (attention, sinks) do not apply to its runs.
+type GraphScorer interface {
+	Learner
+	// GraphScores returns layer's scores changed: scores is (batch·heads, n, n), row b·heads+h
+	// head h of sequence b, entry [i][j] q_i·k_j/√head_dim times the temperature, before the
+	// causal mask and any bias are added (the keys after the query are masked afterwards,
+	// whatever it gives them); w are the nodes of the weights in the order Weights declares
+	// them. The result must keep the shape and type of scores.
+	GraphScores(g *G.ExprGraph, w []*G.Node, scores *G.Node, layer, heads, n int) (*G.Node, error)
+}
+
 // A BiasRower is a LearnedBiaser whose bias depends on the query's position too (PerQuery) and
 // can be computed one query at a time, so that evaluation at long lengths need not hold its
 // heads·n² values at once.

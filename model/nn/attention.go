@@ -26,6 +26,9 @@ func AttentionWith(q, k, v *G.Node, x AttentionInputs, cfg AttentionConfig) (*G.
 	if (cfg.BiasRow == nil) == (cfg.Bias == ByRow) {
 		return nil, errors.Errorf("Attention: bias form %d with BiasRow %v", cfg.Bias, cfg.BiasRow != nil)
 	}
+	if x.Scores != nil {
+		return nil, errors.New("Attention: a score stage with no fused kernel (AttentionInputs.Scores) runs on the stock ops (package stock)")
+	}
 	in := []*G.Node{q, k, v}
 	for _, opt := range cfg.inputs() {
 		if n := opt.node(x); (n != nil) != opt.on {

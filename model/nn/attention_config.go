@@ -107,6 +107,12 @@ type AttentionConfig struct {
 // position embeddings of contextual positions (CoPE) and the sink logits (Sinks).
 type AttentionInputs struct {
 	Bias, Scale, LogForget, CoPE, Sinks *G.Node
+	// Scores, when set, is a stage with no fused kernel: it takes the scores, (batch·heads, n,
+	// n) q·k/√head_dim times the temperature, before the causal mask, CoPE, the bias and the
+	// forget gates are added, and returns them changed, in gorgonia's operations. The fused op refuses it; the stock composition (package stock) applies it
+	// before the normaliser, and gorgonia differentiates it: the decomposed path a model
+	// takes for a layer whose stage has no kernel.
+	Scores func(scores *G.Node) (*G.Node, error)
 }
 
 // An input is one of attention's optional inputs, as the op takes them after q, k and v: the

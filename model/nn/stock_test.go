@@ -2,6 +2,7 @@ package nn_test
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	G "gorgonia.org/gorgonia"
@@ -90,4 +91,40 @@ func oneHot(targets []int, vocab int, dt tensor.Dtype) *tensor.Dense {
 		return tensor.New(tensor.WithShape(len(targets), vocab), tensor.WithBacking(f))
 	}
 	return tensor.New(tensor.WithShape(len(targets), vocab), tensor.WithBacking(v))
+}
+
+// TestScoreStage: a score stage with no fused kernel (AttentionInputs.Scores) is refused by the
+// fused op, and applied by the stock composition to the scores before the mask: doubling them
+// there is attention at twice the temperature, which the stock composition with a query scale
+// of 2 computes too.
+func TestScoreStage(t *testing.T) {
+	const batch, seqLen, heads, d = 2, 4, 2, 8
+	rng := rand.New(rand.NewPCG(4, 4))
+	in := []gradcheck.Input{
+		gradcheck.Var("q", gradcheck.Rand(rng, 1, batch*seqLen, d)),
+		gradcheck.Var("k", gradcheck.Rand(rng, 1, batch*seqLen, d)),
+		gradcheck.Var("v", gradcheck.Rand(rng, 1, batch*seqLen, d)),
+	}
+	cfg := nn.AttentionConfig{Batch: batch, SeqLen: seqLen, Heads: heads}
+	double := func(s *G.Node) (*G.Node, error) { return G.Mul(s, G.NewConstant(2.0)) }
+	g := G.NewGraph()
+	q := G.NewMatrix(g, G.Float64, G.WithShape(batch*seqLen, d), G.WithName("q"), G.WithValue(in[0].Value))
+	if _, err := nn.AttentionWith(q, q, q, nn.AttentionInputs{Scores: double}, cfg); err == nil || !strings.Contains(err.Error(), "stock") {
+		t.Errorf("the fused op with a score stage: %v, want a refusal naming the stock ops", err)
+	}
+	scaled := cfg
+	scaled.QueryScale = true
+	twos := make([]float64, heads*seqLen)
+	for i := range twos {
+		twos[i] = 2
+	}
+	gradcheck.Same(t, in,
+		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
+			return stock.AttentionWith(x[0], x[1], x[2], nn.AttentionInputs{Scores: double}, cfg)
+		},
+		func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
+			scale := G.NewMatrix(g, G.Float64, G.WithShape(heads, seqLen), G.WithName("scale"),
+				G.WithValue(tensor.New(tensor.WithShape(heads, seqLen), tensor.WithBacking(twos))))
+			return stock.AttentionWith(x[0], x[1], x[2], nn.AttentionInputs{Scale: scale}, scaled)
+		})
 }

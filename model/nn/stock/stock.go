@@ -180,6 +180,16 @@ func AttentionWith(q, k, v *G.Node, x nn.AttentionInputs, cfg nn.AttentionConfig
 		full := G.Must(G.Mul(qscale, table(g, dt, spread, t, t*t)))
 		scores = G.Must(G.HadamardProd(scores, tiled(full, cfg)))
 	}
+	if x.Scores != nil {
+		s, err := x.Scores(scores)
+		if err != nil {
+			return nil, err
+		}
+		if !s.Shape().Eq(scores.Shape()) || s.Dtype() != dt {
+			return nil, fmt.Errorf("stock: a score stage gave %v of shape %v, want %v of shape %v", s.Dtype(), s.Shape(), dt, scores.Shape())
+		}
+		scores = s
+	}
 	mask := causalMask(cfg, -1e9, 0)
 	if x.CoPE != nil {
 		scores = G.Must(G.Add(scores, copeScores(qh, raw, x.CoPE, mask, cfg)))
