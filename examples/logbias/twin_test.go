@@ -9,6 +9,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"extrapolate/examples/logbias"
+	"extrapolate/internal/trainbench"
 	"extrapolate/model"
 	"extrapolate/position"
 )
@@ -223,39 +224,6 @@ func normDiff(a, b []float64) float64 {
 // graph bias, differentiated by gorgonia, against the hand-written one's nn.Compute.
 func BenchmarkTrainStep(b *testing.B) {
 	for _, name := range []string{"logbias", "logbias_fused"} {
-		b.Run(name, func(b *testing.B) {
-			const heads, n, batch = 4, 64, 16
-			s, err := position.New(position.Spec{DModel: 64, Heads: heads, Layers: 2, TrainLen: n, Config: position.Config{Scheme: name}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			m, err := model.New(model.Config{Vocab: 256, DModel: 64, Layers: 2, Heads: heads, TrainLen: n}, s, tensor.Float32, 1)
-			if err != nil {
-				b.Fatal(err)
-			}
-			g, err := m.Graph(s, batch, n, model.Options{Train: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer g.Close()
-			opt := model.NewAdamW(m, model.Schedule{LR: 1e-3, Warmup: 1, Steps: 1 << 30}, 0.1, 1)
-			rng := rand.New(rand.NewPCG(1, 1))
-			for i := range g.IDs {
-				g.IDs[i], g.Targets[i] = rng.IntN(256), rng.IntN(256)
-			}
-			grads := make([]*tensor.Dense, len(m.Params))
-			b.ResetTimer()
-			for range b.N {
-				if _, err := g.Run(); err != nil {
-					b.Fatal(err)
-				}
-				for i := range grads {
-					grads[i] = g.Grad(i)
-				}
-				if _, err := opt.Update(m.Params, grads); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		b.Run(name, func(b *testing.B) { trainbench.Step(b, position.Config{Scheme: name}) })
 	}
 }

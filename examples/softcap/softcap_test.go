@@ -15,6 +15,7 @@ import (
 	_ "extrapolate/examples/softcap"
 	"extrapolate/experiments"
 	"extrapolate/internal/cmdtest"
+	"extrapolate/internal/trainbench"
 	"extrapolate/model"
 	"extrapolate/model/nn"
 	"extrapolate/position"
@@ -229,45 +230,8 @@ eval: {lengths: [16, 32, 64], tokens: 512, batch_tokens: 256}
 // model (width 64, 2 layers, 4 heads, 16 sequences of 64 tokens) with the stage, on the stock
 // ops, against NoPE on the fused op: the cost of the decomposed path.
 func BenchmarkTrainStep(b *testing.B) {
-	for _, c := range []struct {
-		name   string
-		config position.Config
-	}{{"nope_fused", position.Config{Scheme: "nope"}}, {"softcap_stock", position.Config{Scheme: "softcap"}}} {
-		b.Run(c.name, func(b *testing.B) {
-			const heads, n, batch = 4, 64, 16
-			s, err := position.New(position.Spec{DModel: 64, Heads: heads, Layers: 2, TrainLen: n, Config: c.config})
-			if err != nil {
-				b.Fatal(err)
-			}
-			m, err := model.New(model.Config{Vocab: 256, DModel: 64, Layers: 2, Heads: heads, TrainLen: n}, s, tensor.Float32, 1)
-			if err != nil {
-				b.Fatal(err)
-			}
-			g, err := m.Graph(s, batch, n, model.Options{Train: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer g.Close()
-			opt := model.NewAdamW(m, model.Schedule{LR: 1e-3, Warmup: 1, Steps: 1 << 30}, 0.1, 1)
-			rng := rand.New(rand.NewPCG(1, 1))
-			for i := range g.IDs {
-				g.IDs[i], g.Targets[i] = rng.IntN(256), rng.IntN(256)
-			}
-			grads := make([]*tensor.Dense, len(m.Params))
-			b.ResetTimer()
-			for range b.N {
-				if _, err := g.Run(); err != nil {
-					b.Fatal(err)
-				}
-				for i := range grads {
-					grads[i] = g.Grad(i)
-				}
-				if _, err := opt.Update(m.Params, grads); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	b.Run("nope_fused", func(b *testing.B) { trainbench.Step(b, position.Config{Scheme: "nope"}) })
+	b.Run("softcap_stock", func(b *testing.B) { trainbench.Step(b, position.Config{Scheme: "softcap"}) })
 }
 
 // TestRefusals: what the decomposed path does not take is refused naming it, not run wrong: a
