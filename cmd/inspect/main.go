@@ -49,11 +49,17 @@ type report struct {
 	Layers   int    `json:"layers"`
 	TrainLen int    `json:"train_len"`
 	EvalLen  int    `json:"eval_len"`
-	// A rotation: frequencies in radians per position, their wavelengths in positions, and the
-	// factor that scales cos and sin.
-	InvFreq         []float64 `json:"inv_freq,omitempty"`
-	Wavelengths     []float64 `json:"wavelengths,omitempty"`
-	AttentionFactor float64   `json:"attention_factor,omitempty"`
+	// A rotation: frequencies in radians per position, their wavelengths in positions (null
+	// for a pair that does not turn, p-RoPE's stopped ones), and the factor that scales cos and
+	// sin.
+	InvFreq         []float64  `json:"inv_freq,omitempty"`
+	Wavelengths     []*float64 `json:"wavelengths,omitempty"`
+	AttentionFactor float64    `json:"attention_factor,omitempty"`
+	// Critical is the critical dimension of the rotation without its scaling, trained at
+	// train_len (position.Critical, Liu et al. 2024): the rotated dimensions whose period fits
+	// in the training length, and the period of the first pair that does not, T_extra, the
+	// predicted limit (null for none).
+	Critical *critical `json:"critical,omitempty"`
 	// A bias, by distance: Bias[layer][head][δ] for the last query, at eval_len-1, and the key δ
 	// back. A fixed bias has one layer.
 	Bias [][][]float64 `json:"bias,omitempty"`
@@ -70,6 +76,13 @@ type report struct {
 	// readsContent says that some layer's scheme reads the content, which a fresh scheme
 	// cannot show.
 	readsContent bool
+}
+
+// critical is position.Critical as -json prints it, T_extra null for no limit.
+type critical struct {
+	Dimension int      `json:"dimension"`
+	Rotated   int      `json:"rotated"`
+	TExtra    *float64 `json:"t_extra"`
 }
 
 // Size bounds: far beyond any picture or table worth looking at, and small enough that a typo
@@ -503,18 +516,30 @@ func describe(s position.Scheme, spec position.Spec, w [][]float64, n int) (*rep
 	if rot != nil {
 		rep.InvFreq, rep.AttentionFactor = rot.InvFreq, rot.AttentionFactor
 		for _, f := range rot.InvFreq {
-			rep.Wavelengths = append(rep.Wavelengths, 2*math.Pi/f)
+			var w *float64 // null: a stopped pair turns by 0, its wavelength has no number
+			if f != 0 {
+				w = new(2 * math.Pi / f)
+			}
+			rep.Wavelengths = append(rep.Wavelengths, w)
 		}
 		rep.plain = rot
+		plain := s
 		if spec.Config.Scaling != nil {
 			spec.Config.Scaling = nil
-			p, err := position.New(spec)
-			if err != nil {
+			if plain, err = position.New(spec); err != nil {
 				return nil, err
 			}
-			if rep.plain, err = position.RotationAt(p, n); err != nil {
+			if rep.plain, err = position.RotationAt(plain, n); err != nil {
 				return nil, err
 			}
+		}
+		c, _, err := position.CriticalOf(plain, spec.TrainLen)
+		if err != nil {
+			return nil, err
+		}
+		rep.Critical = &critical{Dimension: c.Dimension, Rotated: c.Rotated}
+		if !math.IsInf(c.TExtra, 1) {
+			rep.Critical.TExtra = &c.TExtra
 		}
 	}
 	table, err := position.TableAt(s, w, n)

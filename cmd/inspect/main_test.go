@@ -517,3 +517,43 @@ func TestBoundsWhatSchemesCompute(t *testing.T) {
 		}
 	}
 }
+
+// TestCriticalJSON checks -json's critical dimension (Liu et al. 2024) at the configs' defaults:
+// head dimension 16, base 10⁴, trained at 64 tokens, d_extra = 2⌈8·log_10⁴(64/2π)⌉ = 6 and
+// T_extra = 2π·10^1.5, whatever the scaling (it is the trained rotation's); and for p-RoPE,
+// whose stopped pairs have no wavelength, nulls where it once failed on +Inf.
+func TestCriticalJSON(t *testing.T) {
+	type crit struct {
+		Critical *struct {
+			Dimension, Rotated int
+			TExtra             *float64 `json:"t_extra"`
+		} `json:"critical"`
+		Wavelengths []*float64 `json:"wavelengths"`
+	}
+	run := func(args ...string) crit {
+		t.Helper()
+		code, out, stderr := inspect(t, t.TempDir(), append(args, "-json")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var c crit
+		if err := json.Unmarshal([]byte(out), &c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	for _, args := range [][]string{{"-scheme", "rope"}, {"-scheme", "rope", "-scaling", "yarn"}} {
+		c := run(args...)
+		if c.Critical == nil || c.Critical.Dimension != 6 || c.Critical.Rotated != 16 || c.Critical.TExtra == nil ||
+			math.Abs(*c.Critical.TExtra-2*math.Pi*math.Pow(10, 1.5)) > 1e-9 {
+			t.Errorf("%v: critical %+v, want 6 of 16 and T_extra 2π·10^1.5", args, c.Critical)
+		}
+	}
+	c := run("-scheme", "rope", "-param", "frequency_fraction=0.25")
+	if c.Critical == nil || c.Critical.Dimension != 4 || c.Critical.TExtra != nil || len(c.Wavelengths) != 8 || c.Wavelengths[1] == nil || c.Wavelengths[2] != nil {
+		t.Errorf("p-RoPE: critical %+v, wavelengths %v; want 4 dimensions, no T_extra, two wavelengths and six nulls", c.Critical, c.Wavelengths)
+	}
+	if c := run("-scheme", "alibi"); c.Critical != nil {
+		t.Errorf("ALiBi: critical %+v, want none", c.Critical)
+	}
+}
