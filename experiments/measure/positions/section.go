@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"extrapolate/experiments/measure"
+	"extrapolate/position"
 )
 
 // Series is one label's loss by position at one length, mean and standard deviation
@@ -157,6 +158,46 @@ func (s section) Markdown(b io.Writer) {
 		fmt.Fprintf(b, "| %s | %d | %s | %s | %s |\n", sp.Label, sp.Length,
 			rangeLoss(sp.Positions, 0, rep.TrainLen-1), rangeLoss(sp.Positions, rep.TrainLen, 4*rep.TrainLen-1), rangeLoss(sp.Positions, 4*rep.TrainLen, 16*rep.TrainLen-1))
 	}
+	s.breakpoints(b)
+}
+
+// breakpoints is the table of where each label breaks at its longest length (Breakpoint, on the
+// mean over seeds), beside the critical dimension's prediction for a rotary scheme.
+func (s section) breakpoints(b io.Writer) {
+	L := s.rep.TrainLen
+	fmt.Fprintf(b, "\nWhere each run breaks: the first position past the training length where the mean loss over seeds rises %g%% above its level over positions %d..%d and stays there (eighth-octave bins of positions; `positions.Breakpoint`), at each run's longest length; beside it, for a rotary scheme, the limit its critical dimension predicts, T_extra = the period of the first pair of dimensions that does not turn a full period within the training length (Liu et al. 2024; `position.CriticalOf`).\n\n", 100*BreakMargin, L/2, L-1)
+	fmt.Fprintf(b, "| run | in-window loss | breaks at | predicted (T_extra) |\n|---|---:|---:|---:|\n")
+	for _, sp := range longestPerLabel(s.sps) {
+		at := "does not"
+		pos, level, ok := Breakpoint(sp.Positions, L)
+		if ok {
+			at = fmt.Sprintf("%d (%s)", pos, measure.Ratio(pos, L))
+		}
+		fmt.Fprintf(b, "| %s | %.3f | %s | %s |\n", sp.Label, level, at, s.predicted(sp.Label))
+	}
+}
+
+// predicted is T_extra of label's training scheme, "–" for one that does not rotate (or a mix,
+// whose layers differ).
+func (s section) predicted(label string) string {
+	for _, r := range s.rep.Runs {
+		if r.Label != label || r.Resolved == nil {
+			continue
+		}
+		train, _ := r.Resolved.Schemes()
+		if position.IsPerLayer(train) {
+			return "–"
+		}
+		c, ok, err := position.CriticalOf(train, s.rep.TrainLen)
+		switch {
+		case err != nil || !ok:
+			return "–"
+		case math.IsInf(c.TExtra, 1):
+			return "none"
+		}
+		return fmt.Sprintf("%.0f (%s)", c.TExtra, measure.Ratio(int(math.Round(c.TExtra)), s.rep.TrainLen))
+	}
+	return "–"
 }
 
 // rangeLoss is the token-weighted mean loss of the buckets inside positions from..to, or "–".
