@@ -111,3 +111,48 @@ func TestBreakpointTable(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptAndSummary runs the measure's recorder on a RoPE run of the default config whose loss
+// steps up at 200: the results file keeps the critical dimension and the breakpoint, and the
+// run's summary says both.
+func TestKeptAndSummary(t *testing.T) {
+	rc, err := config.LoadResolved(filepath.Join("..", "..", "..", "configs", "rope.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, eval := rc.Schemes()
+	rec, err := Measure{}.Start(&measure.Evaluation{Config: rc.Config(), Scheme: eval, TrainScheme: train})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rec.(*run)
+	const n = 1024
+	sum, count := make([]float64, n), make([]int, n)
+	for p := range n {
+		sum[p], count[p] = 128, 64 // loss 2
+		if p >= 200 {
+			sum[p] = 160 // loss 2.5
+		}
+	}
+	r.Length(n).End(measure.PassLength{LengthResult: measure.LengthResult{Length: n, Applicable: true}, Sum: sum, Count: count})
+	res := &measure.Result{Name: "rope", TrainLen: 64}
+	if err := r.Record(t.TempDir(), res); err != nil {
+		t.Fatal(err)
+	}
+	var k Kept
+	if ok, err := res.Measurement("loss_by_position", &k); !ok || err != nil {
+		t.Fatalf("no loss_by_position in the results: %v, %v", ok, err)
+	}
+	if c := k.Critical; c == nil || c.Dimension != 6 || c.Rotated != 16 || c.TExtra == nil || math.Abs(*c.TExtra-2*math.Pi*math.Pow(10, 1.5)) > 1e-9 {
+		t.Errorf("critical %+v, want 6 of 16 and 2π·10^1.5", c)
+	}
+	if len(k.Breaks) != 1 || k.Breaks[0].At == nil || *k.Breaks[0].At != 197 || k.Breaks[0].Level != 2 {
+		t.Errorf("breaks %+v, want one at 197 from level 2", k.Breaks)
+	}
+	sum64 := Measure{}.Summary(res)
+	for _, want := range []string{"breaks at position 197 (3.08x)", "6 of 16 rotated", "predicts a limit of 199 (3.11x)"} {
+		if !strings.Contains(sum64, want) {
+			t.Errorf("summary %q lacks %q", sum64, want)
+		}
+	}
+}
