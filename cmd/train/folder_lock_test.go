@@ -256,3 +256,19 @@ func startSaying(t *testing.T, dir, want string, args ...string) *started {
 	}
 	return s
 }
+
+// TestPartSkipsClaimsItLeavesOut: a part of a comparison that checks alibi_flat, whose runs
+// the part (-runs tiny) leaves out, exits 0, its report marking the claim not judged there
+// (issue 49: a part of the task comparison exited 1 on a claim of runs it left out).
+func TestPartSkipsClaimsItLeavesOut(t *testing.T) {
+	dir := setup(t, good)
+	os.WriteFile(filepath.Join(dir, "cmp.yaml"), []byte(lockCmp+"claims: [alibi_flat]\n"), 0o644)
+	code, _, stderr := runTrain(t, dir, "-config", "./cmp.yaml", "-runs", "tiny", "-out", "part", "-quiet")
+	if code != 0 {
+		t.Fatalf("the part: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "part", "REPORT.md"))
+	if err != nil || !bytes.Contains(b, []byte("**not applicable** | not judged in this part: its runs are left out |")) {
+		t.Fatalf("the part's report does not mark alibi_flat not judged (%v):\n%s", err, b)
+	}
+}

@@ -313,6 +313,39 @@ func TestClaimsNotReproduced(t *testing.T) {
 	}
 }
 
+// TestFailedInAPart: a checked claim that is undecided never fails; one not applicable fails a
+// whole comparison (its runs are missing from the config) but not a part of it (-runs), whose
+// report says it was not judged there (issue 49: a part of the task comparison exited 1 on
+// tasks_self_extend_needle, whose runs it left out).
+func TestFailedInAPart(t *testing.T) {
+	rep := syntheticIn([]string{"rope", "rope_gated", "nope", "nope_gated"}, map[string][][]float64{
+		"rope":             {{6.7, 7.2, 13.3, 19.5, 24.9}, {6.8, 7.3, 14, 20, 25}},
+		"rope_gated":       {{6.6, 7, 12, 18, 23}, {6.7, 7.1, 12.5, 18.5, 24}},
+		"nope":             {{11.5, 12, 12.8, 13.5, 14.2}, {11.6, 12.1, 12.8, 13.5, 14.3}},
+		"nope_gated":       {{11.4, 11.9, 12.7, 13.4, 14.1}, {11.5, 12, 12.8, 13.5, 14.2}},
+		"rope sinks":       {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}},
+		"rope_gated sinks": {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}},
+		"nope sinks":       {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}},
+		"nope_gated sinks": {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}},
+	}, synthConfigs)
+	rep.Comparison.Claims = []string{"gate_removes_sink", "fox_beats_rope", "gated_extrapolates"}
+	rep.judge()
+	v := verdicts(rep)
+	if v["gate_removes_sink"] != claims.Undecided || v["fox_beats_rope"] != claims.NotApplicable || v["gated_extrapolates"] != claims.Reproduced {
+		t.Fatalf("verdicts %v: want gate_removes_sink undecided, fox_beats_rope not applicable, gated_extrapolates reproduced", v)
+	}
+	if f := rep.Failed(); len(f) != 1 || f[0].ID != "fox_beats_rope" {
+		t.Errorf("whole comparison: failed %+v, want fox_beats_rope only", f)
+	}
+	rep.Part = true
+	if f := rep.Failed(); len(f) != 0 {
+		t.Errorf("a part: failed %+v, want none", f)
+	}
+	if md := string(rep.markdown(nil)); !strings.Contains(md, "| not judged in this part: its runs are left out |") {
+		t.Errorf("a part's report does not say fox_beats_rope was not judged:\n%s", md)
+	}
+}
+
 // TestSinkClaims: the gate and softpick claims not reproduced on numbers that contradict them,
 // and undecided, with the number, where the softmax scheme has no sink to remove.
 func TestSinkClaims(t *testing.T) {

@@ -28,6 +28,9 @@ type Report struct {
 	Claims     []claims.Result `json:"claims"`
 	// Points holds, for a comparison with a grid, each point's report; the others are empty.
 	Points []*PointReport `json:"-"`
+	// Part says the report is of a part of the comparison (-runs): a checked claim whose runs
+	// the part leaves out is not judged there, and does not fail.
+	Part bool `json:"-"`
 
 	// sections are the measures' sections, made from the runs' files when the report is: writing
 	// it reads nothing. A grid's are those across its points (measure.GridReporter).
@@ -126,12 +129,15 @@ func (rep *Report) markdown(sections []measure.Section) []byte {
 	}
 	// "checked": listed in the comparison's claims, so that the command fails when it does not
 	// reproduce (CI runs the ci comparison; the others are checked when someone runs them).
-	p("\n## Claims\n\nA claim marked checked is in this comparison's `claims:` list: the command exits 1 when it is not reproduced.\n\n| # | claim | verdict | checked |\n|---|---|---|---|\n")
+	p("\n## Claims\n\nA claim marked checked is in this comparison's `claims:` list: the command exits 1 when it is not reproduced, or not applicable to the whole comparison; an undecided claim says what it lacks and does not fail.\n\n| # | claim | verdict | checked |\n|---|---|---|---|\n")
 	for i, cl := range rep.Claims {
 		checked := "no"
 		for _, id := range c.Claims {
 			if id == cl.ID {
 				checked = "yes"
+				if rep.Part && cl.Verdict == claims.NotApplicable {
+					checked = "not judged in this part: its runs are left out"
+				}
 			}
 		}
 		p("| %d | %s | **%s** | %s |\n", i+1, cl.Statement, cl.Verdict, checked)
@@ -261,7 +267,9 @@ func (rep *Report) Summary() string {
 }
 
 // Failed lists the claims the comparison checks that were not reproduced; for a grid, at any
-// point, the point's name before the claim's id.
+// point, the point's name before the claim's id. An undecided claim (the models lack what it
+// needs, or a number is not finite) does not fail: the report says why it is undecided. Nor,
+// in a part of the comparison, does a claim not applicable there (its runs were left out).
 func (rep *Report) Failed() []claims.Result {
 	var out []claims.Result
 	for _, pt := range rep.Points {
@@ -272,12 +280,17 @@ func (rep *Report) Failed() []claims.Result {
 	}
 	for _, id := range rep.Comparison.Claims {
 		for _, c := range rep.Claims {
-			if c.ID == id && c.Verdict != claims.Reproduced {
+			if c.ID == id && !rep.passes(c.Verdict) {
 				out = append(out, c)
 			}
 		}
 	}
 	return out
+}
+
+// passes says whether a checked claim of this verdict lets the command succeed.
+func (rep *Report) passes(v claims.Verdict) bool {
+	return v == claims.Reproduced || v == claims.Undecided || rep.Part && v == claims.NotApplicable
 }
 
 // judge gives the report the claims' verdicts on its aggregate, those of the comparison's

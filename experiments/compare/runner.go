@@ -268,6 +268,7 @@ func (r *Runner) buildReport() (*Report, error) {
 	}
 	plan := r.Plan.Runs(r.Dir)
 	rep := newReport(r.Plan.Comparison, r.Command)
+	rep.Part = r.Plan.part
 	var missing []string
 	for _, p := range plan {
 		res, err := readResult(p)
