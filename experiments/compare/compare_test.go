@@ -664,3 +664,26 @@ func (c *cancelAt) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// TestReportOpensWithVerdicts: REPORT.md lists the claims its runs judge near its top, each
+// numbered as in its Claims section at the end, checked ones marked, and leaves the claims not
+// applicable to that section.
+func TestReportOpensWithVerdicts(t *testing.T) {
+	rep := syntheticIn([]string{"rope", "alibi"}, map[string][][]float64{
+		"rope":  {{6.7, 7.2, 13.3, 19.5, 24.9}, {6.8, 7.3, 14, 20, 25}},
+		"alibi": {{7.66, 7.55, 7.52, 7.53, 7.53}, {7.7, 7.6, 7.6, 7.6, 7.7}},
+	}, synthConfigs)
+	rep.Comparison.Claims = []string{"alibi_flat"}
+	md := string(rep.markdown(nil))
+	v, c := strings.Index(md, "## Verdicts"), strings.Index(md, "## Claims")
+	if v < 0 || c < v {
+		t.Fatalf("## Verdicts at %d, ## Claims at %d: want the verdicts first", v, c)
+	}
+	top := md[v:c]
+	if !strings.Contains(top, "| 3 | ALiBi keeps its perplexity flat: at 4x and 16x no worse than at 1x | reproduced, checked |") {
+		t.Errorf("the verdicts lack alibi_flat, numbered 3 and checked:\n%s", top)
+	}
+	if strings.Contains(top, "not applicable") {
+		t.Errorf("the verdicts list a claim not applicable:\n%s", top)
+	}
+}

@@ -117,6 +117,7 @@ func (rep *Report) markdown(sections []measure.Section) []byte {
 	p("Every run trains a %d-layer, %d-wide, %d-head model (about %d weights) for %s of %d sequences at %s on %s, with seeds %s, and scores the same %d validation tokens at every length, in %s.\n\n",
 		first.Model.Layers, first.Model.DModel, first.Model.Heads, res0.Params, rep.spread(func(c config.Config) int { return c.Train.Steps }, "%s steps", "%s steps (each run's in Runs)"),
 		first.Train.BatchSize, rep.spread(func(c config.Config) int { return c.Train.SeqLen }, "length %s", "lengths %s (each run its own)"), rep.trainData(res0.Corpus), strings.Join(seeds, ", "), first.Eval.Tokens, first.Eval.Protocol())
+	rep.verdicts(&b)
 	if src := rep.sources(); len(src) > 0 {
 		p("How the position schemes' own weights are set and trained, each choice with its source:\n\n")
 		for _, line := range src {
@@ -286,6 +287,27 @@ func (rep *Report) Failed() []claims.Result {
 		}
 	}
 	return out
+}
+
+// verdicts opens the report with the claims it judged, a line each, before the numbers behind
+// them (the Claims section at the end gives each one's evidence and rule); claims not
+// applicable to its runs are left to that section.
+func (rep *Report) verdicts(b *bytes.Buffer) {
+	var rows []string
+	for i, cl := range rep.Claims {
+		if cl.Verdict == claims.NotApplicable {
+			continue
+		}
+		v := string(cl.Verdict)
+		if slices.Contains(rep.Comparison.Claims, cl.ID) {
+			v += ", checked"
+		}
+		rows = append(rows, fmt.Sprintf("| %d | %s | %s |\n", i+1, cl.Statement, v))
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "## Verdicts\n\nThe claims this comparison's runs judge; each one's numbers and rule are under [Claims](#claims), numbered alike.\n\n| # | claim | verdict |\n|---|---|---|\n%s\n", strings.Join(rows, ""))
 }
 
 // passes says whether a checked claim of this verdict lets the command succeed.
