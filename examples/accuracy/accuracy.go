@@ -136,7 +136,7 @@ func (Measure) Section(rep *measure.Report) (measure.Section, error) {
 	for _, series := range rep.Series {
 		byLen := map[int][]float64{}
 		for _, r := range rep.Runs {
-			if r.Label != series.Label || r.Result.Status != "ok" {
+			if r.Label != series.Label || !r.Result.OK() {
 				continue
 			}
 			ls, err := Of(r.Result)

@@ -95,7 +95,7 @@ func (rep *judging) passkeyAt(label string, mult int, maxDepth float64) (mean fl
 	n := mult * rep.TrainLen
 	var accs []float64
 	for _, r := range rep.Runs {
-		if r.Label != label || r.Result.Status != "ok" {
+		if r.Label != label || !r.Result.OK() {
 			continue
 		}
 		var sum float64

@@ -168,7 +168,7 @@ func checkLearned(rep *judging) (Verdict, string) {
 	found := false
 	ok := true
 	for _, r := range rep.Runs {
-		if !anyLearned.matches(r.Config) || r.Result.Status != "ok" {
+		if !anyLearned.matches(r.Config) || !r.Result.OK() {
 			continue
 		}
 		p := struct {

@@ -151,7 +151,7 @@ func (rep *Report) markdown(sections []measure.Section) []byte {
 	shared := rep.sharedTraining()
 	for i, r := range rep.Runs {
 		res := r.Result
-		status := res.Status
+		status := string(res.Status)
 		if res.Error != "" {
 			status += ": " + res.Error
 		}

@@ -87,7 +87,7 @@ func (r *Runner) buildGridReport() (*Report, error) {
 func failedRuns(rep *Report) []FailedRun {
 	var out []FailedRun
 	for _, r := range rep.Runs {
-		if r.Result.Status != "ok" {
+		if !r.Result.OK() {
 			out = append(out, FailedRun{Run: r.Config.Name, Error: r.Result.Error})
 		}
 	}

@@ -95,7 +95,7 @@ func (rep *Report) Aggregate() {
 			byLabel[r.Label] = s
 			order = append(order, r.Label)
 		}
-		if r.Result.Status != "ok" {
+		if !r.Result.OK() {
 			s.Failed = append(s.Failed, r.Seed)
 		}
 	}
@@ -104,7 +104,7 @@ func (rep *Report) Aggregate() {
 		var runs, unscaled []*Result
 		var seeds, unscaledSeeds []uint64
 		for _, r := range rep.Runs {
-			if r.Label == label && r.Result.Status == "ok" {
+			if r.Label == label && r.Result.OK() {
 				runs, seeds = append(runs, r.Result), append(seeds, r.Seed)
 				if r.Result.Unscaled != nil {
 					unscaled = append(unscaled, &Result{Lengths: r.Result.Unscaled})
@@ -230,7 +230,7 @@ func (rep *Report) AllOnTasks() bool {
 func (rep *Report) PerSeed(label string, n int) map[uint64]float64 {
 	out := map[uint64]float64{}
 	for _, r := range rep.Runs {
-		if r.Label != label || r.Result.Status != "ok" {
+		if r.Label != label || !r.Result.OK() {
 			continue
 		}
 		if l, ok := r.Result.At(n); ok && l.Applicable && l.Perplexity != nil {

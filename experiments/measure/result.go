@@ -6,6 +6,17 @@ import (
 	"strings"
 )
 
+// Status is how a run ended: ok, or failed with the run's Error.
+type Status string
+
+const (
+	OK     Status = "ok"
+	Failed Status = "failed"
+)
+
+// OK says whether the run finished: only a finished run's numbers are compared.
+func (r *Result) OK() bool { return r.Status == OK }
+
 // Result is what a run found.
 type Result struct {
 	Name    string `json:"name"`
@@ -25,7 +36,7 @@ type Result struct {
 	TrainSeconds   float64 `json:"train_seconds"`
 	EvalSeconds    float64 `json:"eval_seconds"`
 	FinalTrainLoss float64 `json:"final_train_loss"`
-	Status         string  `json:"status"` // ok or failed
+	Status         Status  `json:"status"`
 	// ConfigHash is the SHA-256 of the resolved config: results of another config are stale.
 	ConfigHash string `json:"config_sha256"`
 	Error      string `json:"error,omitempty"`

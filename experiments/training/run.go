@@ -120,7 +120,7 @@ func (r *Run) Execute(ctx context.Context) (*measure.Result, error) {
 	if err := t.train(ctx); err != nil {
 		if errors.Is(err, ErrDiverged) {
 			res := r.newResult(t)
-			res.Status, res.Error = "failed", err.Error()
+			res.Status, res.Error = measure.Failed, err.Error()
 			if werr := r.writeResults(res, t, nil); werr != nil {
 				return nil, fmt.Errorf("%w; writing the results: %v", err, werr)
 			}
@@ -155,7 +155,7 @@ func (r *Run) newResult(t *trainer) *measure.Result {
 		Name: c.Name, Scheme: c.Position.Scheme, Scaling: measure.ScalingName(c.Position), Seed: c.Seed,
 		TrainLen: c.Train.SeqLen, Corpus: r.corpus.Source, GoVersion: version, CPU: cpuName(),
 		UnigramEntropy: r.corpus.UnigramEntropy(), Params: t.model.NumParams(),
-		Steps: t.st.OptStep, TrainSeconds: t.st.Seconds, Status: "ok", ConfigHash: c.Hash(), Protocol: c.Eval.Protocol(),
+		Steps: t.st.OptStep, TrainSeconds: t.st.Seconds, Status: measure.OK, ConfigHash: c.Hash(), Protocol: c.Eval.Protocol(),
 	}
 	if n := len(t.st.Log); n > 0 {
 		res.FinalTrainLoss = t.st.Log[n-1].Loss

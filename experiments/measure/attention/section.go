@@ -78,7 +78,7 @@ func (Measure) Section(rep *measure.Report) (measure.Section, error) {
 func seedHeads(rep *measure.Report, label string) (map[int][][]Head, error) {
 	byLen := map[int][][]Head{}
 	for _, r := range rep.Runs {
-		if r.Label != label || r.Result.Status != "ok" || r.Dir == "" {
+		if r.Label != label || !r.Result.OK() || r.Dir == "" {
 			continue
 		}
 		als, err := read(r)

@@ -17,7 +17,7 @@ func check(r measure.RunResult) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("does not read: %v", err)
-	case r.Result.Status != "ok" || r.Config.Train.Passkey == nil:
+	case !r.Result.OK() || r.Config.Train.Passkey == nil:
 		return nil
 	case !found:
 		return errors.New("missing, but the run trains with passkeys")

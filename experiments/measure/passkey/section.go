@@ -47,7 +47,7 @@ func SeriesOf(rep *measure.Report) []Series {
 		perSeed := map[int][]float64{} // length → each seed's mean over depths
 		digits := map[int][]float64{}
 		for _, r := range rep.Runs {
-			if r.Label != s.Label || r.Result.Status != "ok" {
+			if r.Label != s.Label || !r.Result.OK() {
 				continue
 			}
 			cells := Of(r.Result)
@@ -113,7 +113,7 @@ func (s section) Write(dir string) error {
 	w := csv.NewWriter(&b)
 	w.Write([]string{"label", "position", "seed", "length", "ratio", "depth", "docs", "correct", "accuracy", "digits_right", "applicable", "chance"})
 	for _, r := range rep.Runs {
-		if r.Result.Status != "ok" {
+		if !r.Result.OK() {
 			continue
 		}
 		for _, c := range Of(r.Result) {

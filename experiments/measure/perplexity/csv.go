@@ -51,7 +51,7 @@ func CSV(rep *measure.Report) []byte {
 	for _, r := range rep.Runs {
 		pos := measure.PositionOf(r.Config)
 		seed := strconv.FormatUint(r.Seed, 10)
-		if r.Result.Status != "ok" {
+		if !r.Result.OK() {
 			w.Write([]string{r.Label, pos, seed, "", "", "", "", "failed: " + r.Result.Error, protocol})
 			continue
 		}

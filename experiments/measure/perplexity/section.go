@@ -88,7 +88,7 @@ func (s section) figure(dir string) error {
 	for i, series := range rep.Series {
 		var runs []*measure.Result
 		for _, r := range rep.Runs {
-			if r.Label == series.Label && r.Result.Status == "ok" {
+			if r.Label == series.Label && r.Result.OK() {
 				runs = append(runs, r.Result)
 			}
 		}

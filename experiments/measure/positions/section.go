@@ -78,7 +78,7 @@ func averageSeeds(seeds [][]Bucket) ([]Bucket, []float64, error) {
 func seedBuckets(rep *measure.Report) (byLength, error) {
 	byLabel := byLength{}
 	for _, r := range rep.Runs {
-		if r.Result.Status != "ok" || r.Dir == "" {
+		if !r.Result.OK() || r.Dir == "" {
 			continue
 		}
 		pls, err := read(r)

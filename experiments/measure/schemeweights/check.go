@@ -22,7 +22,7 @@ type run struct {
 func measured(rep *measure.Report) ([]run, error) {
 	var out []run
 	for _, r := range rep.Runs {
-		if r.Result.Status != "ok" || !slices.Contains(r.Config.Eval.Measures, measureName) {
+		if !r.Result.OK() || !slices.Contains(r.Config.Eval.Measures, measureName) {
 			continue
 		}
 		path := filepath.Join(r.Dir, measure.ResultsJSON)

@@ -56,7 +56,7 @@ func SeriesOf(rep *measure.Report) ([]Series, error) {
 	for _, s := range rep.Series {
 		byLen := map[int][]Length{}
 		for _, r := range rep.Runs {
-			if r.Label != s.Label || r.Result.Status != "ok" || !slices.Contains(r.Config.Eval.Measures, Measure{}.Name()) {
+			if r.Label != s.Label || !r.Result.OK() || !slices.Contains(r.Config.Eval.Measures, Measure{}.Name()) {
 				continue
 			}
 			ls := Of(r.Result)

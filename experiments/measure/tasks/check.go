@@ -19,7 +19,7 @@ func check(r measure.RunResult) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("does not read: %v", err)
-	case r.Result.Status != "ok" || r.Config.Task == nil:
+	case !r.Result.OK() || r.Config.Task == nil:
 		return nil
 	case !found:
 		return errors.New("holds no task cells, but the run trains on tasks")

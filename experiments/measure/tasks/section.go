@@ -57,7 +57,7 @@ func Stats(rep *measure.Report) ([]Stat, error) {
 		byKey := map[key][]Cell{}
 		var order []key
 		for _, r := range rep.Runs {
-			if r.Label != s.Label || r.Result.Status != "ok" {
+			if r.Label != s.Label || !r.Result.OK() {
 				continue
 			}
 			cells, err := Of(r.Result)
