@@ -11,19 +11,17 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"extrapolate/experiments"
+	"extrapolate/internal/interrupt"
 	"extrapolate/internal/scalingflag"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 	"extrapolate/position"
@@ -266,12 +264,12 @@ func (o *options) evaluate(t *experiments.Trained, list []experiments.Variant, e
 	if o.quiet {
 		w = nil
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := interrupt.Context(os.Stderr, "eval", "stopping: nothing will be written")
 	defer stop()
 	rep, err := experiments.EvaluateVariants(ctx, t, list, e, w)
 	if errors.Is(err, experiments.ErrInterrupted) {
 		fmt.Fprintln(os.Stderr, "eval: interrupted; nothing written")
-		return 130
+		return interrupt.ExitCode
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "eval:", err)

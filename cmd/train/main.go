@@ -11,17 +11,15 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"extrapolate/experiments"
+	"extrapolate/internal/interrupt"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 )
 
@@ -102,7 +100,7 @@ func run() int {
 		fmt.Printf("check: run %s into %s: ok\n", cfg.Name, dir)
 		return 0
 	}
-	ctx, stop := interrupts()
+	ctx, stop := interrupt.Context(os.Stderr, "train", "stopping after this step to save a checkpoint")
 	defer stop()
 	res, err := r.Execute(ctx)
 	if err != nil {
@@ -169,7 +167,7 @@ func compare(path string, overrides []string, f comparisonFlags) int {
 		}
 		rep, err = r.WriteReport()
 	} else {
-		ctx, stop := interrupts()
+		ctx, stop := interrupt.Context(os.Stderr, "train", "stopping after this step to save a checkpoint")
 		defer stop()
 		rep, err = r.Execute(ctx)
 	}
@@ -274,24 +272,6 @@ func commandLine() string {
 		args = append(args, shellQuote(a))
 	}
 	return strings.Join(args, " ")
-}
-
-// interrupts returns a context cancelled by the first SIGINT, SIGTERM or SIGHUP (a closed
-// terminal or ssh session), so training can save a checkpoint and stop; a second signal exits at
-// once (checkpoints are written atomically, so the last one stays whole).
-func interrupts() (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	go func() {
-		<-ch
-		fmt.Fprintln(os.Stderr, "\ntrain: stopping after this step to save a checkpoint (again to quit at once)")
-		cancel()
-		<-ch
-		fmt.Fprintln(os.Stderr, "train: quitting")
-		os.Exit(130)
-	}()
-	return ctx, func() { signal.Stop(ch); cancel() }
 }
 
 // emptyFlags refuses a string flag given with an empty value, as an unset shell variable gives
