@@ -189,7 +189,9 @@ func (s section) Markdown(w io.Writer) {
 	fmt.Fprintf(w, "\n## Tasks: exact match by size\n\n![exact match by size, a panel per task](%s)\n\n", ComparisonPNG)
 	fmt.Fprintf(w, "Exact match: every answer byte the model's most likely token, given the true bytes before it, which is greedy decoding's exact match. "+
 		"Mean ± standard deviation over seeds, and in brackets the 95%% Wilson interval over all seeds' examples pooled; "+
-		"the size's ratio to the largest training size in the header. The tasks' sources: docs/tasks.md.\n")
+		"the size's ratio to the largest training size in the header. The tasks' sources: docs/tasks.md. "+
+		"The effective size is RULER's effective length (Hsieh et al. 2024) in this task's sizes: the largest size up to which "+
+		"every size's mean exact match is at least %.1f%%, RULER's threshold (Llama 2 7B's score at 4K); none when the smallest falls short.\n", 100*EffectiveThreshold)
 	for _, name := range s.taskNames() {
 		var sizes []Stat // the task's sizes, as its first series has them
 		var labels []string
@@ -208,15 +210,51 @@ func (s section) Markdown(w io.Writer) {
 		for _, st := range sizes {
 			fmt.Fprintf(w, " %d (%.3gx) |", st.Size, st.Ratio)
 		}
-		fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---:|", len(sizes)))
+		fmt.Fprintf(w, " effective size |\n|---|%s\n", strings.Repeat("---:|", len(sizes)+1))
 		for _, label := range labels {
 			fmt.Fprintf(w, "| %s |", label)
 			for _, sz := range sizes {
 				fmt.Fprintf(w, " %s |", s.cell(label, name, sz.Size))
 			}
-			fmt.Fprintf(w, "\n")
+			fmt.Fprintf(w, " %s |\n", s.effective(label, name))
 		}
 	}
+}
+
+// EffectiveThreshold is RULER's threshold for a model's effective length (Hsieh et al. 2024,
+// "RULER: What's the Real Context Size of Your Long-Context Language Models?", §4): Llama 2
+// 7B's score at 4K, 85.6%.
+const EffectiveThreshold = 0.856
+
+// Effective is the largest size of stats, one label's on one task, up to which every scored
+// size's mean exact match is at least EffectiveThreshold, and whether there is one: RULER's
+// effective length in the task's sizes. A size not applicable ends it.
+func Effective(stats []Stat) (Stat, bool) {
+	sorted := slices.Clone(stats)
+	slices.SortFunc(sorted, func(a, b Stat) int { return a.Size - b.Size })
+	var best Stat
+	ok := false
+	for _, st := range sorted {
+		if st.Seeds == 0 || st.Mean < EffectiveThreshold {
+			break
+		}
+		best, ok = st, true
+	}
+	return best, ok
+}
+
+// effective is a table's effective size for a label and task.
+func (s section) effective(label, name string) string {
+	var sts []Stat
+	for _, st := range s.stats {
+		if st.Label == label && st.Task == name {
+			sts = append(sts, st)
+		}
+	}
+	if st, ok := Effective(sts); ok {
+		return fmt.Sprintf("%d (%.3gx)", st.Size, st.Ratio)
+	}
+	return "none"
 }
 
 // cell is a table's entry for a label, task and size.
