@@ -118,31 +118,10 @@ func (k *attention[F]) softmaxBackward(task, h int, pt, ds, qscale []F, scale F,
 }
 
 // softmaxBackwardRow is softmaxBackward's row i, given its sum dot = Σ p·dp over its probabilities
-// pr. A learned bias's gradient is ds before the scale: it replaces p, which the step no longer
-// needs. With a learned query scale it keeps the row's Σ ds·raw score for queryScaleGrad; with
-// forget gates it adds the row's ds into their column sums col.
+// pr: the softmax's gradient p·(dp − dot) in place, then the stages' bookkeeping (rowGrad).
 func (k *attention[F]) softmaxBackwardRow(task, h, i int, pr, dr []F, dot float64, qscale []F, scale F, col []float64) {
-	t := k.cfg.SeqLen
-	rowScale := scale
-	if qscale != nil {
-		rowScale = qscale[h*t+i] * scale
-	}
-	var sg float64
 	for j, p := range pr {
-		g := F(float64(p) * (float64(dr[j]) - dot))
-		if k.cfg.LearnBias {
-			pr[j] = g
-		}
-		if k.raw != nil {
-			sg += float64(g) * float64(k.raw[(task*t+i)*t+j])
-		}
-		if col != nil {
-			col[j] += float64(g)
-		}
-		dr[j] = g * rowScale
+		dr[j] = F(float64(p) * (float64(dr[j]) - dot))
 	}
-	if k.raw != nil {
-		k.scaleGrad[task*t+i] = sg
-	}
-	clear(dr[i+1:])
+	k.rowGrad(task, h, i, pr, dr, qscale, scale, col)
 }

@@ -205,8 +205,8 @@ func (n softpick[F]) backward(task, h int, pt, ds, qscale []F, scale F, col []fl
 // rowGrad finishes row i of a task's backward pass, given dr[:len(pr)], the gradient of the
 // row's scores after every stage: it keeps a learned bias's part in pr (which the step no longer
 // needs), a learned query scale's sum, and the forget gates' column sums in col, multiplies the
-// row by scale and the query's scale, and zeroes the future keys. softmaxBackwardRow is the same
-// bookkeeping fused into the softmax's own pass.
+// row by scale and the query's scale, and zeroes the future keys. Every normaliser with rows
+// ends its backward pass with it (softmaxBackwardRow, softpick's).
 func (k *attention[F]) rowGrad(task, h, i int, pr, dr, qscale []F, scale F, col []float64) {
 	t := k.cfg.SeqLen
 	rowScale := scale
