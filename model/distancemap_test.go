@@ -103,8 +103,9 @@ func TestDistanceMapReachesAttention(t *testing.T) {
 	}
 }
 
-// TestDistanceMapActs checks an evaluation graph's loss through ReRoPE: equal (to rounding) to
-// plain RoPE's when the window holds every key, different when it does not.
+// TestDistanceMapActs checks an evaluation graph's loss through ReRoPE and Dual Chunk Attention:
+// equal (to rounding) to plain RoPE's when the window or chunk holds every key, different when
+// it does not.
 func TestDistanceMapActs(t *testing.T) {
 	const n = 24
 	plain := mapped(t, position.Config{Scheme: "rope"}, 8)
@@ -139,6 +140,17 @@ func TestDistanceMapActs(t *testing.T) {
 	// little more than 1e-7.
 	if got := loss(rerope(2)); math.Abs(got-base) < 1e-9 {
 		t.Errorf("ReRoPE with a window of 2: loss %v, the same as plain RoPE's %v", got, base)
+	}
+	// Dual Chunk Attention with a chunk of 28 keys (30 − 2) holds the 24 positions in one
+	// chunk, whose distances are the true ones; with chunks of 8 keys it moves the far ones.
+	dca := func(size, local int) position.Scheme {
+		return mapped(t, position.Config{Scheme: "rope", DistanceMap: &position.DistanceMapConfig{Type: "dual_chunk", Params: map[string]any{"chunk_size": size, "local_window": local}}}, 8)
+	}
+	if got := loss(dca(30, 2)); math.Abs(got-base) > 1e-12 {
+		t.Errorf("Dual Chunk Attention in one chunk: loss %v, plain RoPE %v", got, base)
+	}
+	if got := loss(dca(10, 2)); math.Abs(got-base) < 1e-9 {
+		t.Errorf("Dual Chunk Attention in chunks of 8: loss %v, the same as plain RoPE's %v", got, base)
 	}
 }
 

@@ -59,7 +59,7 @@ type Scaling struct {
 // scheme does its fields.
 type DistanceMapConfig struct {
 	// Type is a registered distance map: rerope, leaky_rerope, self_extend, lm_infinite,
-	// streaming, string, ...
+	// streaming, string, dual_chunk, ...
 	Type string
 	// Params holds the map's own fields by name, such as ReRoPE's window.
 	Params map[string]any

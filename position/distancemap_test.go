@@ -129,7 +129,8 @@ func TestDistanceMapSpans(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	sections := []string{"{type: leaky_rerope, window: 5, k: 3.5}", "{type: self_extend, group: 3, window: 9}",
 		"{type: lm_infinite, global: 3, window: 7, cap: 5}", "{type: lm_infinite, global: 20, window: 4, cap: 9}",
-		"{type: streaming, sinks: 0, window: 5}", "{type: string, shift: 7, window: 0}"}
+		"{type: streaming, sinks: 0, window: 5}", "{type: string, shift: 7, window: 0}",
+		"{type: dual_chunk, chunk_size: 10, local_window: 6}", "{type: dual_chunk, chunk_size: 9, local_window: 0}"}
 	for _, name := range DistanceMapTypes() {
 		sections = append(sections, "{type: "+name+"}")
 	}
@@ -219,6 +220,9 @@ func TestDistanceMapBadFields(t *testing.T) {
 		{"{type: string, shift: 0}", "position.distance_map.shift: 0, want at least 1"},
 		{"{type: string, shift: 10, window: 10}", "position.distance_map.window: 10, want at least 0 and below shift 10"},
 		{"{type: string, window: x}", "position.distance_map.window: cannot unmarshal"},
+		{"{type: dual_chunk, chunk_size: 0}", "position.distance_map.chunk_size: 0, want at least 1"},
+		{"{type: dual_chunk, chunk_size: 8, local_window: 8}", "position.distance_map.local_window: 8, want at least 0 and below chunk_size 8"},
+		{"{type: dual_chunk, local_window: -1}", "position.distance_map.local_window: -1, want at least 0"},
 		{"[rerope]", "position.distance_map: want a section of fields"},
 	} {
 		var c2 Config

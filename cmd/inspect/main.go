@@ -78,11 +78,14 @@ type report struct {
 	readsContent bool
 }
 
-// critical is position.Critical as -json prints it, T_extra null for no limit.
+// critical is position.Critical as -json prints it, T_extra null for no limit, with whether Men
+// et al.'s long-term decay B(m) = Σ cos(m·θ_i) stays non-negative up to train_len: whether the
+// base is at or above their lower bound for that length (position.DecayHolds).
 type critical struct {
-	Dimension int      `json:"dimension"`
-	Rotated   int      `json:"rotated"`
-	TExtra    *float64 `json:"t_extra"`
+	Dimension  int      `json:"dimension"`
+	Rotated    int      `json:"rotated"`
+	TExtra     *float64 `json:"t_extra"`
+	DecayHolds bool     `json:"decay_holds"`
 }
 
 // Size bounds: far beyond any picture or table worth looking at, and small enough that a typo
@@ -371,6 +374,10 @@ func (o *options) setting() (spec position.Spec, t *experiments.Trained, err err
 		}
 	}
 	pc := position.Config{Scheme: o.scheme, Params: o.params.values}
+	if _, ok := o.params.values["base"]; ok && o.scheme == "rope" {
+		// -base would replace it silently: one field, one flag.
+		return spec, nil, errors.New("-param base: give RoPE's base as -base")
+	}
 	if o.scheme == "rope" {
 		pc = pc.With("base", o.base)
 	}
@@ -537,7 +544,11 @@ func describe(s position.Scheme, spec position.Spec, w [][]float64, n int) (*rep
 		if err != nil {
 			return nil, err
 		}
-		rep.Critical = &critical{Dimension: c.Dimension, Rotated: c.Rotated}
+		trained, err := position.RotationAt(plain, spec.TrainLen)
+		if err != nil {
+			return nil, err
+		}
+		rep.Critical = &critical{Dimension: c.Dimension, Rotated: c.Rotated, DecayHolds: position.DecayHolds(trained.InvFreq, spec.TrainLen)}
 		if !math.IsInf(c.TExtra, 1) {
 			rep.Critical.TExtra = &c.TExtra
 		}

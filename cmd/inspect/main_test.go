@@ -269,6 +269,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-scheme", "t5", "-param", "buckets=16.0", "-json"}, "-param buckets: 16.0, want a whole number"},
 		{[]string{"-scheme", "t5", "-param", "buckets=", "-json"}, "-param buckets: empty value"},
 		{[]string{"-scheme", "t5", "-param", "buckets"}, "-param \"buckets\": want name=value"},
+		{[]string{"-scheme", "rope", "-param", "base=500", "-json"}, "-param base: give RoPE's base as -base"},
 		{[]string{"-scheme", "rope", "-scaling", "llama3", "-original-max-position-embeddings", "64.5", "-json"}, "-original-max-position-embeddings: 64.5, want a whole number"},
 	} {
 		dir := t.TempDir()
@@ -527,6 +528,7 @@ func TestCriticalJSON(t *testing.T) {
 		Critical *struct {
 			Dimension, Rotated int
 			TExtra             *float64 `json:"t_extra"`
+			DecayHolds         bool     `json:"decay_holds"`
 		} `json:"critical"`
 		Wavelengths []*float64 `json:"wavelengths"`
 	}
@@ -555,5 +557,12 @@ func TestCriticalJSON(t *testing.T) {
 	}
 	if c := run("-scheme", "alibi"); c.Critical != nil {
 		t.Errorf("ALiBi: critical %+v, want none", c.Critical)
+	}
+	// Men et al.'s bound at head dimension 16 and 64 tokens is about 1718: base 10⁴ is above it,
+	// 500 below (position.TestBaseBound computes the bound from its definition).
+	for base, holds := range map[string]bool{"10000": true, "500": false} {
+		if c := run("-scheme", "rope", "-base", base); c.Critical == nil || c.Critical.DecayHolds != holds {
+			t.Errorf("base %s: critical %+v, want decay_holds %v", base, c.Critical, holds)
+		}
 	}
 }

@@ -50,8 +50,9 @@ func init() {
 		t5Extrapolates, kerpleMatchesALiBi, fireMatchesALiBiKERPLE, lognHelps, lognTrainHelps,
 		mixExtrapolates, ropeRelative, foxBeatsRoPE, stickBreakingFlat,
 		gateRemovesSink, gatedExtrapolates, softpickNoSink,
-		reropeFlat, lmInfiniteFlat, streamingNeedsSinks, pRoPEBetter, poseMatchesFinetune,
-		passkeyRoPE, passkeyScalingExtends, passkeyALiBiLocal, passkeySelfExtend,
+		reropeFlat, lmInfiniteFlat, dualChunkFlat, streamingNeedsSinks, pRoPEBetter, poseMatchesFinetune,
+		breakpointFollowsCritical, smallBaseExtrapolates,
+		passkeyRoPE, passkeyScalingExtends, passkeyALiBiLocal, passkeySelfExtend, passkeyDualChunk, baseBoundSuperficial,
 		tasksSolvable, tasksRoPECopyFails, tasksFlipFlopDegrades, tasksNeedleRoPE, tasksCountingFails, tasksNoPERanking, tasksCoPECounts,
 		tasksSelfExtendNeedle, tasksReRoPENeedle, tasksRandomizedHelps, tasksDroPENeedles,
 	} {

@@ -105,9 +105,12 @@ func syntheticPasskey(acc map[string][][4]float64, far map[string][4]float64) *R
 		"selfext": func(c *config.Config) {
 			c.Position.DistanceMap = &position.DistanceMapConfig{Type: "self_extend"}
 		},
+		"dca": func(c *config.Config) {
+			c.Position.DistanceMap = &position.DistanceMapConfig{Type: "dual_chunk"}
+		},
 	}
 	rep := &Report{Comparison: &Config{Name: "syn", Seeds: []uint64{1, 2}}}
-	for _, label := range []string{"rope", "pi", "yarnft", "alibi", "selfext"} {
+	for _, label := range []string{"rope", "pi", "yarnft", "alibi", "selfext", "dca"} {
 		for s, row := range acc[label] {
 			c := config.Default()
 			c.Eval.Lengths = lengths
@@ -139,7 +142,7 @@ func syntheticPasskey(acc map[string][][4]float64, far map[string][4]float64) *R
 }
 
 func TestPasskeyClaims(t *testing.T) {
-	ids := []string{"passkey_rope", "passkey_scaling_extends", "passkey_alibi_local", "passkey_self_extend"}
+	ids := []string{"passkey_rope", "passkey_scaling_extends", "passkey_alibi_local", "passkey_self_extend", "passkey_dual_chunk"}
 	good := syntheticPasskey(map[string][][4]float64{
 		"rope":   {{0.97, 0.05, 0, 0}, {0.91, 0.1, 0.02, 0}},
 		"pi":     {{0.9, 0.8, 0.1, 0}, {0.9, 0.6, 0.1, 0}},
@@ -148,6 +151,8 @@ func TestPasskeyClaims(t *testing.T) {
 		"alibi": {{0.95, 0.9, 0.9, 0.9}, {0.95, 0.9, 0.9, 0.9}},
 		// Self-Extend: 0.5 at 4x on average, the least that passes.
 		"selfext": {{0.97, 0.6, 0.2, 0}, {0.91, 0.4, 0.1, 0}},
+		// Dual Chunk Attention: 0.55 at 4x.
+		"dca": {{0.95, 0.6, 0.2, 0}, {0.9, 0.5, 0.1, 0}},
 	}, map[string][4]float64{"alibi": {0.95, 0.2, 0.05, 0}})
 	// The comparison's table: each seed's mean over depths, then mean and std over seeds.
 	for _, sp := range passkey.SeriesOf(&good.Report) {
@@ -177,8 +182,9 @@ func TestPasskeyClaims(t *testing.T) {
 		"pi":     {{0.9, 0.5, 0.1, 0}, {0.9, 0.4, 0.1, 0}},
 		"yarnft": {{0.9, 0.7, 0.3, 0.1}, {0.9, 0.5, 0.3, 0.1}},
 		"alibi":  {{0.95, 0.9, 0.9, 0.9}, {0.95, 0.9, 0.9, 0.9}},
-		// Self-Extend's mean at 4x is 0.45.
+		// Self-Extend's and Dual Chunk Attention's means at 4x are 0.45.
 		"selfext": {{0.97, 0.5, 0.2, 0}, {0.91, 0.4, 0.1, 0}},
+		"dca":     {{0.95, 0.5, 0.2, 0}, {0.9, 0.4, 0.1, 0}},
 	}, map[string][4]float64{"alibi": {0.95, 0.5, 0.12, 0.1}})
 	v = verdicts(bad)
 	for _, id := range ids {
@@ -193,6 +199,14 @@ func TestPasskeyClaims(t *testing.T) {
 	}, nil)
 	if v := verdicts(both); v["passkey_self_extend"] != claims.NotReproduced {
 		t.Errorf("plain RoPE at 4x 25%%: passkey_self_extend %s, want not reproduced", v["passkey_self_extend"])
+	}
+	// Dual Chunk Attention just short of half the keys at 4x.
+	short := syntheticPasskey(map[string][][4]float64{
+		"rope": {{0.97, 0.05, 0, 0}, {0.91, 0.1, 0, 0}},
+		"dca":  {{0.95, 0.5, 0.2, 0}, {0.9, 0.4, 0.1, 0}},
+	}, nil)
+	if v := verdicts(short); v["passkey_dual_chunk"] != claims.NotReproduced {
+		t.Errorf("dual_chunk at 4x 45%%: passkey_dual_chunk %s, want not reproduced", v["passkey_dual_chunk"])
 	}
 	// Without passkey runs the claims are left out of the report, unless the comparison lists
 	// them: then they do not apply, and a comparison that checks them fails.

@@ -14,7 +14,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"extrapolate/experiments/measure"
-	"extrapolate/position"
 )
 
 // Series is one label's loss by position at one length, mean and standard deviation
@@ -167,13 +166,12 @@ func (s section) breakpoints(b io.Writer) {
 	L := s.rep.TrainLen
 	fmt.Fprintf(b, "\nWhere each run breaks: the first position past the training length where the mean loss over seeds rises %g%% above its level over positions %d..%d and stays there (eighth-octave bins of positions; `positions.Breakpoint`), at each run's longest length; beside it, for a rotary scheme, the limit its critical dimension predicts, T_extra = the period of the first pair of dimensions that does not turn a full period within the training length (Liu et al. 2024; `position.CriticalOf`).\n\n", 100*BreakMargin, L/2, L-1)
 	fmt.Fprintf(b, "| run | in-window loss | breaks at | predicted (T_extra) |\n|---|---:|---:|---:|\n")
-	for _, sp := range longestPerLabel(s.sps) {
+	for _, br := range breaksOf(longestPerLabel(s.sps), L) {
 		at := "does not"
-		pos, level, ok := Breakpoint(sp.Positions, L)
-		if ok {
-			at = fmt.Sprintf("%d (%s)", pos, measure.Ratio(pos, L))
+		if br.Broke {
+			at = fmt.Sprintf("%d (%s)", br.At, measure.Ratio(br.At, L))
 		}
-		fmt.Fprintf(b, "| %s | %.3f | %s | %s |\n", sp.Label, level, at, s.predicted(sp.Label))
+		fmt.Fprintf(b, "| %s | %.3f | %s | %s |\n", br.Label, br.Level, at, s.predicted(br.Label))
 	}
 }
 
@@ -184,18 +182,14 @@ func (s section) predicted(label string) string {
 		if r.Label != label || r.Resolved == nil {
 			continue
 		}
-		train, _ := r.Resolved.Schemes()
-		if position.IsPerLayer(train) {
-			return "–"
-		}
-		c, ok, err := position.CriticalOf(train, s.rep.TrainLen)
+		p, ok := PredictionOf(r, s.rep.TrainLen)
 		switch {
-		case err != nil || !ok:
+		case !ok:
 			return "–"
-		case math.IsInf(c.TExtra, 1):
+		case !p.Finite():
 			return "none"
 		}
-		return fmt.Sprintf("%.0f (%s)", c.TExtra, measure.Ratio(int(math.Round(c.TExtra)), s.rep.TrainLen))
+		return fmt.Sprintf("%.0f (%s)", p.Critical.TExtra, measure.Ratio(int(math.Round(p.Critical.TExtra)), s.rep.TrainLen))
 	}
 	return "–"
 }
