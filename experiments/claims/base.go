@@ -80,9 +80,21 @@ func baseOf(p positions.Prediction) float64 {
 	return math.Pow(p.InvFreq[1], -float64(len(p.InvFreq)))
 }
 
-// severalBases: the base claims are judged where a comparison has plain RoPE at two bases or more.
+// severalBases: the base claims are judged where a comparison on the corpus has plain RoPE at
+// two bases or more (a comparison of task runs has a plain RoPE series per task, at one base).
 func severalBases(passkeys bool) func(*judging) bool {
-	return func(rep *judging) bool { return len(rep.bases(passkeys)) >= 2 }
+	return func(rep *judging) bool {
+		if !onCorpus(rep) {
+			return false
+		}
+		var seen []float64
+		for _, b := range rep.bases(passkeys) {
+			if !slices.ContainsFunc(seen, func(x float64) bool { return math.Abs(x-b.base) <= 1e-6*b.base }) {
+				seen = append(seen, b.base)
+			}
+		}
+		return len(seen) >= 2
+	}
 }
 
 // reference is the series at the default base, or why there is none.

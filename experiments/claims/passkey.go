@@ -15,8 +15,9 @@ import (
 // YaRN and ALiBi had no pilot, so their thresholds are set a priori.
 const (
 	// passkeyRetrieves: RoPE must retrieve at least this share of keys at the training length,
-	// as the issue asks of the default model.
-	passkeyRetrieves = 0.9
+	// as the issue asks of the default model: the share at which the passkey report counts the
+	// task learned.
+	passkeyRetrieves = passkey.Learned
 	// passkeyCollapsed: accuracy at or below this counts as collapsed (the pilot: 0%).
 	passkeyCollapsed = 0.1
 	// passkeyExtended: a scaled RoPE must retrieve at least this share at the length it extends
@@ -68,7 +69,7 @@ var passkeyScalingExtends = claim{
 var passkeySelfExtend = claim{
 	id:        "passkey_self_extend",
 	statement: "Self-Extend retrieves the passkey at 4x on a RoPE model with no tuning, where plain RoPE does not (Jin et al. 2024)",
-	rule:      fmt.Sprintf("for each RoPE run through self_extend trained with passkeys, accuracy (mean over depths and seeds) ≥ %g at 4x, and plain RoPE's ≤ %g at 4x.", passkeyExtended, passkeyCollapsed),
+	rule:      fmt.Sprintf("for each RoPE run through self_extend trained with passkeys, accuracy (mean over depths and seeds) ≥ %g at 4x, and plain RoPE's ≤ %g at 4x. Undecided where plain RoPE retrieves less than %g at 1x.", passkeyExtended, passkeyCollapsed, passkeyRetrieves),
 	check:     func(rep *judging) (Verdict, string) { return rep.mapRetrieves(passkeySelfExtended) },
 	relevant:  with(hasPasskey, passkeySelfExtended),
 }
@@ -79,7 +80,7 @@ var passkeySelfExtend = claim{
 var passkeyDualChunk = claim{
 	id:        "passkey_dual_chunk",
 	statement: "Dual Chunk Attention retrieves the passkey at 4x on a RoPE model with no tuning, where plain RoPE does not (An et al. 2024)",
-	rule:      fmt.Sprintf("for each RoPE run through dual_chunk trained with passkeys, accuracy (mean over depths and seeds) ≥ %g at 4x, and plain RoPE's ≤ %g at 4x.", passkeyExtended, passkeyCollapsed),
+	rule:      fmt.Sprintf("for each RoPE run through dual_chunk trained with passkeys, accuracy (mean over depths and seeds) ≥ %g at 4x, and plain RoPE's ≤ %g at 4x. Undecided where plain RoPE retrieves less than %g at 1x.", passkeyExtended, passkeyCollapsed, passkeyRetrieves),
 	check:     func(rep *judging) (Verdict, string) { return rep.mapRetrieves(passkeyDualChunked) },
 	relevant:  with(hasPasskey, passkeyDualChunked),
 }
@@ -87,7 +88,7 @@ var passkeyDualChunk = claim{
 var passkeyALiBiLocal = claim{
 	id:        "passkey_alibi_local",
 	statement: "ALiBi's flat perplexity does not come with retrieval at 8x to 16x",
-	rule:      fmt.Sprintf("ALiBi's accuracy on needles at depths up to %g%% (half the window or more back), mean over those depths and seeds, ≤ %g at 8x and 16x; its perplexity there is shown beside.", 100*passkeyFarDepth, passkeyCollapsed),
+	rule:      fmt.Sprintf("ALiBi's accuracy on needles at depths up to %g%% (half the window or more back), mean over those depths and seeds, ≤ %g at 8x and 16x; its perplexity there is shown beside. Undecided where ALiBi retrieves less than %g at 1x.", 100*passkeyFarDepth, passkeyCollapsed, passkeyRetrieves),
 	check:     checkPasskeyALiBi,
 	relevant:  hasPasskey,
 }
@@ -191,10 +192,10 @@ func checkPasskeyALiBi(rep *judging) (Verdict, string) {
 	verdict := Reproduced
 	var ev []string
 	for _, s := range ss {
-		one, _, ok := rep.passkeyAt(s.Label, 1, 1)
-		if !ok {
-			return NotApplicable, fmt.Sprintf("%s has no passkey result at 1x.", s.Label)
+		if v, why := rep.retrieves(s.Label); v != "" {
+			return v, why
 		}
+		one, _, _ := rep.passkeyAt(s.Label, 1, 1)
 		ev = append(ev, fmt.Sprintf("%s at 1x: %s over all depths", s.Label, measure.Percent(one)))
 		for _, m := range []int{8, 16} {
 			acc, seeds, ok := rep.passkeyAt(s.Label, m, passkeyFarDepth)
@@ -222,6 +223,12 @@ func (rep *judging) mapRetrieves(sel selector) (Verdict, string) {
 	if len(ss) == 0 || len(plain) == 0 {
 		return NotApplicable, fmt.Sprintf("The comparison needs plain RoPE trained with passkeys and %s.", sel.Name)
 	}
+	// A map extends what the model learned: plain RoPE must retrieve at 1x.
+	for _, s := range plain {
+		if v, why := rep.retrieves(s.Label); v != "" {
+			return v, why
+		}
+	}
 	verdict := Reproduced
 	var ev []string
 	judge := func(label string, ok func(float64) bool) bool {
@@ -246,4 +253,18 @@ func (rep *judging) mapRetrieves(sel selector) (Verdict, string) {
 		}
 	}
 	return verdict, strings.Join(ev, "; ") + "."
+}
+
+// retrieves is "" when label retrieves at least passkeyRetrieves of the keys at 1x, and
+// otherwise the verdict and why: a claim on retrieval past the training length says nothing
+// of a model that does not retrieve within it, so it is undecided then.
+func (rep *judging) retrieves(label string) (Verdict, string) {
+	acc, seeds, ok := rep.passkeyAt(label, 1, 1)
+	if !ok {
+		return NotApplicable, fmt.Sprintf("%s has no passkey result at 1x.", label)
+	}
+	if acc < passkeyRetrieves {
+		return Undecided, fmt.Sprintf("%s retrieves %s of the keys at 1x (%s), below the %s a verdict on retrieval past it needs.", label, measure.Percent(acc), strings.Join(seeds, ", "), measure.Percent(passkeyRetrieves))
+	}
+	return "", ""
 }

@@ -53,7 +53,7 @@ const mapRatio = 4
 var tasksSelfExtendNeedle = claim{
 	id:        "tasks_self_extend_needle",
 	statement: "Self-Extend finds a needle at 4x on a RoPE model with no tuning, where plain RoPE does not (Jin et al. 2024)",
-	rule:      fmt.Sprintf("RoPE through self_extend: exact match on niah_single (mean over seeds) ≥ %g at %dx; plain RoPE's below %g there.", taskSolved, mapRatio, taskSolved),
+	rule:      fmt.Sprintf("RoPE through self_extend: exact match on niah_single (mean over seeds) ≥ %g at %dx; plain RoPE's below %g there. Undecided where plain RoPE does not find the needle at 1x (≥ %g).", taskSolved, mapRatio, taskSolved, taskSolved),
 	check:     func(rep *judging) (Verdict, string) { return rep.mapFindsNeedle(taskSelfExtended) },
 	relevant:  with(hasTasks, taskSelfExtended),
 }
@@ -61,7 +61,7 @@ var tasksSelfExtendNeedle = claim{
 var tasksReRoPENeedle = claim{
 	id:        "tasks_rerope_needle",
 	statement: "ReRoPE's capped distances find a needle at 4x on a RoPE model with no tuning, where plain RoPE does not (Su 2023)",
-	rule:      fmt.Sprintf("RoPE through rerope or leaky_rerope: exact match on niah_single (mean over seeds) ≥ %g at %dx; plain RoPE's below %g there.", taskSolved, mapRatio, taskSolved),
+	rule:      fmt.Sprintf("RoPE through rerope or leaky_rerope: exact match on niah_single (mean over seeds) ≥ %g at %dx; plain RoPE's below %g there. Undecided where plain RoPE does not find the needle at 1x (≥ %g).", taskSolved, mapRatio, taskSolved, taskSolved),
 	check:     func(rep *judging) (Verdict, string) { return rep.mapFindsNeedle(taskReRoPE) },
 	relevant:  with(hasTasks, taskReRoPE),
 }
@@ -74,6 +74,12 @@ func (rep *judging) mapFindsNeedle(sel selector) (Verdict, string) {
 		sts, v, why := rep.on(s, "niah_single")
 		if sts == nil {
 			return v, why
+		}
+		if s.Name == plainRoPE.Name {
+			// A map extends what the model learned: plain RoPE must find the needle at 1x.
+			if v, why := learned(s.Name, "niah_single", sts); v != "" {
+				return v, why
+			}
 		}
 		st, ok := at(sts, mapRatio)
 		if !ok || st.Seeds == 0 {
@@ -91,7 +97,7 @@ func (rep *judging) mapFindsNeedle(sel selector) (Verdict, string) {
 var tasksRandomizedHelps = claim{
 	id:        "tasks_randomized_helps",
 	statement: "Randomized position ids raise RoPE's accuracy past its training sizes (Ruoss et al. 2023)",
-	rule:      fmt.Sprintf("over the tasks RoPE at randomized positions trained on, the mean of its exact match at %dx (mean over seeds) above plain RoPE's on the same tasks.", rankingRatio),
+	rule:      fmt.Sprintf("over the tasks RoPE at randomized positions trained on that both it and plain RoPE learned at 1x (≥ %g), the mean of its exact match at %dx (mean over seeds) above plain RoPE's on the same tasks. Undecided where there is no such task.", taskSolved, rankingRatio),
 	check:     checkRandomized,
 	relevant:  with(hasTasks, ropeRandomized),
 }
@@ -103,7 +109,7 @@ func checkRandomized(rep *judging) (Verdict, string) {
 var tasksDroPENeedles = claim{
 	id:        "tasks_drope_needles",
 	statement: "DroPE beats RoPE and NoPE on needles at 2x the training length (Gelberg et al. 2025)",
-	rule:      fmt.Sprintf("on every niah_ task DroPE trained on, its exact match at %dx (mean over seeds) above plain RoPE's and plain NoPE's; the paper's multi-key needle where this model learns it.", rankingRatio),
+	rule:      fmt.Sprintf("over the niah_ tasks DroPE trained on that DroPE, plain RoPE and plain NoPE all learned at 1x (≥ %g), the mean of its exact match at %dx (mean over seeds) above plain RoPE's and plain NoPE's. Undecided where there is no such task.", taskSolved, rankingRatio),
 	check:     checkDroPENeedles,
 	relevant:  with(hasTasks, ropeDroPE),
 }
@@ -134,6 +140,38 @@ func (rep *judging) beatsOnItsTasks(sel selector, prefix string, refs ...selecto
 	if len(names) == 0 {
 		return NotApplicable, fmt.Sprintf("%s was not scored on a %s task.", capitalise(sel.Name), strings.TrimSuffix(prefix, "_"))
 	}
+	// Generalisation is judged on the tasks every scheme compared learned at 1x.
+	by := map[string]map[string][]tasks.Stat{sel.Name: mine}
+	for _, ref := range refs {
+		b, err := rep.byTask(ref, stats)
+		if err != nil {
+			return NotApplicable, notOneOr(err, fmt.Sprintf("%s was not scored on a task.", capitalise(ref.Name)))
+		}
+		by[ref.Name] = b
+	}
+	var kept, unlearned []string
+	for _, name := range names {
+		why := ""
+		for _, s := range append([]selector{sel}, refs...) {
+			v, w := learned(s.Name, name, by[s.Name][name])
+			if v == NotApplicable {
+				return v, w
+			}
+			if v != "" {
+				why = strings.TrimSuffix(w, ".")
+				break
+			}
+		}
+		if why == "" {
+			kept = append(kept, name)
+		} else {
+			unlearned = append(unlearned, why)
+		}
+	}
+	if len(kept) == 0 {
+		return Undecided, fmt.Sprintf("No task of the claim is learned at 1x by every scheme it compares: %s.", strings.Join(unlearned, "; "))
+	}
+	names = kept
 	mean := func(s selector, by map[string][]tasks.Stat) (float64, []string, error) {
 		var sum float64
 		var ev []string
@@ -154,11 +192,7 @@ func (rep *judging) beatsOnItsTasks(sel selector, prefix string, refs ...selecto
 	verdict := Reproduced
 	parts := []string{fmt.Sprintf("%s %s (%s)", sel.Name, measure.Percent(m), strings.Join(ev, ", "))}
 	for _, ref := range refs {
-		by, err := rep.byTask(ref, stats)
-		if err != nil {
-			return NotApplicable, notOneOr(err, fmt.Sprintf("%s was not scored on a task.", capitalise(ref.Name)))
-		}
-		r, rev, err := mean(ref, by)
+		r, rev, err := mean(ref, by[ref.Name])
 		if err != nil {
 			return NotApplicable, err.Error() + "."
 		}
@@ -167,7 +201,11 @@ func (rep *judging) beatsOnItsTasks(sel selector, prefix string, refs ...selecto
 		}
 		parts = append(parts, fmt.Sprintf("%s %s (%s)", ref.Name, measure.Percent(r), strings.Join(rev, ", ")))
 	}
-	return verdict, fmt.Sprintf("Mean exact match at %dx: %s.", rankingRatio, strings.Join(parts, "; "))
+	left := ""
+	if len(unlearned) > 0 {
+		left = fmt.Sprintf(" Left out, not learned at 1x: %s.", strings.Join(unlearned, "; "))
+	}
+	return verdict, fmt.Sprintf("Mean exact match at %dx: %s.%s", rankingRatio, strings.Join(parts, "; "), left)
 }
 
 // notOneOr is the evidence for a byTask error: notOne's for series picked together, else none.

@@ -104,12 +104,21 @@ func TestTaskClaims(t *testing.T) {
 	if v := judgeTasks(t, on(goodCopy, goodFlip))["tasks_needle_rope_fails"]; v != NotApplicable {
 		t.Errorf("tasks_needle_rope_fails without needle runs: %s, want not applicable", v)
 	}
-	for name, needle := range map[string]scores{
-		"rope finds it at 4x":  with(goodNeedle, "rope", [3]float64{1, 1, 0.11}),
-		"rope misses it at 1x": with(goodNeedle, "rope", [3]float64{0.89, 0.5, 0}),
+	if got := judgeTasks(t, on(goodCopy, goodFlip, with(goodNeedle, "rope", [3]float64{1, 1, 0.11})))["tasks_needle_rope_fails"]; got != NotReproduced {
+		t.Errorf("rope finds it at 4x: tasks_needle_rope_fails is %s, want not reproduced", got)
+	}
+	// A claim on generalisation past the training sizes needs the task learned within them.
+	for name, c := range map[string]struct {
+		copyExact, flipExact, needle scores
+		id                           string
+	}{
+		"rope misses the needle at 1x": {goodCopy, goodFlip, with(goodNeedle, "rope", [3]float64{0.89, 0.5, 0}), "tasks_needle_rope_fails"},
+		"rope never learns flip-flop":  {goodCopy, with(goodFlip, "rope", [3]float64{0.89, 0.5, 0.1}), goodNeedle, "tasks_flipflop_degrades"},
+		"rope copies 76% at 1x":        {with(goodCopy, "rope", [3]float64{0.76, 0, 0}), goodFlip, goodNeedle, "tasks_rope_copy_fails"},
+		"no task learned by all five":  {with(goodCopy, "learned", [3]float64{0.5, 0, 0}), with(goodFlip, "sinusoidal", [3]float64{0.3, 0, 0}), with(goodNeedle, "t5", [3]float64{0.5, 0, 0}), "tasks_nope_ranking"},
 	} {
-		if got := judgeTasks(t, on(goodCopy, goodFlip, needle))["tasks_needle_rope_fails"]; got != NotReproduced {
-			t.Errorf("%s: tasks_needle_rope_fails is %s, want not reproduced", name, got)
+		if got := judgeTasks(t, on(c.copyExact, c.flipExact, c.needle))[c.id]; got != Undecided {
+			t.Errorf("%s: %s is %s, want undecided", name, c.id, got)
 		}
 	}
 	for name, c := range map[string]struct {
@@ -119,7 +128,6 @@ func TestTaskClaims(t *testing.T) {
 		"copy learned by none":  {scores{"nope": {0.8, 0.6, 0}, "t5": {0.89, 0.5, 0}, "rope": {0.85, 0, 0}, "learned": {0.5, 0, 0}, "sinusoidal": {0.7, 0, 0}}, goodFlip, "tasks_solvable"},
 		"rope copies at 2x":     {with(goodCopy, "rope", [3]float64{1, 0.11, 0}), goodFlip, "tasks_rope_copy_fails"},
 		"rope keeps flip-flop":  {goodCopy, with(goodFlip, "rope", [3]float64{1, 0.9, 0.76}), "tasks_flipflop_degrades"},
-		"rope never learns it":  {goodCopy, with(goodFlip, "rope", [3]float64{0.89, 0.5, 0.1}), "tasks_flipflop_degrades"},
 		"t5 no better":          {with(goodCopy, "t5", [3]float64{1, 0.05, 0}), with(goodFlip, "t5", [3]float64{1, 0.5, 0}), "tasks_nope_ranking"},
 		"nope below sinusoidal": {with(goodCopy, "nope", [3]float64{1, 0, 0}), with(goodFlip, "nope", [3]float64{1, 0.55, 0}), "tasks_nope_ranking"},
 	} {
@@ -176,7 +184,8 @@ func TestCoPECountsClaim(t *testing.T) {
 		want                 Verdict
 	}{
 		"cope counts":           {[3]float64{1, 0.9, 0.5}, [3]float64{1, 1, 0.9}, [3]float64{0.55, 0.22, 0.1}, Reproduced},
-		"cope does not count":   {[3]float64{0.55, 0.21, 0.1}, [3]float64{1, 1, 0.93}, [3]float64{0.55, 0.22, 0.1}, NotReproduced},
+		"cope does not count":   {[3]float64{1, 0.21, 0.1}, [3]float64{1, 1, 0.93}, [3]float64{0.55, 0.22, 0.1}, NotReproduced},
+		"cope never learns it":  {[3]float64{0.55, 0.21, 0.1}, [3]float64{1, 1, 0.93}, [3]float64{0.55, 0.22, 0.1}, Undecided},
 		"cope loses flip-flop":  {[3]float64{1, 0.95, 0.5}, [3]float64{1, 0.89, 0.5}, [3]float64{0.55, 0.22, 0.1}, NotReproduced},
 		"rope counts at 2x too": {[3]float64{1, 0.95, 0.5}, [3]float64{1, 1, 0.9}, [3]float64{0.95, 0.9, 0.1}, NotReproduced},
 	} {

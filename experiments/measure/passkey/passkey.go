@@ -33,6 +33,11 @@ const (
 	ComparisonSVG  = "passkey_vs_len.svg"
 )
 
+// Learned is the share of keys a series must retrieve at the training length to count as having
+// learned the task: below it, the report and figure say so, and the claims on retrieval past
+// the training length are undecided (experiments/claims).
+const Learned = 0.9
+
 // Measure is passkey retrieval by length and depth, on documents of its own, for a run
 // trained with passkeys. The run's results file keeps its cells, under "passkey".
 type Measure struct{}

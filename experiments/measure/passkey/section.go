@@ -141,6 +141,9 @@ func (s section) Write(dir string) error {
 			fineTuned[ft] = append(fineTuned[ft], sp.Label)
 			l.Label += fmt.Sprintf(" (fine-tuned at %d)", ft)
 		}
+		if _, ok := sp.notLearned(rep.TrainLen); ok {
+			l.Label += " (not learned at 1x)"
+		}
 		lines = append(lines, l)
 		title := fmt.Sprintf("%s: passkey retrieval, mean over seeds (chance %s)", sp.Label, measure.Percent(data.PasskeyChance))
 		if ft > 0 {
@@ -210,6 +213,16 @@ func (s section) Markdown(b io.Writer) {
 		}
 	}
 	table("accuracy, mean ± std over seeds", func(st Stat) string { return measure.Percent(st.Mean) + " ± " + measure.Percent(st.Std) })
+	var unlearned []string
+	for _, sp := range sps {
+		if acc, ok := sp.notLearned(rep.TrainLen); ok {
+			unlearned = append(unlearned, fmt.Sprintf("%s (%s)", sp.Label, measure.Percent(acc)))
+		}
+	}
+	if len(unlearned) > 0 {
+		p("\nNot learned: %s retrieve less than %s of the keys at the training length, so their scores past it say nothing of extrapolation; the figure marks them.\n",
+			strings.Join(unlearned, ", "), measure.Percent(Learned))
+	}
 	p("\nShare of single digits right (each given the true digits before it; chance 10%%), mean over depths and seeds:\n\n")
 	table("digits right", func(st Stat) string { return measure.Percent(st.Digits) })
 	p("\nBy depth (rows) and length (columns), mean over seeds:\n")
@@ -224,4 +237,15 @@ func depthList() string {
 		s = append(s, fmt.Sprintf("%g%%", 100*d))
 	}
 	return strings.Join(s, ", ")
+}
+
+// notLearned reports whether the series retrieves less than Learned at the training length,
+// with its accuracy there.
+func (sp Series) notLearned(trainLen int) (float64, bool) {
+	for _, st := range sp.ByLength {
+		if st.Length == trainLen && st.Seeds > 0 {
+			return st.Mean, st.Mean < Learned
+		}
+	}
+	return 0, false
 }
