@@ -60,6 +60,38 @@ func init() {
 	}
 }
 
+// Claim is a claim registered from another package (Register): a measure's own claim, or one on
+// a scheme of your own. Its check reads the comparison's aggregate, every run with its config
+// and results, as a measure's section does.
+type Claim struct {
+	// ID names the claim in a comparison's claims: list, in reports and in file names.
+	ID string
+	// Statement is the claim as its paper makes it, with the paper; Rule how the check judges
+	// it, with its threshold.
+	Statement, Rule string
+	// Check judges the claim: a verdict and the evidence, a sentence with the numbers. It
+	// returns Undecided, naming the number, where the runs lack what the claim needs (a task
+	// not learned, a number not finite).
+	Check func(rep *measure.Report) (Verdict, string)
+	// Relevant, when set, says whether a report judges the claim unless the comparison lists
+	// it; nil judges it in every report.
+	Relevant func(rep *measure.Report) bool
+}
+
+// Register makes a claim of another package available by its id, after the built-in ones in
+// the reports. Call it from the package's init function, and import the package in
+// plugins/plugins.go. It panics if the id is taken or not a name, or the claim has no check.
+func Register(c Claim) {
+	in := claim{id: c.ID, statement: c.Statement, rule: c.Rule}
+	if c.Check != nil {
+		in.check = func(rep *judging) (Verdict, string) { return c.Check(rep.Report) }
+	}
+	if c.Relevant != nil {
+		in.relevant = func(rep *judging) bool { return c.Relevant(rep.Report) }
+	}
+	register(in)
+}
+
 // register makes a claim available by its id, to comparisons' claims: lists and every report.
 // It panics if the id is taken or not a name, as measure.Register does, since that is a
 // programming error: two claims of one id would make a checked list ambiguous.
