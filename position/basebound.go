@@ -31,7 +31,10 @@ const boundSteps = 1000
 // BaseBound is Men et al.'s lower bound on the base of a RoPE head of headDim dimensions (θ_i =
 // β^(−2i/headDim)) for a context of n positions: the smallest base β > 1 on a grid of 1000 per
 // decade, up to 10¹², at which DecayHolds. It is 4.3·10³ for a head of 128 at 1024 tokens, the
-// paper's Table; +Inf if no base on the grid holds.
+// paper's Table; +Inf if no base on the grid holds. The property is not monotone in the base at
+// small heads: for a head of 16 at 256 tokens the bound is about 8610, yet 10⁴ fails (B(91) < 0)
+// and 2·10⁴ holds. So a run is judged by DecayHolds on its own frequencies, not by its base
+// against the bound.
 func BaseBound(headDim, n int) float64 {
 	invFreq := make([]float64, headDim/2)
 	for k := 1; k <= 12*boundSteps; k++ {

@@ -40,6 +40,11 @@ func TestBaseBound(t *testing.T) {
 			t.Errorf("d %d, n %d: B(m) ≥ 0 for every m a step below the bound (%.1f): not the least", c.d, c.n, below)
 		}
 	}
+	// Not monotone in the base: at a head of 16 and 256 tokens, B(91) = Σ cos(91·10^(−i/2)) over
+	// i < 8 is about −0.22 at base 10⁴, while 2·10⁴ holds throughout.
+	if DecayHolds(ladder(16, 1e4), 256) || !DecayHolds(ladder(16, 2e4), 256) {
+		t.Error("head 16 at 256 tokens: want base 10⁴ failing and 2·10⁴ holding")
+	}
 	// The default model's bound at 64 tokens is far below its base of 10⁴, and a longer context
 	// asks a larger base.
 	if a, b := BaseBound(16, 64), BaseBound(16, 256); !(a < 1e4 && a < b) {

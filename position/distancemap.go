@@ -14,9 +14,9 @@ type Span struct {
 
 // A DistanceMap changes, at evaluation only, which keys each query sees and at what distance.
 // The methods that extend a model past its training length without training it (ReRoPE,
-// Self-Extend, LM-Infinite, StreamingLLM, STRING) are each one: a mask, and for the keys kept,
-// either their true distance or one the map gives. A new map is one file, in this package or
-// any other, that registers a constructor in its init function:
+// Self-Extend, LM-Infinite, StreamingLLM, STRING, Dual Chunk Attention) are each one: a mask,
+// and for the keys kept, either their true distance or one the map gives. A new map is one
+// file, in this package or any other, that registers a constructor in its init function:
 //
 //	func init() { position.RegisterDistanceMap("mine", newMine) }
 //

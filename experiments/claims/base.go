@@ -17,10 +17,13 @@ import (
 // (head dimension 16, 64 tokens):
 //
 //   - bases 100, 500, 2000, 10⁴, 10⁵ and 10⁶ broke at 83, 108, 83, 108, 70 and 99 against
-//     T_extra 112, 65, 109, 199, 112 and 199: 0.50 to 1.66 times it (positions.PredictionFactor);
+//     T_extra 112, 65, 109, 199, 112 and 199: 0.497 to 1.66 times it. The factor 2
+//     (positions.PredictionFactor) was read off that range with 0.497 rounded to 0.50, so base
+//     10⁶'s 0.497 falls just outside it: the pilot itself does not reproduce the claim, and the
+//     study reports it without checking it;
 //   - base 10, every pair turning within 64 tokens, scored 12.69 at 16x against base 10⁴'s 21.51
 //     (0.59), and 6.89 against 6.80 at 1x;
-//   - trained with passkeys, base 500, below Men et al.'s bound of 1718 for 64 tokens, retrieved
+//   - trained with passkeys, base 500, whose decay fails within 64 tokens, retrieved
 //     100% at 1x, as base 10⁴ did, at perplexity 4.43 against 4.42: the claim did not reproduce
 //     in its pilot, so the study reports it and does not check it.
 const (
@@ -129,7 +132,7 @@ var smallBaseExtrapolates = claim{
 var baseBoundSuperficial = claim{
 	id:        "base_bound_superficial",
 	statement: "Below the lower bound on RoPE's base for the training length, perplexity holds while retrieval within that length fails (Men et al. 2024)",
-	rule: fmt.Sprintf("for plain RoPE trained with passkeys, each series whose base is below Men et al.'s bound for the training length (B(m) = Σ cos(m·θ_i) < 0 for some m within it; `position.DecayHolds`) "+
+	rule: fmt.Sprintf("for plain RoPE trained with passkeys, each series below Men et al.'s bound for the training length (B(m) = Σ cos(m·θ_i) < 0 for some m within it; `position.DecayHolds`) "+
 		"has mean perplexity at 1x ≤ (1 + %g) × base 10⁴'s and passkey accuracy at 1x ≤ %g (mean over depths and seeds). Undecided where base 10⁴ retrieves less than %g at 1x.",
 		inDistributionTolerance, boundFails, passkeyRetrieves),
 	check:    checkBaseBound,

@@ -40,7 +40,7 @@ func Breakpoints(title string, pts []BreakPoint, factor float64) (Grid, error) {
 	}
 	lo, hi = math.Min(lo, 1)/1.15, hi*1.15
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
-	band, err := plotter.NewPolygon(plotter.XYs{{X: lo, Y: lo / factor}, {X: hi, Y: hi / factor}, {X: hi, Y: hi}, {X: lo * factor, Y: hi}, {X: lo, Y: lo * factor}})
+	band, err := plotter.NewPolygon(plotter.XYs{{X: lo, Y: lo / factor}, {X: hi, Y: hi / factor}, {X: hi, Y: hi}, {X: hi / factor, Y: hi}, {X: lo, Y: lo * factor}})
 	if err != nil {
 		return Grid{}, err
 	}
@@ -86,6 +86,7 @@ func Breakpoints(title string, pts []BreakPoint, factor float64) (Grid, error) {
 			legend.Add(name, sc)
 		}
 	}
+	legend.Top = true
 	return Grid{Title: title, Plots: []*gonum.Plot{p}, Legends: []*gonum.Legend{&legend}, Cols: 1,
-		Width: 11.5 * vg.Inch, Height: 6 * vg.Inch, LegendWidth: 3.2 * vg.Inch}, nil
+		Width: 10 * vg.Inch, Height: 6.5 * vg.Inch, LegendWidth: 2.6 * vg.Inch}, nil
 }

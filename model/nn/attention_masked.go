@@ -15,10 +15,10 @@ type Span struct {
 
 // Remap lets each query of an evaluation attention see some keys only, some of them scored as if
 // the query and the key stood at other positions: the distance maps with which a model reads past
-// its training length (ReRoPE, Self-Extend, LM-Infinite, StreamingLLM, STRING). A key in none of
-// a query's spans is masked. Alt scores use the same q, k, query scale and bias as the others;
-// only the rotation, and for a bias by distance optionally the distance, change. The stats'
-// far mass counts keys by their true distance.
+// its training length (ReRoPE, Self-Extend, LM-Infinite, StreamingLLM, STRING, Dual Chunk
+// Attention). A key in none of a query's spans is masked. Alt scores use the same q, k, query
+// scale and bias as the others; only the rotation, and for a bias by distance optionally the
+// distance, change. The stats' far mass counts keys by their true distance.
 type Remap struct {
 	// Spans appends to dst the spans of query i: increasing and disjoint (an empty one is
 	// dropped), every key at most i, the last one ending with key i and not Alt, so that a query

@@ -115,5 +115,6 @@ func (p Prediction) Finite() bool { return !math.IsInf(p.Critical.TExtra, 1) }
 // PredictionFactor is how near the measured breakpoint must come to T_extra for the base
 // study's claim that the breakpoint follows the critical dimension, and the band of its
 // figure: within a factor 2 either way. The pilot before the committed study (seed 7, head
-// dimension 16, 64 tokens, bases 100 to 10⁶) measured 0.50 to 1.66 times T_extra.
+// dimension 16, 64 tokens, bases 100 to 10⁶) measured 0.497 to 1.66 times T_extra
+// (experiments/claims/base.go).
 const PredictionFactor = 2.0
