@@ -28,10 +28,14 @@ func (s section) Write(dir string) error {
 	return s.figure(dir)
 }
 
-// Markdown writes the figure and the table of every series' perplexity by length.
+// Markdown writes each series' effective length (not for task runs, whose perplexity is not a
+// result), the figure and the table of every series' perplexity by length.
 func (s section) Markdown(w io.Writer) {
 	rep := s.rep
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	if !rep.AllOnTasks() {
+		effectiveTable(w, rep)
+	}
 	p("![perplexity against evaluation length](%s)\n\n", ComparisonPNG)
 	p("The figure has %s.\n\n", rep.PanelsNote())
 
