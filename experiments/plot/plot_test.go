@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	gonum "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 )
 
 // TestPerplexityDegenerate draws plots gonum/plot would panic on: no curve at all, and a spread
@@ -198,4 +202,19 @@ func cieLab(c color.Color) [3]float64 {
 		return 7.787*t + 16.0/116
 	}
 	return [3]float64{116*f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))}
+}
+
+// TestLegendSide checks that a single plot's legend column holds its widest entry, so that a
+// label such as "rope_pi (fine-tuned at 256) (not learned at 1x)" is not cut at the image's
+// edge, and stays 3 inches for short ones.
+func TestLegendSide(t *testing.T) {
+	short, long := gonum.NewLegend(), gonum.NewLegend()
+	short.Add("rope", &plotter.Line{})
+	long.Add("rope_pi (fine-tuned at 256) (not learned at 1x) and a further long explanation", &plotter.Line{})
+	if got := legendSide(&short); got != 3*vg.Inch {
+		t.Errorf("short legend: %v, want 3 inches", got)
+	}
+	if got, w := legendSide(&long), legendWidth(&long); got < w+0.15*vg.Inch || w < 3*vg.Inch {
+		t.Errorf("long legend %v wide in a column of %v", w, got)
+	}
 }
