@@ -86,9 +86,15 @@ func (f ByFamily) grid() (Grid, bool, error) {
 	}
 	fig.FitLegends(1.9 * vg.Inch)
 	rows := (len(members) + cols - 1) / cols
-	// One panel is drawn wider, for the title to fit.
+	// One panel is drawn wider, for the title to fit; a row is tall enough for its tallest
+	// legend (a task comparison has a series per scheme and task), so that no legend runs
+	// into the next row or off the image.
 	fig.Width = max(vg.Length(cols)*(4.8*vg.Inch+fig.LegendWidth)+0.5*vg.Inch, 11.5*vg.Inch)
-	fig.Height = vg.Length(rows)*3.9*vg.Inch + 0.9*vg.Inch
+	rowHeight := 3.9 * vg.Inch
+	for _, l := range fig.Legends {
+		rowHeight = max(rowHeight, legendHeight(l)+0.6*vg.Inch)
+	}
+	fig.Height = vg.Length(rows)*rowHeight + 0.9*vg.Inch
 	return fig, true, nil
 }
 
@@ -136,8 +142,7 @@ func (f ByFamily) yRange(idx []int) axisRange {
 }
 
 // panel draws the lines idx of one family over the reference's, which comes first also when it is
-// one of them, and the training length: the k-th of n lines moved by (k − (n−1)/2)·dodgeStep
-// octaves, the reference where it is.
+// one of them, and the training length, each line but the reference moved a little in x (dodge).
 func (f ByFamily) panel(title string, idx []int, xr, yr axisRange) (*gonum.Plot, *gonum.Legend, error) {
 	p := gonum.New()
 	p.Title.Text = title
@@ -178,11 +183,20 @@ func (f ByFamily) panel(title string, idx []int, xr, yr axisRange) (*gonum.Plot,
 	return p, &legend, nil
 }
 
-// dodge is the k-th of n lines of a panel moved by (k − (n−1)/2)·dodgeStep octaves in x.
+// maxDodge is how far, in octaves, the outermost lines of a panel are moved either way: with
+// many lines the step shrinks, so that no point strays towards the next length.
+const maxDodge = 0.15
+
+// dodge is the k-th of n lines of a panel moved by (k − (n−1)/2) steps in x, a step dodgeStep
+// octaves, or less when the n lines would spread beyond ±maxDodge.
 func dodge(l Line, k, n int) Line {
+	step := dodgeStep
+	if n > 1 {
+		step = min(step, 2*maxDodge/float64(n-1))
+	}
 	l.XYs = slices.Clone(l.XYs)
 	for j := range l.XYs {
-		l.XYs[j].X *= math.Exp2(dodgeStep * (float64(k) - float64(n-1)/2))
+		l.XYs[j].X *= math.Exp2(step * (float64(k) - float64(n-1)/2))
 	}
 	return l
 }

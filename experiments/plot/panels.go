@@ -44,6 +44,15 @@ func legendWidth(l *gonum.Legend) vg.Length {
 	return r.Max.X - r.Min.X
 }
 
+// legendHeight is the height a legend's entries take; 0 for none.
+func legendHeight(l *gonum.Legend) vg.Length {
+	if l == nil {
+		return 0
+	}
+	r := l.Rectangle(draw.Canvas{})
+	return r.Max.Y - r.Min.Y
+}
+
 // Save writes the figure as PNG and SVG.
 func (fig Grid) Save(png, svg string) error {
 	return saveCanvas(png, svg, fig.Width, fig.Height, fig.draw)

@@ -151,4 +151,30 @@ func TestDodge(t *testing.T) {
 	if l.XYs[0].X != 64 {
 		t.Error("dodge moved the caller's points")
 	}
+	// Forty-two lines, a task comparison's panel, stay within ±maxDodge octaves.
+	if lo, hi := dodge(l, 0, 42).XYs[0].X, dodge(l, 41, 42).XYs[0].X; math.Log2(hi/lo) > 2*maxDodge+1e-9 {
+		t.Errorf("42 lines spread over %v octaves", math.Log2(hi/lo))
+	}
+}
+
+// TestByFamilyTallLegend checks that a panel with many series (a task comparison has one per
+// scheme and task) gets a row tall enough for its legend, which would otherwise run into the
+// next row.
+func TestByFamilyTallLegend(t *testing.T) {
+	f := ByFamily{TrainLen: 64, Reference: -1}
+	for i := range 42 {
+		f.Lines = append(f.Lines, Line{Label: "series " + strconv.Itoa(i), XYs: plotter.XYs{{X: 64, Y: float64(i)}, {X: 128, Y: 1}}})
+		f.Styles = append(f.Styles, SchemeStyle("alibi"))
+		f.Families[Absolute+Family(i%4)] = append(f.Families[Absolute+Family(i%4)], i)
+	}
+	fig, _, err := f.grid()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := (len(fig.Plots) + fig.Cols - 1) / fig.Cols
+	for k, l := range fig.Legends {
+		if h := legendHeight(l); h+0.6*vg.Inch > (fig.Height-0.9*vg.Inch)/vg.Length(rows) {
+			t.Errorf("panel %d: legend %v tall in a figure %v tall of %d rows", k, h, fig.Height, rows)
+		}
+	}
 }
