@@ -77,7 +77,8 @@ func (rep *Report) Reference() int {
 }
 
 // PanelsNote says, for the report, how the figures are laid out: "a panel per family of schemes
-// (absolute positions, ...), plain RoPE (rope) in grey in each".
+// (absolute positions, ...), plain RoPE (rope) in grey in each, every panel on one y range, ...":
+// a reader comparing levels across panels is told they compare (plot.ByFamily).
 func (rep *Report) PanelsNote() string {
 	var names []string
 	for f, idx := range rep.Families() {
@@ -89,5 +90,5 @@ func (rep *Report) PanelsNote() string {
 	if r := rep.Reference(); r >= 0 {
 		note += fmt.Sprintf(", plain RoPE (%s) in grey in each", rep.Series[r].Label)
 	}
-	return note
+	return note + ", every panel on one y range, the series in a panel offset a little in x so that lines which coincide show"
 }

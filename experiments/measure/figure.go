@@ -6,8 +6,9 @@ import "extrapolate/experiments/plot"
 type Line = plot.Line
 
 // Figure is a comparison figure as every measure draws one: a panel per family of schemes,
-// each series in its colour of every figure of the comparison, plain RoPE in grey in each
-// panel, the training length marked, x on a log axis.
+// every panel on one y range, each series in its colour of every figure of the comparison,
+// plain RoPE in grey in each panel, the training length marked, x on a log axis. XLabel and
+// YLabel name each axis with its unit (tokens, nats per token).
 type Figure struct {
 	Title, XLabel, YLabel string
 	LogY                  bool

@@ -1,6 +1,9 @@
 package measure
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestRatio checks how a length is written as a multiple of the training length: whole and
 // simple multiples as %g writes them, as every committed report has them, and a task window's
@@ -16,5 +19,13 @@ func TestRatio(t *testing.T) {
 		if got := Ratio(c.n, c.trainLen); got != c.want {
 			t.Errorf("Ratio(%d, %d) = %s, want %s", c.n, c.trainLen, got, c.want)
 		}
+	}
+}
+
+// TestPanelsNote checks that the report says the panels of a figure share their y range, so
+// that a reader compares levels across panels.
+func TestPanelsNote(t *testing.T) {
+	if got := (&Report{}).PanelsNote(); !strings.Contains(got, "every panel on one y range") {
+		t.Errorf("PanelsNote: %q", got)
 	}
 }

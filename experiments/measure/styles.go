@@ -11,8 +11,10 @@ import (
 // the scheme; RoPE's variant ("partial" for rotary_fraction, "p" for frequency_fraction below
 // 1); the scaling's type; the attention temperature; "ft" when the run is fine-tuned at a
 // longer length; "drope" when it drops its scheme (train.drope); and the kind of position ids
-// it trains at (train.positions), joined by "+": "rope+yarn", "nope+logn_train",
-// "rope+linear+ft", "rope+drope", "rope+randomized". Like
+// it trains at (train.positions), joined by "+", with a distance map's type after the scaling and
+// a normaliser other than softmax, "gated" and "sinks" after the temperature: "rope+yarn",
+// "nope+logn_train", "rope+linear+ft", "rope+drope", "rope+randomized", "rope+self_extend",
+// "alibi+gated". Like
 // familyOf it reads the resolved config, not the label, which is free text.
 func SchemeKey(c config.Config) string {
 	parts := []string{c.Position.Scheme}
@@ -25,8 +27,22 @@ func SchemeKey(c config.Config) string {
 	if sc := c.Position.Scaling; sc != nil {
 		parts = append(parts, sc.Type)
 	}
+	// A distance map, a normaliser, a gate or sinks make a RoPE run more than plain RoPE: without
+	// them in its key, it was drawn in the reference's grey, told apart by its dashes only.
+	if m := c.Position.DistanceMap; m != nil {
+		parts = append(parts, m.Type)
+	}
 	if c.Attention.Scale != "" {
 		parts = append(parts, c.Attention.Scale)
+	}
+	if n := c.Attention.Normaliser; n != "" && n != "softmax" {
+		parts = append(parts, n)
+	}
+	if g := c.Attention.Gate; g != "" && g != "none" {
+		parts = append(parts, "gated")
+	}
+	if c.Attention.Sinks {
+		parts = append(parts, "sinks")
 	}
 	if c.Train.Finetune != nil {
 		parts = append(parts, plot.FineTuned)

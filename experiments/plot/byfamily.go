@@ -19,11 +19,11 @@ type Line struct {
 }
 
 // ByFamily is a comparison figure with a panel per family of position schemes, each series in its
-// style, the reference series in each panel, the training length marked, x on a log axis. Each
-// panel's y axis spans its own family's series, so that a difference of a few percent between
-// them shows however far another family's series runs, and the reference too unless that would
-// more than double the panel's span (log span on a log axis): then the reference, like the guide,
-// is cut at the panel's edge, and its legend entry says so.
+// style, the reference series in each panel, the training length marked, x on a log axis. Every
+// panel shares one y range, which spans every series and the reference, so that a level reads the
+// same in every panel: a family's few percent look as small as they are beside another family's
+// factor of ten, and the report's tables give them exactly. Within a panel the series are moved
+// apart a little in x (dodgeStep), so that lines and error bars that coincide stay visible.
 type ByFamily struct {
 	Title, XLabel, YLabel string
 	LogY                  bool
@@ -42,10 +42,19 @@ type ByFamily struct {
 // guideStyle is a figure's guide line's.
 var guideStyle = Style{Color: color.Gray{Y: 110}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}
 
-// Save draws a panel per family with a line to draw, all on the same x axis, each on a y axis of
-// its own; with no line to draw it writes nothing.
+// Save draws a panel per family with a line to draw, all on the same x and y axes, each axis
+// titled; with no line to draw it writes nothing.
 func (f ByFamily) Save(png, svg string) (err error) {
 	defer Recover(png, &err)
+	fig, ok, err := f.grid()
+	if !ok || err != nil {
+		return err
+	}
+	return fig.Save(png, svg)
+}
+
+// grid lays the figure out, false when there is no line to draw.
+func (f ByFamily) grid() (Grid, bool, error) {
 	var members [][]int
 	var titles []string
 	for fam, idx := range f.Families {
@@ -60,26 +69,33 @@ func (f ByFamily) Save(png, svg string) (err error) {
 		}
 	}
 	if len(members) == 0 {
-		return nil
+		return Grid{}, false, nil
 	}
-	xr := f.xRange()
+	xr, yr := f.xRange(), f.yRange(slices.Concat(members...))
 	cols := min(2, len(members))
-	fig := Grid{Title: f.Title, XLabel: f.XLabel, Cols: cols, LegendWidth: 1.9 * vg.Inch}
+	fig := Grid{Title: f.Title, XLabel: f.XLabel, Cols: cols}
 	for k, idx := range members {
-		p, legend, err := f.panel(titles[k], idx, xr, f.panelYRange(idx))
+		p, legend, err := f.panel(titles[k], idx, xr, yr)
 		if err != nil {
-			return err
+			return Grid{}, false, err
 		}
-		if k%cols == 0 {
-			p.Y.Label.Text = f.YLabel
-		}
+		// Every panel titles its y axis: a reader comparing two panels side by side need
+		// not look back to the first column for the unit.
+		p.Y.Label.Text = f.YLabel
 		fig.Plots, fig.Legends = append(fig.Plots, p), append(fig.Legends, legend)
 	}
+	fig.FitLegends(1.9 * vg.Inch)
 	rows := (len(members) + cols - 1) / cols
-	// One panel is drawn wider, for the title to fit.
+	// One panel is drawn wider, for the title to fit; a row is tall enough for its tallest
+	// legend (a task comparison has a series per scheme and task), so that no legend runs
+	// into the next row or off the image.
 	fig.Width = max(vg.Length(cols)*(4.8*vg.Inch+fig.LegendWidth)+0.5*vg.Inch, 11.5*vg.Inch)
-	fig.Height = vg.Length(rows)*3.6*vg.Inch + 0.9*vg.Inch
-	return fig.Save(png, svg)
+	rowHeight := 3.9 * vg.Inch
+	for _, l := range fig.Legends {
+		rowHeight = max(rowHeight, legendHeight(l)+0.6*vg.Inch)
+	}
+	fig.Height = vg.Length(rows)*rowHeight + 0.9*vg.Inch
+	return fig, true, nil
 }
 
 // axisRange is the extent of an axis, shared by every panel.
@@ -96,9 +112,12 @@ func (f ByFamily) xRange() axisRange {
 	return axisRange{x.Min / 1.2, x.Max * 1.2}
 }
 
-// yRange spans the points and error bars of the lines idx, one panel's; on a log y axis a bar
-// stops above 0.
+// yRange spans the points and error bars of the lines idx and of the reference, every panel's;
+// on a log y axis a bar stops above 0.
 func (f ByFamily) yRange(idx []int) axisRange {
+	if f.Reference >= 0 {
+		idx = append(slices.Clone(idx), f.Reference)
+	}
 	y := axisRange{math.Inf(1), math.Inf(-1)}
 	for _, i := range idx {
 		l := f.Lines[i]
@@ -122,38 +141,8 @@ func (f ByFamily) yRange(idx []int) axisRange {
 	return axisRange{y.Min - pad, y.Max + pad}
 }
 
-// panelYRange is the y range of the panel of the lines idx: theirs, and the reference's unless
-// it would more than double the span.
-func (f ByFamily) panelYRange(idx []int) axisRange {
-	yr := f.yRange(idx)
-	if r := f.Reference; r >= 0 && !slices.Contains(idx, r) {
-		if with := f.yRange(append(slices.Clone(idx), r)); f.span(with) <= 2*f.span(yr) {
-			return with
-		}
-	}
-	return yr
-}
-
-// span is the extent of a y range: its ratio's logarithm on a log axis.
-func (f ByFamily) span(r axisRange) float64 {
-	if f.LogY {
-		return math.Log(r.Max / r.Min)
-	}
-	return r.Max - r.Min
-}
-
-// leaves reports whether a line's points run off a y range.
-func leaves(l Line, yr axisRange) bool {
-	for _, xy := range l.XYs {
-		if xy.Y < yr.Min || xy.Y > yr.Max {
-			return true
-		}
-	}
-	return false
-}
-
 // panel draws the lines idx of one family over the reference's, which comes first also when it is
-// one of them, and the training length.
+// one of them, and the training length, each line but the reference moved a little in x (dodge).
 func (f ByFamily) panel(title string, idx []int, xr, yr axisRange) (*gonum.Plot, *gonum.Legend, error) {
 	p := gonum.New()
 	p.Title.Text = title
@@ -171,20 +160,19 @@ func (f ByFamily) panel(title string, idx []int, xr, yr axisRange) (*gonum.Plot,
 			return nil, nil, err
 		}
 	}
-	if r := f.Reference; r >= 0 && len(f.Lines[r].XYs) > 0 {
-		suffix := " (reference)"
-		if leaves(f.Lines[r], yr) {
-			suffix = " (reference, cut)"
+	var others []int
+	for _, i := range idx {
+		if i != f.Reference {
+			others = append(others, i)
 		}
-		if err := addLine(p, &legend, f.Lines[r], f.Styles[r], suffix); err != nil {
+	}
+	if r := f.Reference; r >= 0 && len(f.Lines[r].XYs) > 0 {
+		if err := addLine(p, &legend, f.Lines[r], f.Styles[r], " (reference)"); err != nil {
 			return nil, nil, err
 		}
 	}
-	for _, i := range idx {
-		if i == f.Reference {
-			continue
-		}
-		if err := addLine(p, &legend, f.Lines[i], f.Styles[i], ""); err != nil {
+	for k, i := range others {
+		if err := addLine(p, &legend, dodge(f.Lines[i], k, len(others)), f.Styles[i], ""); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -193,6 +181,24 @@ func (f ByFamily) panel(title string, idx []int, xr, yr axisRange) (*gonum.Plot,
 		return nil, nil, err
 	}
 	return p, &legend, nil
+}
+
+// maxDodge is how far, in octaves, the outermost lines of a panel are moved either way: with
+// many lines the step shrinks, so that no point strays towards the next length.
+const maxDodge = 0.15
+
+// dodge is the k-th of n lines of a panel moved by (k − (n−1)/2) steps in x, a step dodgeStep
+// octaves, or less when the n lines would spread beyond ±maxDodge.
+func dodge(l Line, k, n int) Line {
+	step := dodgeStep
+	if n > 1 {
+		step = min(step, 2*maxDodge/float64(n-1))
+	}
+	l.XYs = slices.Clone(l.XYs)
+	for j := range l.XYs {
+		l.XYs[j].X *= math.Exp2(step * (float64(k) - float64(n-1)/2))
+	}
+	return l
 }
 
 // addLine draws a line in its style, with its error bars when they show a spread, and adds it

@@ -137,9 +137,12 @@ func Lines(png, svg, title, xLabel, yLabel string, trainLen int, unit bool, line
 	return save(png, svg, p, &legend)
 }
 
-// save writes a plot as PNG and SVG, the legend in a column of its own right of the plot.
+// save writes a plot as PNG and SVG, the legend in a column of its own right of the plot, as
+// wide as legendSide.
 func save(png, svg string, p *gonum.Plot, legend *gonum.Legend) error {
-	const width, height, side = 11.5 * vg.Inch, 5.5 * vg.Inch, 3 * vg.Inch
+	const height = 5.5 * vg.Inch
+	side := legendSide(legend)
+	width := 8.5*vg.Inch + side
 	return saveCanvas(png, svg, width, height, func(dc draw.Canvas) {
 		if legend != nil {
 			p.Draw(draw.Crop(dc, 0, -side, 0, 0))
@@ -148,6 +151,15 @@ func save(png, svg string, p *gonum.Plot, legend *gonum.Legend) error {
 			p.Draw(dc)
 		}
 	})
+}
+
+// legendSide is the width of the column right of a plot that its legend, if any, takes: 3
+// inches, or its widest entry's width, so that no entry is cut at the image's edge.
+func legendSide(legend *gonum.Legend) vg.Length {
+	if legend == nil {
+		return 3 * vg.Inch
+	}
+	return max(3*vg.Inch, 0.15*vg.Inch+legendWidth(legend)+legendPad)
 }
 
 // saveCanvas draws a figure of width × height twice, as PNG (110 dpi) and as SVG, and writes

@@ -36,7 +36,7 @@ func (f Multiples) Save(png, svg string) (err error) {
 		return nil
 	}
 	cols := max(1, min(f.Cols, len(f.Panels)))
-	fig := Grid{Title: f.Title, XLabel: f.XLabel, Cols: cols, LegendWidth: 1.6 * vg.Inch}
+	fig := Grid{Title: f.Title, XLabel: f.XLabel, Cols: cols}
 	for k, pn := range f.Panels {
 		p, err := f.panel(pn)
 		if err != nil {
@@ -52,8 +52,10 @@ func (f Multiples) Save(png, svg string) (err error) {
 			fig.Legends = append(fig.Legends, nil)
 		}
 	}
+	fig.FitLegends(1.6 * vg.Inch)
 	rows := (len(f.Panels) + cols - 1) / cols
-	fig.Width = vg.Length(cols)*(3.4*vg.Inch+fig.LegendWidth/vg.Length(cols)) + fig.LegendWidth + 0.5*vg.Inch
+	// Every tile keeps a legend's column to its right (Grid), drawn or not.
+	fig.Width = vg.Length(cols)*(3.4*vg.Inch+fig.LegendWidth) + 0.5*vg.Inch
 	fig.Height = vg.Length(rows)*2.8*vg.Inch + 0.9*vg.Inch
 	return fig.Save(png, svg)
 }

@@ -1,8 +1,6 @@
 package plot
 
 import (
-	"slices"
-
 	gonum "gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -12,9 +10,9 @@ import (
 // column of its own to its right, under a title for them all, if any.
 type Grid struct {
 	Title string
-	// XLabel, if any, is written under each column's lowest plot, centred on its data: gonum
-	// places a log axis's own label's box at the arithmetic middle of the axis, near its right
-	// end, and pads the plot to fit it there.
+	// XLabel, if any, is written under every plot, centred on its data, so that no panel's
+	// x axis goes untitled: gonum places a log axis's own label's box at the arithmetic
+	// middle of the axis, near its right end, and pads the plot to fit it there.
 	XLabel string
 	// Plots fill the grid row by row; a nil plot leaves its tile empty.
 	Plots []*gonum.Plot
@@ -24,6 +22,35 @@ type Grid struct {
 	Width, Height vg.Length
 	// LegendWidth is the width of each legend's column, when there are legends.
 	LegendWidth vg.Length
+}
+
+// legendPad is the room a legend's column keeps right of its widest entry.
+const legendPad = vg.Inch / 8
+
+// FitLegends sets the legends' column to at least width and wide enough for the widest legend,
+// so that no entry is cut at the image's edge; a caller sizes the figure after it.
+func (fig *Grid) FitLegends(width vg.Length) {
+	fig.LegendWidth = width
+	for _, l := range fig.Legends {
+		if l != nil {
+			fig.LegendWidth = max(fig.LegendWidth, legendWidth(l)+legendPad)
+		}
+	}
+}
+
+// legendWidth is the width a legend's entries take, thumbnails and text.
+func legendWidth(l *gonum.Legend) vg.Length {
+	r := l.Rectangle(draw.Canvas{})
+	return r.Max.X - r.Min.X
+}
+
+// legendHeight is the height a legend's entries take; 0 for none.
+func legendHeight(l *gonum.Legend) vg.Length {
+	if l == nil {
+		return 0
+	}
+	r := l.Rectangle(draw.Canvas{})
+	return r.Max.Y - r.Min.Y
 }
 
 // Save writes the figure as PNG and SVG.
@@ -50,6 +77,7 @@ func (fig Grid) draw(dc draw.Canvas) {
 	label := gonum.New().X.Label.TextStyle
 	if fig.XLabel != "" {
 		tiles.PadBottom += label.Height(fig.XLabel) + vg.Inch/16
+		tiles.PadY += label.Height(fig.XLabel) + vg.Inch/16
 	}
 	grid := make([][]*gonum.Plot, rows)
 	for i := range grid {
@@ -57,12 +85,10 @@ func (fig Grid) draw(dc draw.Canvas) {
 		copy(grid[i], fig.Plots[i*fig.Cols:])
 	}
 	canvases := gonum.Align(grid, tiles, dc)
-	lowest := slices.Repeat([]int{-1}, fig.Cols) // by column, the index of its lowest plot
 	for i, p := range fig.Plots {
 		if p == nil {
 			continue
 		}
-		lowest[i%fig.Cols] = i
 		p.Draw(canvases[i/fig.Cols][i%fig.Cols])
 		if i < len(fig.Legends) && fig.Legends[i] != nil {
 			tile := tiles.At(dc, i%fig.Cols, i/fig.Cols)
@@ -73,12 +99,12 @@ func (fig Grid) draw(dc draw.Canvas) {
 		return
 	}
 	label.YAlign = draw.YTop
-	for _, i := range lowest {
-		if i < 0 {
+	for i, p := range fig.Plots {
+		if p == nil {
 			continue
 		}
 		c := canvases[i/fig.Cols][i%fig.Cols]
-		data := fig.Plots[i].DataCanvas(c)
+		data := p.DataCanvas(c)
 		dc.FillText(label, vg.Point{X: (data.Min.X + data.Max.X) / 2, Y: c.Min.Y - vg.Inch/32}, fig.XLabel)
 	}
 }

@@ -2,9 +2,16 @@ package plot
 
 import (
 	"fmt"
+	"image/color"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	gonum "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 )
 
 // TestPerplexityDegenerate draws plots gonum/plot would panic on: no curve at all, and a spread
@@ -121,5 +128,93 @@ func TestVariant(t *testing.T) {
 		if v := Variant(thin, k); v.Width != thin.Width {
 			t.Errorf("variant %d of a %v-wide line is %v wide", k, thin.Width, v.Width)
 		}
+	}
+}
+
+// TestSchemeColoursApart checks that no two schemes drawn together have colours a reader
+// confuses: within a family (a panel of a comparison's figures), among the schemes the passkey,
+// task and scale comparisons draw in one panel, and against the reference's grey, every two
+// colours differ by a CIE76 ΔE of at least 35; each colour for a scheme outside the table is at
+// least 30 from the table's, the grey and the other such colours. (The task figure's T5 orange
+// and YaRN vermillion differed by 33 and read as one orange.)
+func TestSchemeColoursApart(t *testing.T) {
+	groups := map[string][]string{
+		"absolute":     {"nope", "learned", "sinusoidal"},
+		"rope":         {"rope+linear", "rope+ntk", "rope+dynamic_ntk", "rope+yarn", "rope+llama3", "rope+partial", "rope+p", "xpos"},
+		"biases":       {"alibi", "t5", "kerple", "fire"},
+		"temperatures": {"mix", "nope+logn", "rope+logn", "nope+logn_train", "rope+logn_train", "nope+ssmax", "rope+ssmax"},
+		"together":     {"nope", "learned", "sinusoidal", "rope+yarn", "rope+linear", "alibi", "t5", "kerple", "fire"},
+	}
+	for name, keys := range groups {
+		colors := []color.Color{ReferenceStyle.Color}
+		for _, k := range keys {
+			colors = append(colors, SchemeStyle(k).Color)
+		}
+		labels := append([]string{"rope"}, keys...)
+		for i := range colors {
+			for j := i + 1; j < len(colors); j++ {
+				if d := deltaE(colors[i], colors[j]); d < 35 {
+					t.Errorf("%s: %s and %s differ by ΔE %.1f", name, labels[i], labels[j], d)
+				}
+			}
+		}
+	}
+	table := []color.Color{ReferenceStyle.Color}
+	for _, s := range schemeStyles {
+		table = append(table, s.c)
+	}
+	for i, c := range fallbackColors {
+		for _, other := range append(slices.Clone(table), fallbackColors[:i]...) {
+			if d := deltaE(c, other); d < 30 {
+				t.Errorf("fallback %v and %v differ by ΔE %.1f", c, other, d)
+			}
+		}
+	}
+	if d := deltaE(color.RGBA{230, 159, 0, 255}, color.RGBA{213, 94, 0, 255}); d > 35 {
+		t.Errorf("ΔE of orange and vermillion %.1f, want about 33: the measure is off", d)
+	}
+}
+
+// deltaE is the CIE76 colour difference of two colours: their distance in CIELAB, sRGB under
+// D65.
+func deltaE(a, b color.Color) float64 {
+	la, lb := cieLab(a), cieLab(b)
+	return math.Sqrt((la[0]-lb[0])*(la[0]-lb[0]) + (la[1]-lb[1])*(la[1]-lb[1]) + (la[2]-lb[2])*(la[2]-lb[2]))
+}
+
+func cieLab(c color.Color) [3]float64 {
+	r, g, b, _ := c.RGBA()
+	lin := func(v uint32) float64 {
+		u := float64(v) / 0xffff
+		if u <= 0.04045 {
+			return u / 12.92
+		}
+		return math.Pow((u+0.055)/1.055, 2.4)
+	}
+	R, G, B := lin(r), lin(g), lin(b)
+	x := (0.4124*R + 0.3576*G + 0.1805*B) / 0.95047
+	y := 0.2126*R + 0.7152*G + 0.0722*B
+	z := (0.0193*R + 0.1192*G + 0.9505*B) / 1.08883
+	f := func(t float64) float64 {
+		if t > 0.008856 {
+			return math.Cbrt(t)
+		}
+		return 7.787*t + 16.0/116
+	}
+	return [3]float64{116*f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))}
+}
+
+// TestLegendSide checks that a single plot's legend column holds its widest entry, so that a
+// label such as "rope_pi (fine-tuned at 256) (not learned at 1x)" is not cut at the image's
+// edge, and stays 3 inches for short ones.
+func TestLegendSide(t *testing.T) {
+	short, long := gonum.NewLegend(), gonum.NewLegend()
+	short.Add("rope", &plotter.Line{})
+	long.Add("rope_pi (fine-tuned at 256) (not learned at 1x) and a further long explanation", &plotter.Line{})
+	if got := legendSide(&short); got != 3*vg.Inch {
+		t.Errorf("short legend: %v, want 3 inches", got)
+	}
+	if got, w := legendSide(&long), legendWidth(&long); got < w+0.15*vg.Inch || w < 3*vg.Inch {
+		t.Errorf("long legend %v wide in a column of %v", w, got)
 	}
 }

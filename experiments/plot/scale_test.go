@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	gonum "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 )
 
 // TestLinearTicks checks that every labelled tick of a ratio axis says its value: gonum's own
@@ -72,33 +74,107 @@ func TestColumnEdge(t *testing.T) {
 	}
 }
 
-// TestPanelYRange checks the y range of a panel: a flat family's few percent fill it when the
-// reference would squash them, the reference's cut; a reference that would not is kept whole.
-func TestPanelYRange(t *testing.T) {
+// TestByFamilySharesYRange checks the layout of a comparison figure: every panel has the one y
+// range, which holds every series and the reference whole, so that a level reads the same in
+// every panel; every axis is titled; and each legend fits its column, however long a label.
+func TestByFamilySharesYRange(t *testing.T) {
 	xs := []float64{64, 128, 256, 512, 1024}
-	line := func(ys ...float64) Line {
-		var l Line
+	line := func(label string, ys ...float64) Line {
+		l := Line{Label: label}
 		for i, y := range ys {
 			l.XYs = append(l.XYs, struct{ X, Y float64 }{xs[i], y})
 		}
 		return l
 	}
-	f := ByFamily{LogY: true, TrainLen: 64, Reference: 0, Lines: []Line{
-		line(6.5, 7, 12, 18, 23),          // the reference, RoPE
-		line(7.57, 7.5, 7.46, 7.48, 7.49), // ALiBi, flat
-		line(7.0, 6.9, 6.95, 7.0, 7.1),    // KERPLE
-		line(11, 27, 47, 60, 70),          // sinusoidal
-		line(11.5, 12, 13, 14, 15),        // NoPE
+	f := ByFamily{XLabel: "evaluation length (tokens, log scale)", YLabel: "perplexity (log scale)", LogY: true, TrainLen: 64, Reference: 0, Lines: []Line{
+		line("rope", 6.5, 7, 12, 18, 23),
+		line("alibi", 7.57, 7.5, 7.46, 7.48, 7.49),
+		line("kerple", 7.0, 6.9, 6.95, 7.0, 7.1),
+		line("sinusoidal", 11, 27, 47, 60, 70),
+		line("nope with a label far longer than any legend column would hold by default", 11.5, 12, 13, 14, 15),
 	}}
-	bias := f.panelYRange([]int{1, 2})
-	if bias.Max > 9 || bias.Min < 6 || bias.Max/bias.Min > 1.4 {
-		t.Errorf("biases: y from %v to %v, want about 6.3 to 8.3 (a factor of 1.2 padded)", bias.Min, bias.Max)
+	for _, key := range []string{"rope", "alibi", "kerple", "sinusoidal", "nope"} {
+		f.Styles = append(f.Styles, SchemeStyle(key))
 	}
-	if !leaves(f.Lines[0], bias) {
-		t.Error("the reference is not cut in the biases' panel")
+	f.Families[RoPE], f.Families[Bias], f.Families[Absolute] = []int{0}, []int{1, 2}, []int{3, 4}
+	fig, ok, err := f.grid()
+	if err != nil || !ok {
+		t.Fatalf("grid: %v %v", ok, err)
 	}
-	abs := f.panelYRange([]int{3, 4})
-	if abs.Min > 6.5 || abs.Max < 70 || leaves(f.Lines[0], abs) {
-		t.Errorf("absolute: y from %v to %v, want the reference whole", abs.Min, abs.Max)
+	if len(fig.Plots) != 3 {
+		t.Fatalf("%d panels, want 3", len(fig.Plots))
+	}
+	first := fig.Plots[0].Y
+	for k, p := range fig.Plots {
+		if p.Y.Min != first.Min || p.Y.Max != first.Max {
+			t.Errorf("panel %d: y from %v to %v, panel 0 from %v to %v", k, p.Y.Min, p.Y.Max, first.Min, first.Max)
+		}
+		if p.Y.Label.Text != f.YLabel {
+			t.Errorf("panel %d: y axis titled %q", k, p.Y.Label.Text)
+		}
+		if w := legendWidth(fig.Legends[k]); w > fig.LegendWidth {
+			t.Errorf("panel %d: legend %v wide in a column of %v", k, w, fig.LegendWidth)
+		}
+	}
+	if fig.XLabel != f.XLabel {
+		t.Errorf("x axes titled %q", fig.XLabel)
+	}
+	for _, l := range f.Lines {
+		for _, xy := range l.XYs {
+			if xy.Y < first.Min || xy.Y > first.Max {
+				t.Errorf("%s: %v outside the shared range %v to %v", l.Label, xy.Y, first.Min, first.Max)
+			}
+		}
+	}
+	// Every panel is drawn and the legends' columns fit in the figure's width.
+	if min := vg.Length(fig.Cols) * fig.LegendWidth; fig.Width <= min {
+		t.Errorf("figure %v wide for legends of %v", fig.Width, min)
+	}
+}
+
+// TestDodge checks that lines of a panel which coincide are drawn apart, each within a few
+// percent of its lengths.
+func TestDodge(t *testing.T) {
+	l := Line{XYs: plotter.XYs{{X: 64, Y: 0}, {X: 128, Y: 0}}}
+	a, b := dodge(l, 0, 3), dodge(l, 2, 3)
+	if mid := dodge(l, 1, 3); mid.XYs[0] != l.XYs[0] {
+		t.Errorf("the middle line moved to %v", mid.XYs[0])
+	}
+	for j := range l.XYs {
+		if a.XYs[j].X == b.XYs[j].X || a.XYs[j].Y != 0 || b.XYs[j].Y != 0 {
+			t.Errorf("point %d: %v and %v", j, a.XYs[j], b.XYs[j])
+		}
+		if r := b.XYs[j].X / a.XYs[j].X; r > 1.15 {
+			t.Errorf("point %d: moved apart by a factor %v", j, r)
+		}
+	}
+	if l.XYs[0].X != 64 {
+		t.Error("dodge moved the caller's points")
+	}
+	// Forty-two lines, a task comparison's panel, stay within ±maxDodge octaves.
+	if lo, hi := dodge(l, 0, 42).XYs[0].X, dodge(l, 41, 42).XYs[0].X; math.Log2(hi/lo) > 2*maxDodge+1e-9 {
+		t.Errorf("42 lines spread over %v octaves", math.Log2(hi/lo))
+	}
+}
+
+// TestByFamilyTallLegend checks that a panel with many series (a task comparison has one per
+// scheme and task) gets a row tall enough for its legend, which would otherwise run into the
+// next row.
+func TestByFamilyTallLegend(t *testing.T) {
+	f := ByFamily{TrainLen: 64, Reference: -1}
+	for i := range 42 {
+		f.Lines = append(f.Lines, Line{Label: "series " + strconv.Itoa(i), XYs: plotter.XYs{{X: 64, Y: float64(i)}, {X: 128, Y: 1}}})
+		f.Styles = append(f.Styles, SchemeStyle("alibi"))
+		f.Families[Absolute+Family(i%4)] = append(f.Families[Absolute+Family(i%4)], i)
+	}
+	fig, _, err := f.grid()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := (len(fig.Plots) + fig.Cols - 1) / fig.Cols
+	for k, l := range fig.Legends {
+		if h := legendHeight(l); h+0.6*vg.Inch > (fig.Height-0.9*vg.Inch)/vg.Length(rows) {
+			t.Errorf("panel %d: legend %v tall in a figure %v tall of %d rows", k, h, fig.Height, rows)
+		}
 	}
 }

@@ -22,23 +22,27 @@ type Style struct {
 	Width  vg.Length
 }
 
-// Colours of the scheme table: Okabe and Ito's eight, which colour-blind readers tell apart
-// (less their yellow, faint on white), and Paul Tol's muted ones for the rest. Near colours in
-// a table are told apart by their markers.
+// Colours of the scheme table: Okabe and Ito's (less their yellow, faint on white, and their
+// vermillion and reddish purple, which beside orange and wine read as the same colour), Paul
+// Tol's muted ones, and a red, two browns and a violet, chosen so that any two colours drawn
+// together (a family's, the schemes of the passkey, task and scale comparisons) differ by a
+// CIE76 ΔE of at least 35 and none looks like the reference's grey. Near colours in different
+// families are told apart by their markers.
 var (
-	black      = color.RGBA{0, 0, 0, 255}
-	orange     = color.RGBA{230, 159, 0, 255}
-	skyBlue    = color.RGBA{86, 180, 233, 255}
-	green      = color.RGBA{0, 158, 115, 255}
-	blue       = color.RGBA{0, 114, 178, 255}
-	vermillion = color.RGBA{213, 94, 0, 255}
-	purple     = color.RGBA{204, 121, 167, 255}
-	indigo     = color.RGBA{51, 34, 136, 255}
-	teal       = color.RGBA{68, 170, 153, 255}
-	olive      = color.RGBA{153, 153, 51, 255}
-	wine       = color.RGBA{136, 34, 85, 255}
-	rose       = color.RGBA{204, 102, 119, 255}
-	magenta    = color.RGBA{170, 68, 153, 255}
+	black     = color.RGBA{0, 0, 0, 255}
+	orange    = color.RGBA{230, 159, 0, 255}
+	skyBlue   = color.RGBA{86, 180, 233, 255}
+	green     = color.RGBA{0, 158, 115, 255}
+	blue      = color.RGBA{0, 114, 178, 255}
+	indigo    = color.RGBA{51, 34, 136, 255}
+	olive     = color.RGBA{153, 153, 51, 255}
+	wine      = color.RGBA{136, 34, 85, 255}
+	rose      = color.RGBA{204, 102, 119, 255}
+	magenta   = color.RGBA{170, 68, 153, 255}
+	red       = color.RGBA{228, 26, 28, 255}
+	brown     = color.RGBA{140, 81, 10, 255}
+	darkBrown = color.RGBA{102, 51, 0, 255}
+	violet    = color.RGBA{136, 85, 255, 255}
 )
 
 // Markers of the scheme table.
@@ -76,10 +80,10 @@ var schemeStyles = map[string]struct {
 	"learned":    {olive, square},
 	"sinusoidal": {wine, triangle},
 	// RoPE and its scalings; plain RoPE is the reference (ReferenceStyle)
-	"rope+linear":      {teal, cross},
+	"rope+linear":      {brown, cross},
 	"rope+ntk":         {indigo, circle},
 	"rope+dynamic_ntk": {rose, box},
-	"rope+yarn":        {vermillion, pyramid},
+	"rope+yarn":        {red, pyramid},
 	"rope+llama3":      {olive, ring},
 	"rope+partial":     {skyBlue, square},
 	"rope+p":           {magenta, plus},
@@ -88,11 +92,11 @@ var schemeStyles = map[string]struct {
 	"alibi":  {blue, circle},
 	"t5":     {orange, triangle},
 	"kerple": {green, box},
-	"fire":   {purple, cross},
+	"fire":   {violet, cross},
 	// temperatures and mixes
 	"mix":             {orange, ring},
 	"nope+logn":       {indigo, square},
-	"rope+logn":       {vermillion, triangle},
+	"rope+logn":       {darkBrown, triangle},
 	"nope+logn_train": {skyBlue, triangle},
 	"rope+logn_train": {green, pyramid},
 	"nope+ssmax":      {olive, box},
@@ -100,12 +104,13 @@ var schemeStyles = map[string]struct {
 }
 
 // fallbackColors colour the schemes the table does not know (a scheme registered outside this
-// repository): tab10 less its grey, none of them a colour of the table, so that such a scheme
-// is never drawn like one of the table's.
+// repository): vivid colours, each at least a CIE76 ΔE of 30 from every colour of the table, the
+// reference's grey and each other, so that such a scheme is never drawn like one of the table's
+// nor mistaken for one (tab10's blue, which these replace, was the table's blue to the eye).
 var fallbackColors = []color.Color{
-	color.RGBA{31, 119, 180, 255}, color.RGBA{255, 127, 14, 255}, color.RGBA{44, 160, 44, 255},
-	color.RGBA{214, 39, 40, 255}, color.RGBA{148, 103, 189, 255}, color.RGBA{140, 86, 75, 255},
-	color.RGBA{227, 119, 194, 255}, color.RGBA{188, 189, 34, 255}, color.RGBA{23, 190, 207, 255},
+	color.RGBA{0, 204, 0, 255}, color.RGBA{255, 0, 221, 255}, color.RGBA{255, 0, 136, 255},
+	color.RGBA{34, 68, 0, 255}, color.RGBA{0, 0, 255, 255}, color.RGBA{170, 153, 255, 255},
+	color.RGBA{34, 136, 17, 255}, color.RGBA{0, 85, 85, 255}, color.RGBA{238, 170, 119, 255},
 }
 
 // fallbackShapes are the markers a scheme outside the table may take.
