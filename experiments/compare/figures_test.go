@@ -42,7 +42,7 @@ func TestFamiliesOfCommittedComparisons(t *testing.T) {
 		"alibi": plot.Bias, "t5": plot.Bias, "kerple": plot.Bias, "fire": plot.Bias,
 		"rope_nope_mix": plot.Temperature, "nope_logn": plot.Temperature, "rope_logn": plot.Temperature,
 		"nope_ssmax": plot.Temperature, "nope_logn_train": plot.Temperature, "rope_logn_train": plot.Temperature,
-		"rope_yarn_ft": plot.RoPE, "rope_self_extend": plot.RoPE,
+		"rope_yarn_ft": plot.RoPE, "rope_self_extend": plot.RoPE, "rope_dca": plot.RoPE,
 		"fox": plot.Content, "cope": plot.Content, "stickbreaking": plot.Content,
 	}
 	for _, name := range []string{"compare", "compare_large", "passkey"} {
