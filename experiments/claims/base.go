@@ -174,7 +174,7 @@ func judgeBreaks(finite []based, breaks []positions.SeriesBreak) (Verdict, strin
 			continue
 		}
 		r := float64(br.At) / t
-		ev = append(ev, fmt.Sprintf("%s breaks at %d against T_extra %.0f (%.2f of it)", b.s.Label, br.At, t, r))
+		ev = append(ev, fmt.Sprintf("%s breaks at %d against T_extra %.0f (%.3f of it)", b.s.Label, br.At, t, r))
 		if r > positions.PredictionFactor || r < 1/positions.PredictionFactor {
 			verdict = NotReproduced
 		}

@@ -26,6 +26,7 @@ var kinds = map[string]kind{
 	"committed":   committed,
 	"task-runs":   taskRuns,
 	"by-length":   byLength,
+	"effective":   effectiveTable,
 }
 
 // short names a claim in the verdict tables; a claim not listed is named by its statement.
@@ -724,4 +725,95 @@ func and(s []string) string {
 		return s[0]
 	}
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+// effectiveTable is each series' effective length in each named comparison, the range over its
+// seeds as multiples of the training length: the longest evaluated length up to which a run's
+// perplexity stays within 10% of its own at the training length, worked out here from the runs'
+// perplexities as perplexity.Effective does: `effective compare compare_large`.
+func effectiveTable(page string, args []string) (string, error) {
+	var cs []*comparison
+	var labels []string
+	for _, n := range args {
+		c, err := loadComparison(n)
+		if err != nil {
+			return "", err
+		}
+		cs = append(cs, c)
+		for _, s := range c.Series {
+			if !slices.Contains(labels, s.Label) {
+				labels = append(labels, s.Label)
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("| run |")
+	for i, c := range cs {
+		fmt.Fprintf(&b, " [%s](%s), trained at %d |", args[i], link(page, args[i]), c.TrainLen)
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(cs)) + "\n")
+	for _, label := range labels {
+		fmt.Fprintf(&b, "| %s |", label)
+		for _, c := range cs {
+			lo, hi := 0, 0
+			for _, r := range c.Runs {
+				if r.Label != label {
+					continue
+				}
+				e := c.effective(r.Result.Status, r.Result.Lengths)
+				if e > 0 && (lo == 0 || e < lo) {
+					lo = e
+				}
+				hi = max(hi, e)
+			}
+			ratio := func(n int) string { return strconv.FormatFloat(float64(n)/float64(c.TrainLen), 'g', 3, 64) + "x" }
+			switch {
+			case lo == 0:
+				b.WriteString(" |")
+			case lo == hi:
+				b.WriteString(" " + ratio(lo) + " |")
+			default:
+				b.WriteString(" " + ratio(lo) + " to " + ratio(hi) + " |")
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nThe longest length up to which a run's perplexity stays within 10% of its own at the training length, as a multiple of it: the range over seeds.\n")
+	return b.String(), nil
+}
+
+// effective is a run's effective length from its status and perplexities by length.
+func (c *comparison) effective(status string, lengths []struct {
+	Length     int      `json:"length"`
+	Perplexity *float64 `json:"perplexity"`
+}) int {
+	if status != "ok" {
+		return 0
+	}
+	var one *float64
+	for _, l := range lengths {
+		if l.Length == c.TrainLen {
+			one = l.Perplexity
+		}
+	}
+	if one == nil {
+		return 0
+	}
+	eff := c.TrainLen
+	for _, n := range c.Lengths {
+		if n <= c.TrainLen {
+			continue
+		}
+		var p *float64
+		for _, l := range lengths {
+			if l.Length == n {
+				p = l.Perplexity
+			}
+		}
+		if p == nil || *p > 1.1**one {
+			break
+		}
+		eff = n
+	}
+	return eff
 }
