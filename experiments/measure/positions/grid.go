@@ -136,7 +136,7 @@ func (g gridBreaks) Markdown(w io.Writer) {
 			if first.Prediction.Finite() {
 				t := first.Prediction.Critical.TExtra
 				pred = fmt.Sprintf("%.0f (%s)", t, measure.Ratio(int(math.Round(t)), p.trainLen))
-				ratio = fmt.Sprintf("%.2f", sum/float64(n)/t)
+				ratio = fmt.Sprintf("%.3f", sum/float64(n)/t)
 			}
 			decay := "fails"
 			if first.Prediction.DecayHolds {
