@@ -223,6 +223,7 @@ func (s section) Markdown(b io.Writer) {
 		p("\nNot learned: %s retrieve less than %s of the keys at the training length, so their scores past it say nothing of extrapolation; the figure marks them.\n",
 			strings.Join(unlearned, ", "), measure.Percent(Learned))
 	}
+	effectiveTable(b, rep, sps)
 	p("\nShare of single digits right (each given the true digits before it; chance 10%%), mean over depths and seeds:\n\n")
 	table("digits right", func(st Stat) string { return measure.Percent(st.Digits) })
 	p("\nBy depth (rows) and length (columns), mean over seeds:\n")
