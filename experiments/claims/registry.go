@@ -41,10 +41,8 @@ var registry struct {
 	list []claim
 }
 
-// The built-in claims register here, in the order a report shows them. The figures draw the
-// claims' plain RoPE as their reference, through measure's hook.
+// The built-in claims register here, in the order a report shows them.
 func init() {
-	measure.PlainRoPE = plainRoPE.the
 	for _, c := range []claim{
 		learnedNotApplicable, sinusoidalDegrades, alibiFlat, scalingRescuesRoPE,
 		t5Extrapolates, kerpleMatchesALiBi, fireMatchesALiBiKERPLE, lognHelps, lognTrainHelps,

@@ -164,8 +164,7 @@ func (rep *judging) selectAll(s selector) []*measure.Series {
 // against whichever came first.
 func (rep *judging) the(s selector) (*measure.Series, error) { return s.the(rep.Report) }
 
-// the is judging.the on the aggregate alone, as the figures ask for their
-// reference (measure.PlainRoPE).
+// the is judging.the on the aggregate alone.
 func (s selector) the(rep *measure.Report) (*measure.Series, error) {
 	ss := rep.SeriesWhere(s.matches)
 	switch len(ss) {
@@ -179,6 +178,17 @@ func (s selector) the(rep *measure.Report) (*measure.Series, error) {
 		labels = append(labels, x.Label)
 	}
 	return nil, fmt.Errorf("%s are each %s; the claim needs one", strings.Join(labels, ", "), s.Name)
+}
+
+// PlainRoPE is the label of the one series of the aggregate that is plain RoPE, the reference
+// every claim that compares with RoPE uses and every figure draws (measure.Report.PlainRoPE);
+// "" when there is none, or several.
+func PlainRoPE(rep *measure.Report) string {
+	s, err := plainRoPE.the(rep)
+	if err != nil {
+		return ""
+	}
+	return s.Label
 }
 
 // errNoSeries: no series is the one a claim asks for; each claim says so in its own words.

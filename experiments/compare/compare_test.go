@@ -131,7 +131,7 @@ func syntheticIn(order []string, ppl map[string][][]float64, configs map[string]
 			rep.Runs = append(rep.Runs, measure.RunResult{Label: label, Seed: uint64(s + 1), Config: c, Resolved: resolvedReport(c), Result: res})
 		}
 	}
-	rep.Aggregate()
+	rep.aggregate()
 	rep.judge()
 	var err error
 	if rep.sections, err = rep.measureSections(); err != nil {

@@ -25,7 +25,7 @@ func TestFailedRunsAreNotNotApplicable(t *testing.T) {
 		}
 	}
 	rep.Series = nil
-	rep.Aggregate()
+	rep.aggregate()
 	rep.judge()
 	v := verdicts(rep)
 	for _, id := range []string{"alibi_flat", "kerple_matches_alibi"} {

@@ -28,7 +28,7 @@ func plannedReport(t *testing.T, name string) *Report {
 	for _, p := range c.Runs(t.TempDir()) {
 		rep.Runs = append(rep.Runs, measure.RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Resolved: p.Resolved, Result: &measure.Result{Status: "ok"}})
 	}
-	rep.Aggregate()
+	rep.aggregate()
 	return rep
 }
 
@@ -189,7 +189,7 @@ func syntheticFigures(t *testing.T, dir string, labels []string) *Report {
 		r.Result = syntheticRun(t, r, series[r.Label], rng)
 		rep.Runs = append(rep.Runs, r)
 	}
-	rep.Aggregate()
+	rep.aggregate()
 	return rep
 }
 

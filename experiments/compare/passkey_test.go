@@ -136,7 +136,7 @@ func syntheticPasskey(acc map[string][][4]float64, far map[string][4]float64) *R
 			rep.Runs = append(rep.Runs, measure.RunResult{Label: label, Seed: uint64(s + 1), Config: c, Resolved: resolvedReport(c), Result: res})
 		}
 	}
-	rep.Aggregate()
+	rep.aggregate()
 	rep.judge()
 	return rep
 }

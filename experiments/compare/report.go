@@ -42,6 +42,14 @@ func newReport(c *Config, command string) *Report {
 	return &Report{Report: measure.Report{Name: c.Name, Seeds: c.Seeds, Command: command, Generated: time.Now().UTC()}, Comparison: c}
 }
 
+// aggregate computes the series over seeds and names plain RoPE among them, the reference of
+// the claims and of every figure: the claims know what plain RoPE is, the figures below them
+// draw it.
+func (rep *Report) aggregate() {
+	rep.Aggregate()
+	rep.PlainRoPE = claims.PlainRoPE(&rep.Report)
+}
+
 // write saves the comparison's JSON, each measure's section (its tables and figures) and
 // REPORT.md.
 func (rep *Report) write(dir string) error {

@@ -286,7 +286,7 @@ func (r *Runner) buildReport() (*Report, error) {
 			len(plan)-len(missing), len(plan), strings.Join(missing, ", "))
 		return nil, nil
 	}
-	rep.Aggregate()
+	rep.aggregate()
 	rep.judge()
 	var err error
 	if rep.sections, err = rep.measureSections(); err != nil {

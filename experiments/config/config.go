@@ -453,22 +453,14 @@ func (e Eval) check() error {
 		}
 		seen[n] = true
 	}
-	if CheckMeasures != nil {
-		if err := CheckMeasures(e.Measures); err != nil {
-			return err
-		}
+	if err := checkMeasures(e.Measures); err != nil {
+		return err
 	}
 	if s := e.Stride; s != nil && (*s <= 0 || *s > e.Lengths[0]) {
 		return fmt.Errorf("eval.stride: %d, want a stride between 1 and the shortest evaluation length %d", *s, e.Lengths[0])
 	}
 	return nil
 }
-
-// CheckMeasures checks eval.measures against the measures registered. The registry sets it: it
-// lives above this package, in experiments, since a measure works on runs and reports, and
-// eval.check calls it between its own checks so that a config's first error stays its first.
-// Unset, as in this package's own tests, the names go unchecked.
-var CheckMeasures func(names []string) error
 
 // Protocol names the way an evaluation cut the validation tokens into windows of length n.
 func (e Eval) Protocol() string {

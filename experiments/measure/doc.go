@@ -13,5 +13,6 @@
 //
 // It sits above experiments/config and experiments/plot and below package experiments, which
 // trains runs, judges claims and writes reports, and which it never imports: the one thing it
-// needs from above, which series is plain RoPE, the claims fill in at init (PlainRoPE).
+// needs from above, which series is plain RoPE, the comparison gives it as a value
+// (Report.PlainRoPE), from the claims.
 package measure

@@ -31,12 +31,6 @@ func familyOf(c config.Config) plot.Family {
 	return plot.Other
 }
 
-// PlainRoPE picks plain RoPE among a report's series: the reference every panel of a figure
-// draws, and the series the claims compare with, so that the two are one. The claims, above
-// this package, know what plain RoPE is (their selectors) and set it at init; nil leaves the
-// figures without a reference. None, or several, is an error.
-var PlainRoPE func(rep *Report) (*Series, error)
-
 // configOf is the config of a label's first run.
 func (rep *Report) configOf(label string) (config.Config, bool) {
 	for _, r := range rep.Runs {
@@ -58,18 +52,14 @@ func (rep *Report) Families() [plot.NumFamilies][]int {
 	return out
 }
 
-// Reference is the index in rep.Series of plain RoPE, which every panel draws for comparison,
-// or -1 when the comparison has none, or several, as the claims find it.
+// Reference is the index in rep.Series of plain RoPE (the label in rep.PlainRoPE), which every
+// panel draws for comparison, or -1 when the comparison has none.
 func (rep *Report) Reference() int {
-	if PlainRoPE == nil {
-		return -1
-	}
-	ref, err := PlainRoPE(rep)
-	if err != nil {
+	if rep.PlainRoPE == "" {
 		return -1
 	}
 	for i, s := range rep.Series {
-		if s == ref {
+		if s.Label == rep.PlainRoPE {
 			return i
 		}
 	}

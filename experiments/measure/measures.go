@@ -3,11 +3,9 @@ package measure
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"extrapolate/experiments/config"
-	"extrapolate/internal/pluginhint"
 )
 
 // measures is the registry of measures: the built-in ones in their list's order, then the
@@ -19,10 +17,6 @@ var measures struct {
 	// builtin counts the built-in measures, which lead list.
 	builtin int
 }
-
-// The config checks eval.measures against the registry through its hook. The measures register
-// from their packages' inits: the built-in ones from package builtin's list, then any other.
-func init() { config.CheckMeasures = checkMeasures }
 
 // Register makes a measure available by its name, to eval.measures and every run and
 // report, after the built-in measures and those registered before it. It panics if the name is
@@ -54,6 +48,8 @@ func register(caller string, m Measure, builtin bool) {
 		measures.builtin++
 	}
 	measures.list = slices.Insert(measures.list, at, m)
+	// The config checks eval.measures against the names registered with it.
+	config.RegisterMeasure(m.Name())
 }
 
 // checkNewMeasure refuses a measure whose name or files clash with a registered one's or with
@@ -124,17 +120,3 @@ func measuresOf(c config.Config) []Measure {
 	return out
 }
 
-// checkMeasures checks eval.measures: registered names, each once.
-func checkMeasures(names []string) error {
-	seen := map[string]bool{}
-	for _, name := range names {
-		if _, ok := measureByName(name); !ok {
-			return fmt.Errorf("eval.measures: unknown measure %q (known: %s); %s", name, strings.Join(Names(), ", "), pluginhint.For("measure"))
-		}
-		if seen[name] {
-			return fmt.Errorf("eval.measures: %s given twice", name)
-		}
-		seen[name] = true
-	}
-	return nil
-}

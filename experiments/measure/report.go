@@ -76,6 +76,10 @@ type Report struct {
 	Lengths   []int       `json:"lengths"`
 	Runs      []RunResult `json:"runs"`
 	Series    []*Series   `json:"series"`
+	// PlainRoPE is the label of the series the claims compare with, plain RoPE, which every
+	// panel of a figure draws as its reference; "" for none. The comparison sets it from the
+	// claims (claims.PlainRoPE), which know what plain RoPE is, once it has aggregated.
+	PlainRoPE string `json:"-"`
 }
 
 // Aggregate computes each label's mean and standard deviation over seeds, in the order of the
