@@ -119,4 +119,3 @@ func measuresOf(c config.Config) []Measure {
 	}
 	return out
 }
-
