@@ -97,16 +97,6 @@ func Names() []string {
 	return names
 }
 
-// measureByName finds a registered measure.
-func measureByName(name string) (Measure, bool) {
-	for _, m := range All() {
-		if m.Name() == name {
-			return m, true
-		}
-	}
-	return nil, false
-}
-
 // measuresOf lists, in the registry's order, the measures a config asks for: those its
 // eval.measures name, and those that select it themselves.
 func measuresOf(c config.Config) []Measure {
