@@ -1,34 +1,58 @@
 package measure
 
 import (
-	"extrapolate/experiments/config"
 	"fmt"
 	"strings"
 
+	"extrapolate/experiments/config"
 	"extrapolate/experiments/plot"
+	"extrapolate/position"
 )
 
-// familyOf places a run by its resolved config, not its label, which is free text. A
-// temperature comes first: rope_logn is compared with the other temperatures, not with the
-// scalings.
-func familyOf(c config.Config) plot.Family {
+// familyOf places a run by what its resolved config and scheme are, never by its label, which is
+// free text, nor by the scheme's name, so that a scheme registered from another package lands
+// in its family as a built-in one does. A temperature or a mix of schemes by layer comes first:
+// rope_logn is compared with the other temperatures, not with the scalings; a scaling is
+// RoPE's. Then the scheme's own parts decide: positions read from the content (a forget gate,
+// stick-breaking, contextual positions), a rotation, a bias on the scores, or nothing but a
+// table on the embeddings or no positions at all (absolute positions and NoPE).
+func familyOf(r RunResult) plot.Family {
+	c := r.Config
 	switch {
 	case c.Attention.Scale != "" || c.Position.Scheme == "mix":
 		return plot.Temperature
 	case c.Position.Scaling != nil:
 		return plot.RoPE
+	case r.Resolved == nil:
+		return plot.Other
 	}
-	switch c.Position.Scheme {
-	case "nope", "learned", "sinusoidal":
-		return plot.Absolute
-	case "rope", "xpos":
-		return plot.RoPE
-	case "alibi", "t5", "kerple", "fire":
-		return plot.Bias
-	case "fox", "cope", "stickbreaking":
+	s, _ := r.Resolved.Schemes()
+	if position.IsPerLayer(s) {
+		return plot.Temperature
+	}
+	_, fox := position.ForgetGateOf(s)
+	_, stick := position.StickBreakingOf(s)
+	_, cope := position.ContextPositionsOf(s)
+	if fox || stick || cope {
 		return plot.Content
 	}
-	return plot.Other
+	if rot, err := position.RotationAt(s, 1); err == nil && rot != nil {
+		return plot.RoPE
+	}
+	if f, err := position.BiasForm(s); err == nil && f != position.Absent || position.HasBiasRows(s) {
+		return plot.Bias
+	}
+	return plot.Absolute
+}
+
+// runOf is a label's first run.
+func (rep *Report) runOf(label string) RunResult {
+	for _, r := range rep.Runs {
+		if r.Label == label {
+			return r
+		}
+	}
+	return RunResult{}
 }
 
 // configOf is the config of a label's first run.
@@ -45,8 +69,7 @@ func (rep *Report) configOf(label string) (config.Config, bool) {
 func (rep *Report) Families() [plot.NumFamilies][]int {
 	var out [plot.NumFamilies][]int
 	for i, s := range rep.Series {
-		c, _ := rep.configOf(s.Label)
-		f := familyOf(c)
+		f := familyOf(rep.runOf(s.Label))
 		out[f] = append(out[f], i)
 	}
 	return out
