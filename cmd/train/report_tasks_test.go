@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -28,6 +29,17 @@ func TestReportRefusesDamagedTasks(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "done", "tasks_by_run.csv")); err != nil {
 		t.Fatalf("the comparison wrote no task section: %v", err)
+	}
+	// The corpus's perplexity and loss by position of models trained on tasks are records, not
+	// results: the report says where they are and shows no table of them.
+	md, _ := os.ReadFile(filepath.Join(dir, "done", "REPORT.md"))
+	for _, want := range []string{"## Perplexity (not a result)", "## Loss by position (not a result)", "## Tasks"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("REPORT.md lacks %q", want)
+		}
+	}
+	if strings.Contains(string(md), "## Perplexity (mean") || strings.Contains(string(md), "| run | length | loss at") {
+		t.Error("REPORT.md of task runs shows the corpus's perplexity or loss by position")
 	}
 	finished := snapshot(t, filepath.Join(dir, "done"))
 	cells := func(edit func(cs []any) []any) editFunc {

@@ -28,22 +28,22 @@ func (s section) Write(dir string) error {
 	return s.figure(dir)
 }
 
-// Markdown writes each series' effective length (not for task runs, whose perplexity is not a
-// result), the figure and the table of every series' perplexity by length.
+// Markdown writes each series' effective length, the figure and the table of every series'
+// perplexity by length; for task runs, whose perplexity on the corpus is not a result, where
+// their files are.
 func (s section) Markdown(w io.Writer) {
 	rep := s.rep
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	if !rep.AllOnTasks() {
-		effectiveTable(w, rep)
+	if rep.AllOnTasks() {
+		// Go source the task models never trained on: a record, not a result.
+		p("## Perplexity (not a result)\n\nEvery run here trained on tasks, never on the corpus: its perplexity on the corpus by length is kept as each run's record, in `%s` and `%s`, and not shown here. The results are in the tasks' section.\n", ComparisonCSV, ComparisonPNG)
+		return
 	}
+	effectiveTable(w, rep)
 	p("![perplexity against evaluation length](%s)\n\n", ComparisonPNG)
 	p("The figure has %s.\n\n", rep.PanelsNote())
 
 	p("## Perplexity (mean ± standard deviation over seeds)\n\n")
-	if rep.AllOnTasks() {
-		p("Every run here trained on tasks, never on the corpus: this is the perplexity of a text the models never saw, " +
-			"kept as every run's record, not a result; the lengths' ratios are to the first run's training length. The results are in the tasks' section.\n\n")
-	}
 	p("| run | position |")
 	for _, n := range rep.Lengths {
 		p(" %d (%s) |", n, measure.Ratio(n, rep.TrainLen))

@@ -148,6 +148,11 @@ func longestPerLabel(sps []Series) []Series {
 // Markdown is the report's loss-by-position section.
 func (s section) Markdown(b io.Writer) {
 	rep := s.rep
+	if rep.AllOnTasks() {
+		// Go source the task models never trained on: a record, not a result.
+		fmt.Fprintf(b, "\n## Loss by position (not a result)\n\nEvery run here trained on tasks, never on the corpus: its loss by position on the corpus is kept as each run's record, in `%s` and `%s`, and not shown here.\n", ComparisonCSV, ComparisonPNG)
+		return
+	}
 	fmt.Fprintf(b, "\n## Loss by position\n\n![loss by position in the window](%s)\n\n", ComparisonPNG)
 	fmt.Fprintf(b, "Mean loss of the tokens at each position of the window, at each run's longest evaluation length (mean over seeds; exact positions up to %d, then %d log-spaced buckets per doubling). ", exactSpan*rep.TrainLen, bucketsPerOctave)
 	fmt.Fprintf(b, "The figure averages them in octaves of positions (0, 1, 2–3, 4–7, …), %s. ", rep.PanelsNote())
