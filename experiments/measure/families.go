@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"extrapolate/experiments/config"
 	"extrapolate/experiments/plot"
 	"extrapolate/position"
 )
@@ -45,7 +44,7 @@ func familyOf(r RunResult) plot.Family {
 	return plot.Absolute
 }
 
-// runOf is a label's first run.
+// runOf is a label's first run, zero when there is none.
 func (rep *Report) runOf(label string) RunResult {
 	for _, r := range rep.Runs {
 		if r.Label == label {
@@ -53,16 +52,6 @@ func (rep *Report) runOf(label string) RunResult {
 		}
 	}
 	return RunResult{}
-}
-
-// configOf is the config of a label's first run.
-func (rep *Report) configOf(label string) (config.Config, bool) {
-	for _, r := range rep.Runs {
-		if r.Label == label {
-			return r.Config, true
-		}
-	}
-	return config.Config{}, false
 }
 
 // Families gives the indices in rep.Series of each family's series, in the series' order.

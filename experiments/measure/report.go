@@ -309,3 +309,31 @@ func ScalingName(p position.Config) string {
 	}
 	return fmt.Sprintf("%s(factor=%s)", p.Scaling.Type, p.Scaling.Factor)
 }
+
+// LengthSpread writes one length a seed (0 for a seed that has none) as multiples of the
+// training length: their range over the seeds that have one ("–" for none), and each seed's,
+// in order ("–" for 0). The effective lengths of the reports are written so.
+func LengthSpread(lengths []int, trainLen int) (span, each string) {
+	cells := make([]string, len(lengths))
+	lo, hi := 0, 0
+	for i, n := range lengths {
+		if n == 0 {
+			cells[i] = "–"
+			continue
+		}
+		cells[i] = Ratio(n, trainLen)
+		if lo == 0 || n < lo {
+			lo = n
+		}
+		hi = max(hi, n)
+	}
+	switch {
+	case lo == 0:
+		span = "–"
+	case lo == hi:
+		span = Ratio(lo, trainLen)
+	default:
+		span = Ratio(lo, trainLen) + " to " + Ratio(hi, trainLen)
+	}
+	return span, strings.Join(cells, ", ")
+}

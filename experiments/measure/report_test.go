@@ -29,3 +29,23 @@ func TestPanelsNote(t *testing.T) {
 		t.Errorf("PanelsNote: %q", got)
 	}
 }
+
+// TestLengthSpread checks the effective lengths' cells: a range over the seeds that have one,
+// one value when they agree, and a dash for a seed without.
+func TestLengthSpread(t *testing.T) {
+	for _, c := range []struct {
+		lengths    []int
+		span, each string
+	}{
+		{[]int{128, 128, 128}, "2x", "2x, 2x, 2x"},
+		{[]int{64, 512, 128}, "1x to 8x", "1x, 8x, 2x"},
+		{[]int{0, 256, 0}, "4x", "–, 4x, –"},
+		{[]int{0, 0}, "–", "–, –"},
+		{nil, "–", ""},
+	} {
+		span, each := LengthSpread(c.lengths, 64)
+		if span != c.span || each != c.each {
+			t.Errorf("%v: %q, %q; want %q, %q", c.lengths, span, each, c.span, c.each)
+		}
+	}
+}

@@ -76,13 +76,13 @@ func (rep *Report) Styles() []plot.Style {
 	ref := rep.Reference()
 	out := make([]plot.Style, len(rep.Series))
 	for i, s := range rep.Series {
-		c, _ := rep.configOf(s.Label)
-		st := plot.SchemeStyle(SchemeKey(c))
+		key := SchemeKey(rep.runOf(s.Label).Config)
+		st := plot.SchemeStyle(key)
 		if i == ref {
 			st = plot.ReferenceStyle
 		}
 		for k := 1; taken(out[:i], st); k++ {
-			st = plot.Variant(plot.SchemeStyle(SchemeKey(c)), k)
+			st = plot.Variant(plot.SchemeStyle(key), k)
 		}
 		out[i] = st
 	}
@@ -113,6 +113,5 @@ func (rep *Report) StyleOf(label string) *plot.Style {
 // series of one scheme apart: for a figure that draws each scheme once in a panel, such as a
 // panel per task.
 func (rep *Report) SchemeStyleOf(label string) plot.Style {
-	c, _ := rep.configOf(label)
-	return plot.SchemeStyle(SchemeKey(c))
+	return plot.SchemeStyle(SchemeKey(rep.runOf(label).Config))
 }

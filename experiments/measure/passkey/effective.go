@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"extrapolate/experiments/measure"
 )
@@ -60,31 +59,13 @@ func effectiveTable(w io.Writer, rep *measure.Report, sps []Series) {
 	fmt.Fprintf(w, "\nEffective length by retrieval: the longest length up to which a run's accuracy (mean over depths) stays at least %g × its own at the training length and at least %s (`passkey.Effective`), as a multiple of the training length.\n\n| run | effective length | by seed |\n|---|---|---|\n",
 		EffectiveShare, measure.Percent(EffectiveFloor))
 	for _, sp := range sps {
-		var cells []string
-		lo, hi := 0, 0
+		var lengths []int
 		for _, r := range rep.Runs {
-			if r.Label != sp.Label || !r.Result.OK() {
-				continue
+			if r.Label == sp.Label && r.Result.OK() {
+				lengths = append(lengths, Effective(Of(r.Result), rep.TrainLen))
 			}
-			e := Effective(Of(r.Result), rep.TrainLen)
-			if e == 0 {
-				cells = append(cells, "–")
-				continue
-			}
-			cells = append(cells, measure.Ratio(e, rep.TrainLen))
-			if lo == 0 || e < lo {
-				lo = e
-			}
-			hi = max(hi, e)
 		}
-		span := "–"
-		switch {
-		case lo == 0:
-		case lo == hi:
-			span = measure.Ratio(lo, rep.TrainLen)
-		default:
-			span = measure.Ratio(lo, rep.TrainLen) + " to " + measure.Ratio(hi, rep.TrainLen)
-		}
-		fmt.Fprintf(w, "| %s | %s | %s |\n", sp.Label, span, strings.Join(cells, ", "))
+		span, each := measure.LengthSpread(lengths, rep.TrainLen)
+		fmt.Fprintf(w, "| %s | %s | %s |\n", sp.Label, span, each)
 	}
 }

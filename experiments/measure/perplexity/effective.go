@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"extrapolate/experiments/measure"
 )
@@ -49,32 +48,14 @@ func Effective(res *measure.Result, trainLen int) int {
 func effectiveTable(w io.Writer, rep *measure.Report) {
 	fmt.Fprintf(w, "## Effective length\n\nThe longest evaluated length up to which a run's perplexity stays within %g%% of its own at the training length (`perplexity.Effective`; RULER's effective length, with each run's 1x as its threshold), as a multiple of the training length: the range over seeds, then each seed's.\n\n| run | effective length | by seed |\n|---|---|---|\n", 100*EffectiveTolerance)
 	for _, s := range rep.Series {
-		var ratios []string
-		lo, hi := 0, 0
+		var lengths []int
 		for _, r := range rep.Runs {
-			if r.Label != s.Label {
-				continue
+			if r.Label == s.Label {
+				lengths = append(lengths, Effective(r.Result, rep.TrainLen))
 			}
-			e := Effective(r.Result, rep.TrainLen)
-			if e == 0 {
-				ratios = append(ratios, "–")
-				continue
-			}
-			ratios = append(ratios, measure.Ratio(e, rep.TrainLen))
-			if lo == 0 || e < lo {
-				lo = e
-			}
-			hi = max(hi, e)
 		}
-		span := "–"
-		switch {
-		case lo == 0:
-		case lo == hi:
-			span = measure.Ratio(lo, rep.TrainLen)
-		default:
-			span = measure.Ratio(lo, rep.TrainLen) + " to " + measure.Ratio(hi, rep.TrainLen)
-		}
-		fmt.Fprintf(w, "| %s | %s | %s |\n", s.Label, span, strings.Join(ratios, ", "))
+		span, each := measure.LengthSpread(lengths, rep.TrainLen)
+		fmt.Fprintf(w, "| %s | %s | %s |\n", s.Label, span, each)
 	}
 	fmt.Fprintf(w, "\n")
 }

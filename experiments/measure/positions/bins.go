@@ -14,11 +14,22 @@ import (
 // first position (a run's wider buckets start on the octaves when the training length is a power
 // of two), and the bin spans its buckets' positions. Only a comparison's figure is binned.
 func logBins(ps []Bucket) []Bucket {
+	return binBy(ps, func(p Bucket) (int, bool) { return bits.Len(uint(p.From)), true })
+}
+
+// binBy gathers the buckets bin keeps into bins of consecutive buckets with the same key (keys
+// are non-negative): each bin spans its buckets' positions and tokens, and its loss is their
+// token-weighted mean.
+func binBy(ps []Bucket, bin func(Bucket) (key int, keep bool)) []Bucket {
 	var out []Bucket
 	var sums []float64
-	last := -1 // the octave of out's last bin
+	last := -1 // the key of out's last bin
 	for _, p := range ps {
-		if o := bits.Len(uint(p.From)); o != last {
+		o, keep := bin(p)
+		if !keep {
+			continue
+		}
+		if o != last {
 			out, sums, last = append(out, Bucket{From: p.From}), append(sums, 0), o
 		}
 		k := len(out) - 1

@@ -47,24 +47,10 @@ func Breakpoint(ps []Bucket, trainLen int) (pos int, level float64, ok bool) {
 
 // eighthOctaves gathers the buckets at or past trainLen into eighth-octave bins of positions.
 func eighthOctaves(ps []Bucket, trainLen int) []Bucket {
-	var out []Bucket
-	var sums []float64
-	last := -1
-	for _, p := range ps {
+	return binBy(ps, func(p Bucket) (int, bool) {
 		if p.From < trainLen || p.Tokens == 0 {
-			continue
+			return 0, false
 		}
-		k := int(math.Floor(binsPerOctave * math.Log2(float64(p.From)/float64(trainLen))))
-		if k != last {
-			out, sums, last = append(out, Bucket{From: p.From}), append(sums, 0), k
-		}
-		i := len(out) - 1
-		out[i].To = p.To
-		out[i].Tokens += p.Tokens
-		sums[i] += p.Loss * float64(p.Tokens)
-	}
-	for i := range out {
-		out[i].Loss = sums[i] / float64(out[i].Tokens)
-	}
-	return out
+		return int(math.Floor(binsPerOctave * math.Log2(float64(p.From)/float64(trainLen)))), true
+	})
 }
