@@ -87,8 +87,8 @@ func (m *Model) Graph(scheme position.Scheme, batch, n int, o Options) (*Graph, 
 			return nil, fmt.Errorf("model: attention statistics need the training length, to tell far keys")
 		}
 		for l := range pos.layers {
-			if pos.layers[l].scores != nil {
-				return nil, fmt.Errorf("model: attention statistics (eval.measures attention, sinks) come from the fused attention op, and layer %d changes its scores on the stock ops", l)
+			if pos.layers[l].decomposed() {
+				return nil, fmt.Errorf("model: attention statistics (eval.measures attention, sinks) come from the fused attention op, and layer %d runs a stage of its scheme's on the stock ops", l)
 			}
 			st := &nn.AttentionStats{Far: m.Config.TrainLen}
 			pos.layers[l].config.Stats = st
@@ -130,7 +130,7 @@ func (b *builder) forward(m *Model, w nodes, ids *G.Node, pos positions) *G.Node
 		v := b.linear(y, w[h.wv], w[h.bv])
 		f := b.logForget(y, a.gate) // nil for a layer without forget gates
 		b.layers = append(b.layers, layerNodes{x: y, q: q, k: k, logForget: f, scale: a.scale})
-		in := nn.AttentionInputs{Bias: a.bias, Scale: a.scale, LogForget: f, CoPE: a.cope, Scores: a.scores}
+		in := nn.AttentionInputs{Bias: a.bias, Scale: a.scale, LogForget: f, CoPE: a.cope, Scores: a.scores, Weights: a.weights}
 		if h.sinks != nil {
 			in.Sinks = w[h.sinks]
 		}
@@ -239,10 +239,15 @@ type layerPositions struct {
 	bias, scale *G.Node
 	gate        *gateNodes
 	cope        *G.Node
-	// scores is the scheme's own score stage (position.GraphScorer), nil for none: the layer's
-	// attention then runs on the stock ops.
-	scores func(*G.Node) (*G.Node, error)
+	// scores is the scheme's own score stage (position.GraphScorer) and weights its own
+	// normaliser (position.GraphNormaliser), each nil for none: with either, the layer's
+	// attention runs on the stock ops.
+	scores  func(*G.Node) (*G.Node, error)
+	weights func(scores, seen *G.Node) (*G.Node, error)
 }
+
+// decomposed says whether the layer's attention has a stage with no fused kernel.
+func (a layerPositions) decomposed() bool { return a.scores != nil || a.weights != nil }
 
 // gateNodes are the nodes of a scheme's forget gate weights (position.ForgetGate), whole, and
 // the layer of them that acts.
@@ -322,8 +327,8 @@ func (m *Model) positions(g *G.ExprGraph, s position.Scheme, w nodes, batch, n i
 		}
 		a.config.CoPE = a.cope != nil
 		a.config.Window = position.WindowOf(in.Scheme)
-		if a.scores = position.ScoresGraph(in.Scheme, g, m.schemeNodes(in.Owner, w), in.Layer, m.Config.Heads, n); a.scores != nil && at != nil {
-			return p, fmt.Errorf("model: the %s scheme changes the scores on the stock ops, which take no drawn position ids", in.Scheme.Name())
+		if err := m.decompose(&a, in, g, w, n, at != nil); err != nil {
+			return p, err
 		}
 		if dm := position.DistanceMapOf(s); dm != nil && !opt.Train {
 			if at != nil {
@@ -432,6 +437,23 @@ func (m *Model) graphBias(g *G.ExprGraph, in position.Slot, w nodes, n int) (*G.
 		return nil, fmt.Errorf("model: the %s scheme's graph bias is %v of shape %v, want %v of shape (%d, %d) or (%d, %d, %d)", in.Scheme.Name(), node.Dtype(), sh, m.Dtype, heads, n, heads, n, n)
 	}
 	return node, nil
+}
+
+// decompose sets a's stages of in's scheme with no fused kernel (position.GraphScorer,
+// GraphNormaliser), which put the layer on the stock ops; drawn position ids (atIDs), and a
+// normaliser of the scheme's beside one the config names, are refused.
+func (m *Model) decompose(a *layerPositions, in position.Slot, g *G.ExprGraph, w nodes, n int, atIDs bool) error {
+	ws, heads := m.schemeNodes(in.Owner, w), m.Config.Heads
+	a.scores = position.ScoresGraph(in.Scheme, g, ws, in.Layer, heads, n)
+	a.weights = position.WeightsGraph(in.Scheme, g, ws, in.Layer, heads, n)
+	name := in.Scheme.Name()
+	switch {
+	case a.decomposed() && atIDs:
+		return fmt.Errorf("model: the %s scheme changes attention on the stock ops, which take no drawn position ids", name)
+	case a.weights != nil && (a.config.StickBreaking || a.config.Softpick || a.config.Sinks):
+		return fmt.Errorf("model: the %s scheme has a normaliser of its own, which replaces the softmax: attention.normaliser and attention.sinks must be left unset", name)
+	}
+	return nil
 }
 
 // forgetGate returns the nodes of the forget gate in's scheme has (position.ForgetGater), nil
@@ -635,7 +657,7 @@ func (b *builder) linear(x, w, bias *G.Node) *G.Node {
 // attention is the fused op, or gorgonia's stock ops for a layer with a score stage of a
 // scheme's own, which has no fused kernel (the decomposed path).
 func (b *builder) attention(q, k, v *G.Node, in nn.AttentionInputs, c nn.AttentionConfig) *G.Node {
-	if in.Scores != nil {
+	if in.Scores != nil || in.Weights != nil {
 		return b.do(func() (*G.Node, error) { return stock.AttentionWith(q, k, v, in, c) })
 	}
 	return b.do(func() (*G.Node, error) { return b.ops.attention(q, k, v, in, c) })

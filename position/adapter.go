@@ -148,11 +148,27 @@ func ScoresGraph(s Scheme, g *G.ExprGraph, w []*G.Node, layer, heads, n int) fun
 	return func(scores *G.Node) (*G.Node, error) { return sc.GraphScores(g, w, scores, layer, heads, n) }
 }
 
-// ScoresItself says whether s changes the attention scores itself (GraphScorer), which runs
-// its layers on the stock ops.
-func ScoresItself(s Scheme) bool {
-	_, ok := unwrap(s).(GraphScorer)
-	return ok
+// WeightsGraph returns what turns layer's masked attention scores into its weights for s
+// (GraphNormaliser) from the nodes of its weights w, for heads heads at n positions, and nil
+// for any other scheme, whose layers take the softmax or the normaliser the config names.
+func WeightsGraph(s Scheme, g *G.ExprGraph, w []*G.Node, layer, heads, n int) func(scores, seen *G.Node) (*G.Node, error) {
+	nm, ok := unwrap(s).(GraphNormaliser)
+	if !ok {
+		return nil
+	}
+	return func(scores, seen *G.Node) (*G.Node, error) {
+		return nm.GraphWeights(g, w, scores, seen, layer, heads, n)
+	}
+}
+
+// Decomposed says whether s has a stage of attention with no fused kernel, a score stage
+// (GraphScorer) or a normaliser (GraphNormaliser), which runs its layers on the stock ops.
+func Decomposed(s Scheme) bool {
+	switch unwrap(s).(type) {
+	case GraphScorer, GraphNormaliser:
+		return true
+	}
+	return false
 }
 
 // HasBiasRows says whether s can compute its learned bias one query at a time (BiasRower).
@@ -382,8 +398,8 @@ func MapAppliesTo(m DistanceMap, s Scheme) error {
 // mapActsOn says whether m changes what the scheme s of one layer computes, or why s cannot take
 // it.
 func mapActsOn(m DistanceMap, s Scheme) (bool, error) {
-	if ScoresItself(s) {
-		return false, fmt.Errorf("the %s scheme changes the scores itself, on gorgonia's stock ops, which take no distance map", s.Name())
+	if Decomposed(s) {
+		return false, fmt.Errorf("the %s scheme changes attention itself, on gorgonia's stock ops, which take no distance map", s.Name())
 	}
 	if _, ok := StickBreakingOf(s); ok {
 		return false, fmt.Errorf("the %s scheme breaks each query's stick over the keys at their true order, and attention does not remap or mask it: it takes no distance map", s.Name())

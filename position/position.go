@@ -114,6 +114,23 @@ type GraphScorer interface {
 	GraphScores(g *G.ExprGraph, w []*G.Node, scores *G.Node, layer, heads, n int) (*G.Node, error)
 }
 
+// A GraphNormaliser replaces attention's softmax with a normaliser of its own, written with
+// gorgonia operations on the scores and on its weights (Learner; Weights may declare none): sigmoid
+// attention, say, for which no fused kernel exists. As for a GraphScorer, the model runs the
+// attention of its layers on gorgonia's stock ops and gorgonia differentiates it; it takes no
+// distance map, and the measures that read the fused op's statistics do not apply to its runs.
+type GraphNormaliser interface {
+	Learner
+	// GraphWeights returns layer's attention weights from its scores, (batch·heads, n, n), row
+	// b·heads+h head h of sequence b, after every stage, the bias and the causal mask: a key
+	// that query i does not see (j > i, or outside a window) scores −1e9. seen is a constant of
+	// the same shape, 1 where query i sees key j and 0 elsewhere, for a normaliser that must
+	// give such keys exactly nothing. w are the nodes of the weights in the order Weights
+	// declares them. The result must keep the shape and type of scores; row i's weights need
+	// not sum to 1.
+	GraphWeights(g *G.ExprGraph, w []*G.Node, scores, seen *G.Node, layer, heads, n int) (*G.Node, error)
+}
+
 // A BiasRower is a LearnedBiaser whose bias depends on the query's position too (PerQuery) and
 // can be computed one query at a time, so that evaluation at long lengths need not hold its
 // heads·n² values at once.

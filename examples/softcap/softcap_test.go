@@ -1,11 +1,8 @@
 package softcap_test
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,23 +10,16 @@ import (
 	"gorgonia.org/tensor"
 
 	_ "extrapolate/examples/softcap"
-	"extrapolate/experiments"
-	"extrapolate/internal/cmdtest"
+	"extrapolate/internal/stepcheck"
 	"extrapolate/internal/trainbench"
 	"extrapolate/model"
-	"extrapolate/model/nn"
 	"extrapolate/position"
 )
 
-const heads, n, batch = 2, 6, 3
+const heads, n, batch = stepcheck.Heads, stepcheck.N, stepcheck.Batch
 
 func scheme(t *testing.T, params map[string]any) position.Scheme {
-	t.Helper()
-	s, err := position.New(position.Spec{DModel: 4 * heads, Heads: heads, Layers: 2, TrainLen: n, Config: position.Config{Scheme: "softcap", Params: params}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return stepcheck.Scheme(t, position.Config{Scheme: "softcap", Params: params})
 }
 
 // TestScores checks the stage against Gemma 2's formula computed here, c·tanh(s/c) with each
@@ -78,22 +68,18 @@ func TestScores(t *testing.T) {
 // moves a row's scores alike); with a cap of 10⁻⁵, below the scores of a freshly drawn model
 // (about 10⁻⁴), it does not. In float64.
 func TestDecomposedMatchesFused(t *testing.T) {
-	nope, err := position.New(position.Spec{DModel: 4 * heads, Heads: heads, Layers: 2, TrainLen: n, Config: position.Config{Scheme: "nope"}})
-	if err != nil {
-		t.Fatal(err)
+	want := stepcheck.Run(t, stepcheck.Scheme(t, position.Config{Scheme: "nope"}), nil)
+	got := stepcheck.Run(t, scheme(t, map[string]any{"cap": 1e6}), nil)
+	if rel := math.Abs(got.Loss-want.Loss) / want.Loss; !(rel <= 1e-9) {
+		t.Errorf("loss %v through the stage, %v fused (relative %.2g)", got.Loss, want.Loss, rel)
 	}
-	want := step(t, nope)
-	got := step(t, scheme(t, map[string]any{"cap": 1e6}))
-	if rel := math.Abs(got.loss-want.loss) / want.loss; !(rel <= 1e-9) {
-		t.Errorf("loss %v through the stage, %v fused (relative %.2g)", got.loss, want.loss, rel)
-	}
-	for name, g := range want.grads {
-		if d := diff(got.grads[name], g); !(d <= 1e-9*math.Max(norm(g), 1e-6)) {
-			t.Errorf("%s's gradient differs by %.2g, its norm %.2g", name, d, norm(g))
+	for name, g := range want.Grads {
+		if d := stepcheck.Dist(got.Grads[name], g); !(d <= 1e-9*math.Max(stepcheck.Norm(g), 1e-6)) {
+			t.Errorf("%s's gradient differs by %.2g, its norm %.2g", name, d, stepcheck.Norm(g))
 		}
 	}
-	if capped := step(t, scheme(t, map[string]any{"cap": 1e-5})); math.Abs(capped.loss-want.loss) < 1e-9 {
-		t.Errorf("a cap of 1e-5 leaves the loss at %v, NoPE's %v", capped.loss, want.loss)
+	if capped := stepcheck.Run(t, scheme(t, map[string]any{"cap": 1e-5}), nil); math.Abs(capped.Loss-want.Loss) < 1e-9 {
+		t.Errorf("a cap of 1e-5 leaves the loss at %v, NoPE's %v", capped.Loss, want.Loss)
 	}
 }
 
@@ -102,16 +88,12 @@ func TestDecomposedMatchesFused(t *testing.T) {
 // freshly drawn model, where tanh bends them.
 func TestCapGradient(t *testing.T) {
 	s := scheme(t, map[string]any{"learn": true, "cap": 2e-4})
-	base := step(t, s)
-	g, ok := base.grads["softcap.cap"]
+	g, ok := stepcheck.Run(t, s, nil).Grads["softcap.cap"]
 	if !ok {
-		t.Fatalf("no gradient for softcap.cap among %v", base.grads)
+		t.Fatal("no gradient for softcap.cap")
 	}
-	const h = 1e-7
 	for i := range g {
-		up := stepWith(t, s, func(m *model.Model) { nudge(m, i, h) })
-		down := stepWith(t, s, func(m *model.Model) { nudge(m, i, -h) })
-		fd := (up.loss - down.loss) / (2 * h)
+		fd := stepcheck.FiniteDifference(t, s, "softcap.cap", i, 1e-7)
 		if math.Abs(g[i]-fd) > 1e-7*math.Max(1, math.Abs(fd)) {
 			t.Errorf("cap %d: gradient %.10g, finite difference %.10g", i, g[i], fd)
 		}
@@ -121,109 +103,18 @@ func TestCapGradient(t *testing.T) {
 	}
 }
 
-func nudge(m *model.Model, i int, h float64) {
-	for _, p := range m.Params {
-		if p.Name == "softcap.cap" {
-			p.Value.Data().([]float64)[i] += h
-		}
-	}
-}
-
-type result struct {
-	loss  float64
-	grads map[string][]float64
-}
-
-func step(t *testing.T, s position.Scheme) result { return stepWith(t, s, nil) }
-
-// stepWith builds a 2-layer model of seed 9 with s in float64, edits it, and runs one training
-// graph on a fixed random batch: the loss and every weight's gradient by name.
-func stepWith(t *testing.T, s position.Scheme, edit func(*model.Model)) result {
-	t.Helper()
-	m, err := model.New(model.Config{Vocab: 256, DModel: 4 * heads, Layers: 2, Heads: heads, TrainLen: n}, s, tensor.Float64, 9)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if edit != nil {
-		edit(m)
-	}
-	g, err := m.Graph(s, batch, n, model.Options{Train: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	rng := rand.New(rand.NewPCG(6, 2))
-	for i := range g.IDs {
-		g.IDs[i], g.Targets[i] = rng.IntN(256), rng.IntN(256)
-	}
-	loss, err := g.Run()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := result{loss: loss, grads: map[string][]float64{}}
-	for i, p := range m.Params {
-		out.grads[p.Name] = append([]float64(nil), g.Grad(i).Data().([]float64)...)
-	}
-	return out
-}
-
-// diff is |a − b|.
-func diff(a, b []float64) float64 {
-	var s float64
-	for j := range a {
-		s += (a[j] - b[j]) * (a[j] - b[j])
-	}
-	return math.Sqrt(s)
-}
-
-// norm is |a|.
-func norm(a []float64) float64 { return diff(a, make([]float64, len(a))) }
-
-// TestTrains runs the stage through the whole protocol as a user's config would: a tiny model
-// with learned caps trains, saves its checkpoint, and is scored at 1x to 4x, each length's
-// layers on the stock ops; the caps move, and every length has a finite loss.
+// TestTrains runs the stage through the whole protocol (stepcheck.Train), each length's layers
+// on the stock ops, with learned caps, which move from 0.5.
 func TestTrains(t *testing.T) {
-	dir := t.TempDir()
-	cfg := `name: softcap
-data: {corpus: text, path: ` + cmdtest.TextCorpus(t) + `}
-model: {d_model: 16, layers: 2, heads: 2}
-position: {scheme: softcap, cap: 0.5, learn: true}
-train: {seq_len: 16, batch_size: 4, steps: 30, warmup: 5, lr: 0.01}
-eval: {lengths: [16, 32, 64], tokens: 512, batch_tokens: 256}
-`
-	path := filepath.Join(dir, "softcap.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
+	w := stepcheck.Train(t, position.Config{Scheme: "softcap", Params: map[string]any{"cap": 0.5, "learn": true}})
+	if len(w) != 1 || len(w[0]) != 2 {
+		t.Fatalf("the checkpoint holds scheme weights %v, want a cap per head", w)
 	}
-	rc, err := experiments.LoadResolved(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &experiments.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
-	res, err := r.Execute(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range res.Lengths {
-		if !l.Applicable || l.Loss == nil || math.IsNaN(*l.Loss) || math.IsInf(*l.Loss, 0) {
-			t.Errorf("length %d: %+v, want a finite loss", l.Length, l)
+	for h, c := range w[0] {
+		if float32(c) == 0.5 {
+			t.Errorf("head %d's cap is still 0.5 after 30 steps", h)
 		}
 	}
-	tr, err := experiments.LoadCheckpoint(filepath.Join(r.Dir, experiments.CheckpointFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range tr.Model.Params {
-		if p.Name == "softcap.cap" {
-			for h, c := range nn.Values[float32](p.Value) {
-				if c == 0.5 {
-					t.Errorf("head %d's cap is still 0.5 after 30 steps", h)
-				}
-			}
-			return
-		}
-	}
-	t.Fatal("the checkpoint has no softcap.cap")
 }
 
 // BenchmarkTrainStep times a training step (forward, backward and AdamW) of the comparison's

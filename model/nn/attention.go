@@ -26,8 +26,8 @@ func AttentionWith(q, k, v *G.Node, x AttentionInputs, cfg AttentionConfig) (*G.
 	if (cfg.BiasRow == nil) == (cfg.Bias == ByRow) {
 		return nil, errors.Errorf("Attention: bias form %d with BiasRow %v", cfg.Bias, cfg.BiasRow != nil)
 	}
-	if x.Scores != nil {
-		return nil, errors.New("Attention: a score stage with no fused kernel (AttentionInputs.Scores) runs on the stock ops (package stock)")
+	if x.Scores != nil || x.Weights != nil {
+		return nil, errors.New("Attention: a stage with no fused kernel (AttentionInputs.Scores, Weights) runs on the stock ops (package stock)")
 	}
 	in := []*G.Node{q, k, v}
 	for _, opt := range cfg.inputs() {

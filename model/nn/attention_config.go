@@ -113,6 +113,11 @@ type AttentionInputs struct {
 	// before the normaliser, and gorgonia differentiates it: the decomposed path a model
 	// takes for a layer whose stage has no kernel.
 	Scores func(scores *G.Node) (*G.Node, error)
+	// Weights, when set, is a normaliser with no fused kernel, in place of the softmax: it takes
+	// the scores after every stage and the mask (a key a query does not see at −1e9) and seen,
+	// a constant of their shape, 1 where query i sees key j and 0 elsewhere, and returns the
+	// weights, in gorgonia's operations. Like Scores, it runs on the stock ops only.
+	Weights func(scores, seen *G.Node) (*G.Node, error)
 }
 
 // An input is one of attention's optional inputs, as the op takes them after q, k and v: the

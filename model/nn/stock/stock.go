@@ -205,6 +205,10 @@ func AttentionWith(q, k, v *G.Node, x nn.AttentionInputs, cfg nn.AttentionConfig
 	}
 	var p *G.Node
 	switch {
+	case x.Weights != nil:
+		if p, err = weightsOf(scores, x.Weights, cfg); err != nil {
+			return nil, err
+		}
 	case cfg.StickBreaking:
 		p = stickBreaking(scores, cfg)
 	case cfg.Softpick:
@@ -218,6 +222,25 @@ func AttentionWith(q, k, v *G.Node, x nn.AttentionInputs, cfg nn.AttentionConfig
 	o = G.Must(G.Reshape(o, tensor.Shape{b, h, t, hd}))
 	o = G.Must(G.Transpose(o, 0, 2, 1, 3))
 	return G.Reshape(o, tensor.Shape{b * t, d})
+}
+
+// weightsOf is a normaliser of a scheme's own (AttentionInputs.Weights) on the masked scores,
+// checked to keep their shape and type. It replaces the softmax, and takes none of the other
+// normalisers: it is checked alone.
+func weightsOf(scores *G.Node, weights func(scores, seen *G.Node) (*G.Node, error), cfg nn.AttentionConfig) (*G.Node, error) {
+	if cfg.StickBreaking || cfg.Softpick || cfg.Sinks {
+		return nil, fmt.Errorf("stock: a normaliser of a scheme's own replaces the softmax, and takes no stick-breaking, softpick or sinks")
+	}
+	g, dt := scores.Graph(), scores.Dtype()
+	b, t, h := cfg.Batch, cfg.SeqLen, cfg.Heads
+	p, err := weights(scores, table(g, dt, causalMask(cfg, 0, 1), b*h, t, t))
+	if err != nil {
+		return nil, err
+	}
+	if !p.Shape().Eq(scores.Shape()) || p.Dtype() != dt {
+		return nil, fmt.Errorf("stock: a normaliser gave %v of shape %v, want %v of shape %v", p.Dtype(), p.Shape(), dt, scores.Shape())
+	}
+	return p, nil
 }
 
 // causalMask is (b·h, t, t) with in at the keys each query sees (the earlier keys in its window,
