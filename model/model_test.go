@@ -528,6 +528,14 @@ func TestNormaliser(t *testing.T) {
 	if _, err := New(softpick, all["stickbreaking"], tensor.Float64, 5); err == nil || !strings.Contains(err.Error(), "attention.normaliser: softpick replaces the softmax") {
 		t.Errorf("softpick with stick-breaking: %v", err)
 	}
+	if _, err := New(softpick, all["fox"], tensor.Float64, 5); err == nil || !strings.Contains(err.Error(), "forget gates") {
+		t.Errorf("softpick with forget gates: %v", err)
+	}
+	// A window takes the masked path, which folds softpick's sums (nn.TestSoftpickMasked).
+	windowed := mapped(t, position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{map[string]any{"scheme": "rope", "window": 2}, "rope"}}}, tinyLen)
+	if _, err := New(softpick, windowed, tensor.Float64, 5); err != nil {
+		t.Errorf("softpick with a window: %v", err)
+	}
 }
 
 // TestGate checks gated attention's property at its simplest: with the gate's weights and bias

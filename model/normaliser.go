@@ -36,14 +36,12 @@ func (c Config) CheckScheme(s position.Scheme) error {
 }
 
 // checkNormaliser refuses softpick with a scheme that replaces the softmax in some layer itself
-// (stick-breaking): each layer has one normaliser; and, as the attention op does, with forget
-// gates, contextual positions, a window or a distance map, which it takes none of yet.
+// (stick-breaking): each layer has one normaliser; and, as the
+// attention op does, with forget gates and contextual positions, which it takes none of yet.
+// Windows and distance maps take the softmax's masked path, which folds softpick's sums too.
 func (c Config) checkNormaliser(s position.Scheme) error {
 	if c.Attention.Normaliser != Softpick {
 		return nil
-	}
-	if position.DistanceMapOf(s) != nil {
-		return fmt.Errorf("attention.normaliser: softpick takes no distance map yet")
 	}
 	for l := 0; l < c.Layers; l++ {
 		in := position.InLayer(s, l).Scheme
@@ -52,8 +50,8 @@ func (c Config) checkNormaliser(s position.Scheme) error {
 		}
 		_, forget := position.ForgetGateOf(in)
 		_, cope := position.ContextPositionsOf(in)
-		if forget || cope || position.WindowOf(in) > 0 {
-			return fmt.Errorf("attention.normaliser: softpick not with the %s scheme of layer %d yet (forget gates, contextual positions and windows take none)", in.Name(), l)
+		if forget || cope {
+			return fmt.Errorf("attention.normaliser: softpick not with the %s scheme of layer %d yet (forget gates and contextual positions take none)", in.Name(), l)
 		}
 	}
 	return nil

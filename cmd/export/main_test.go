@@ -51,8 +51,8 @@ func temperature(scale string) func(c *experiments.Config) {
 // variants are every scheme (Hard-ALiBi on 4 heads, 2 of them windowed), every scaling, p-RoPE and partial rotation, a mix, every
 // attention temperature, softpick, both attention gates and the sinks, with the config's own
 // scaling (and its fields), sliding evaluation windows (eval.stride), and sliding attention
-// windows (position.window: on one layer of a mix with sinks, as gpt-oss bands its layers, and
-// on stick-breaking) each in one of them.
+// windows (position.window: on one layer of a mix with sinks, as gpt-oss bands its layers, or
+// with softpick, and on stick-breaking) each in one of them.
 var variants = []variant{
 	{name: "nope", set: scheme("nope", nil)},
 	{name: "learned", set: scheme("learned", nil)}, // not applicable past 16, for both
@@ -105,6 +105,10 @@ var variants = []variant{
 		c.Attention.Sinks = true
 	}},
 	{name: "stickbreaking_window", set: func(c *experiments.Config) { c.Position = position.Config{Scheme: "stickbreaking", Window: 4} }},
+	{name: "mix_window_softpick", set: func(c *experiments.Config) {
+		c.Position = position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{map[string]any{"scheme": "rope", "window": 4}, "rope"}}}
+		c.Attention.Normaliser = "softpick"
+	}},
 }
 
 // tolerance bounds |loss_go − loss_torch| / loss_torch. The Go model computes in float32 (its

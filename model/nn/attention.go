@@ -438,5 +438,5 @@ func (k *attention[F]) backward(din []*tensor.Dense, dout, _ *tensor.Dense, in [
 // block.
 func (s *attnScratch[F]) online() {
 	s.max, s.sum, s.ent = make([]float64, tileQueries), make([]float64, tileQueries), make([]float64, tileQueries)
-	s.far, s.first = make([]float64, tileQueries), make([]float64, tileQueries)
+	s.far, s.first, s.rsum = make([]float64, tileQueries), make([]float64, tileQueries), make([]float64, tileQueries)
 }

@@ -219,16 +219,16 @@ func (k *attention[F]) queriesMasked(s *attnScratch[F], task, h, i0, i1 int) err
 func (k *attention[F]) finishOnline(s *attnScratch[F], out []F, task, i0, i1 int) {
 	t, st := k.cfg.SeqLen, k.cfg.Stats
 	hd := len(s.q) / t
+	online := k.norm.(onlineNorm[F])
 	for r := 0; r < i1-i0; r++ {
-		inv := F(1 / s.sum[r])
+		scale, ent, far := online.finish(s, r)
+		inv := F(scale)
 		for x := range out[r*hd : (r+1)*hd] {
 			out[r*hd+x] *= inv
 		}
 		if st != nil {
 			i := i0 + r
-			st.ent[task*t+i] = math.Log(s.sum[r]) - s.ent[r]/s.sum[r]
-			st.far[task*t+i] = s.far[r] / s.sum[r]
-			st.first[task*t+i] = s.first[r] / s.sum[r]
+			st.ent[task*t+i], st.far[task*t+i], st.first[task*t+i] = ent, far, s.first[r]*scale
 		}
 	}
 }
@@ -331,8 +331,9 @@ func (k *attention[F]) updateMasked(s *attnScratch[F], r int, row, alt []F, h, i
 		clear(row)
 		return 1
 	}
-	corr := s.rebase(r, m)
-	var sum, ent, far float64
+	n := k.norm.(maskedNorm[F])
+	corr := n.rebase(s, r, m)
+	var acc tileSums
 	next, st := 0, k.cfg.Stats
 	for _, sp := range spans {
 		a, b := max(sp.From, j0)-j0, min(sp.To, j1)-j0
@@ -342,22 +343,65 @@ func (k *attention[F]) updateMasked(s *attnScratch[F], r int, row, alt []F, h, i
 			continue
 		}
 		clear(row[next:a])
-		for j, x := range row[a:b] {
-			e := exp(x - F(m))
-			row[a+j] = e
-			sum += float64(e)
-			ent += float64(e) * (float64(x) - m)
-			if st != nil && i-(j0+a+j) >= st.Far {
-				far += float64(e)
-			}
-		}
+		n.weigh(row[a:b], m, i-(j0+a), st, &acc)
 		next = b
 	}
 	clear(row[next:])
-	s.sum[r] += sum
-	s.ent[r] += ent
-	s.far[r] += far
+	n.add(s, r, acc)
 	return corr
+}
+
+// A maskedNorm is an onlineNorm that the masked path folds a span of keys at a time: the spans
+// of one row in one tile are weighed against the row's new maximum into one tileSums, added to
+// the row's running sums at once.
+type maskedNorm[F float] interface {
+	onlineNorm[F]
+	// rebase moves row r's running sums to the maximum m and returns the factor by which its
+	// earlier terms shrink.
+	rebase(s *attnScratch[F], r int, m float64) float64
+	// weigh replaces keys, one span's scores, by their weights before the row's normalisation,
+	// against the maximum m, adding their sums into acc; the first key is diag positions back
+	// from the query, the next diag−1, and so on.
+	weigh(keys []F, m float64, diag int, st *AttentionStats, acc *tileSums)
+	// add adds acc to row r's running sums.
+	add(s *attnScratch[F], r int, acc tileSums)
+}
+
+// tileSums are one row's sums over the keys it sees in one tile: the normaliser's sum, the
+// entropy's and the far keys' terms, and softpick's sum of its ReLUs.
+type tileSums struct{ sum, ent, far, rsum float64 }
+
+// The softmax's masked rows, which the softmax with sinks shares: exponentials against the
+// running maximum.
+
+func (softmax[F]) rebase(s *attnScratch[F], r int, m float64) float64 { return s.rebase(r, m) }
+func (softmax[F]) weigh(keys []F, m float64, diag int, st *AttentionStats, acc *tileSums) {
+	softmaxWeigh(keys, m, diag, st, acc)
+}
+func (softmax[F]) add(s *attnScratch[F], r int, acc tileSums) { s.addSoftmax(r, acc) }
+
+func (sinksSoftmax[F]) rebase(s *attnScratch[F], r int, m float64) float64 { return s.rebase(r, m) }
+func (sinksSoftmax[F]) weigh(keys []F, m float64, diag int, st *AttentionStats, acc *tileSums) {
+	softmaxWeigh(keys, m, diag, st, acc)
+}
+func (sinksSoftmax[F]) add(s *attnScratch[F], r int, acc tileSums) { s.addSoftmax(r, acc) }
+
+func softmaxWeigh[F float](keys []F, m float64, diag int, st *AttentionStats, acc *tileSums) {
+	for j, x := range keys {
+		e := exp(x - F(m))
+		keys[j] = e
+		acc.sum += float64(e)
+		acc.ent += float64(e) * (float64(x) - m)
+		if st != nil && diag-j >= st.Far {
+			acc.far += float64(e)
+		}
+	}
+}
+
+func (s *attnScratch[F]) addSoftmax(r int, acc tileSums) {
+	s.sum[r] += acc.sum
+	s.ent[r] += acc.ent
+	s.far[r] += acc.far
 }
 
 // rebase moves row r's running sums to the new maximum m and returns the factor by which its

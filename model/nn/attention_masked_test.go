@@ -143,6 +143,7 @@ type reference struct {
 	bias           func(h, i, j int, alt bool) float64
 	far            int
 	sinks          []float64 // each head's sink logit, a term of the softmax with no value; nil for none
+	softpick       bool      // softpick's weights over the keys the query sees, not the softmax's
 }
 
 // rotated is x rotated by the angles pos·θ_p, each pair computed here.
@@ -199,6 +200,9 @@ func (r reference) row(h, i int) (out []float64, ent, far, first float64) {
 	for _, s := range score {
 		mx = math.Max(mx, s)
 	}
+	if r.softpick {
+		return r.weighted(h, i, keys, softpickWeights(score, mx))
+	}
 	var sum float64
 	for x := range score {
 		score[x] = math.Exp(score[x] - mx)
@@ -224,6 +228,88 @@ func (r reference) row(h, i int) (out []float64, ent, far, first float64) {
 		}
 	}
 	return out, ent, far, first
+}
+
+// softpickWeights is the reference's naive softpick of one query's scores over the keys it sees
+// (zaydzuhri/softpick-attention, naive_softpick_attn.py: the masked keys at −inf, left out of
+// the sum): u = e^{x−m} − e^{−m}, ReLU(u) / (Σ|u| + 10⁻⁸).
+func softpickWeights(score []float64, m float64) []float64 {
+	em := math.Exp(-m)
+	var sum float64
+	for _, s := range score {
+		sum += math.Abs(math.Exp(s-m) - em)
+	}
+	y := make([]float64, len(score))
+	for x, s := range score {
+		y[x] = math.Max(math.Exp(s-m)-em, 0) / (sum + 1e-8)
+	}
+	return y
+}
+
+// weighted is query i's output in head h for the keys' weights y, with its entropy, far mass
+// and first-key weight.
+func (r reference) weighted(h, i int, keys []int, y []float64) (out []float64, ent, far, first float64) {
+	hd := r.d / r.heads
+	out = make([]float64, hd)
+	for x, j := range keys {
+		p := y[x]
+		if p > 0 {
+			ent -= p * math.Log(p)
+		}
+		if i-j >= r.far {
+			far += p
+		}
+		if j == 0 {
+			first += p
+		}
+		for e, vx := range r.v[j*r.d+h*hd : j*r.d+(h+1)*hd] {
+			out[e] += p * vx
+		}
+	}
+	return out, ent, far, first
+}
+
+// checkMaskedPath checks a normaliser on the masked path, where evaluation goes with a window or
+// a remap, against the reference: a sliding window in training and evaluation, and ReRoPE's
+// and StreamingLLM's remaps in evaluation, at 300 positions (one tile of keys) and 2600
+// (several), with a bias by distance. set makes the config and the reference the normaliser's;
+// logits are the sink logits the op takes (nil for none); seed varies the draws by test.
+func checkMaskedPath(t *testing.T, seed uint64, logits []float64, set func(*nn.AttentionConfig, *reference)) {
+	const heads, d, pairs = 2, 16, 4
+	freq := inverseFrequencies(pairs, d/heads)
+	for _, n := range []int{300, 2600} {
+		if n > 2048 && testing.Short() {
+			continue
+		}
+		w := n / 6
+		for x, m := range []keyMap{windowed(w), rerope(w), sinks(4, w)} {
+			t.Run(fmt.Sprintf("n%d/%s", n, m.name), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(uint64(n), seed+uint64(x)))
+				q, k, v := randNormal(rng, n*d, 0, 0.7), randNormal(rng, n*d, 0, 0.7), randNormal(rng, n*d, 0, 1)
+				bias := randNormal(rng, heads*n, 0, 0.5)
+				cfg := m.config(1, n, heads, freq)
+				cfg.Bias = nn.ByDistance
+				far := n / 3
+				in := [5][]float64{q, k, v, bias, nil}
+				r := reference{m: m, n: n, heads: heads, d: d, freq: freq, far: far, q: q, k: k, v: v, bias: m.distanceBias(bias, n)}
+				set(&cfg, &r)
+				ref := func(int) reference { return r }
+				got, st, err := runOpAll(in, nil, logits, cfg, d, far, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkRows(t, got, st, ref, 1, rowsToCheck(rng, n), 1e-12)
+				if cfg.Remap != nil || n > 2048 {
+					return // a remap is for evaluation only; training holds n² scores
+				}
+				train, trainSt, err := runOpAll(in, nil, logits, cfg, d, far, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkRows(t, train, trainSt, ref, 1, rowsToCheck(rng, n), 1e-12)
+			})
+		}
+	}
 }
 
 // distanceBias is a bias by distance for the reference: an Alt pair's at the map's distance.

@@ -211,40 +211,6 @@ func TestSinksEvaluation(t *testing.T) {
 // sliding window (gpt-oss's banded layers) in training and evaluation, and ReRoPE's and
 // StreamingLLM's remaps in evaluation, on one tile of keys and across several.
 func TestSinksMasked(t *testing.T) {
-	const heads, d, pairs = 2, 16, 4
-	freq := inverseFrequencies(pairs, d/heads)
-	for _, n := range []int{300, 2600} {
-		if n > 2048 && testing.Short() {
-			continue
-		}
-		w := n / 6
-		for x, m := range []keyMap{windowed(w), rerope(w), sinks(4, w)} {
-			t.Run(fmt.Sprintf("n%d/%s", n, m.name), func(t *testing.T) {
-				rng := rand.New(rand.NewPCG(uint64(n), uint64(10+x)))
-				q, k, v := randNormal(rng, n*d, 0, 0.7), randNormal(rng, n*d, 0, 0.7), randNormal(rng, n*d, 0, 1)
-				bias := randNormal(rng, heads*n, 0, 0.5)
-				sinkLogits := []float64{1.5, -0.5}
-				cfg := m.config(1, n, heads, freq)
-				cfg.Bias, cfg.Sinks = nn.ByDistance, true
-				far := n / 3
-				in := [5][]float64{q, k, v, bias, nil}
-				ref := func(int) reference {
-					return reference{m: m, n: n, heads: heads, d: d, freq: freq, far: far, q: q, k: k, v: v, bias: m.distanceBias(bias, n), sinks: sinkLogits}
-				}
-				got, st, err := runOpAll(in, nil, sinkLogits, cfg, d, far, false)
-				if err != nil {
-					t.Fatal(err)
-				}
-				checkRows(t, got, st, ref, 1, rowsToCheck(rng, n), 1e-12)
-				if cfg.Remap != nil || n > 2048 {
-					return // a remap is for evaluation only; training holds n² scores
-				}
-				train, trainSt, err := runOpAll(in, nil, sinkLogits, cfg, d, far, true)
-				if err != nil {
-					t.Fatal(err)
-				}
-				checkRows(t, train, trainSt, ref, 1, rowsToCheck(rng, n), 1e-12)
-			})
-		}
-	}
+	sinkLogits := []float64{1.5, -0.5}
+	checkMaskedPath(t, 10, sinkLogits, func(c *nn.AttentionConfig, r *reference) { c.Sinks, r.sinks = true, sinkLogits })
 }

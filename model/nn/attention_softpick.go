@@ -28,18 +28,18 @@ import (
 // and ε/(S + ε) (k.pick, k.pickEps): dx_j = max(a_j, 0)·g_j − a_j·dot, and the argmax's term.
 //
 // Evaluation of rows too long for one tile folds the tiles in with a running maximum, as the
-// online softmax does: both ReLU(u) and |u| scale by e^{m_old−m_new} when the maximum grows.
+// online softmax does: both ReLU(u) and |u| scale by e^{m_old−m_new} when the maximum grows. A
+// window or a remap takes the softmax's masked path, which folds the keys a query sees a span
+// at a time: the sum of |u| runs over those keys only, as the reference's over a row's finite
+// entries, the masked ones at −inf.
 const softpickEps = 1e-8
 
-// refuses names what softpick does not take: a remap or a window that leaves keys out (it has no
-// masked path yet), and forget gates and contextual positions, whose backward passes count on
-// the softmax being unchanged by a shift of a row.
+// refuses names what softpick does not take: forget gates and contextual positions, whose
+// backward passes count on the softmax being unchanged by a shift of a row.
 func (softpick[F]) refuses(c AttentionConfig) error {
 	switch {
 	case c.StickBreaking:
 		return errors.New("Attention: softpick and stick-breaking both replace the softmax: take one")
-	case c.masked():
-		return errors.New("Attention: softpick takes no remap or window yet")
 	case c.LogForget:
 		return errors.New("Attention: softpick takes no forget gates: their gradient counts on the softmax, which a shift of a row leaves as it is")
 	case c.CoPE:
@@ -51,28 +51,34 @@ func (softpick[F]) refuses(c AttentionConfig) error {
 // softpick is the softpick normaliser.
 type softpick[F float] struct{ k *attention[F] }
 
-func (softpick[F]) masks() bool { return false }
+func (softpick[F]) masks() bool { return true }
 
-// rows is softmaxRows for softpick: in training it keeps each score's a_j in k.aux.
+// rows is softmaxRows for softpick: in training it keeps each score's a_j in k.aux. A window's
+// keys before it get weight 0 and a_j = 0, so that the backward pass leaves them out.
 func (n softpick[F]) rows(p []F, ld, task, h, i0, i1 int, s *attnScratch[F], train bool) {
 	k := n.k
 	t, st := k.cfg.SeqLen, k.cfg.Stats
 	for i := i0; i < i1; i++ {
 		row := p[(i-i0)*ld : (i-i0)*ld+ld]
-		seg := row[:i+1]
+		lo := k.cfg.firstKey(i)
+		seg := row[lo : i+1]
 		if train && k.raw != nil {
-			copy(k.raw[(task*t+i)*t:], seg)
+			copy(k.raw[(task*t+i)*t+lo:], seg)
 		}
-		k.adjust(seg, h, i, 0, s)
+		clear(row[:lo])
+		k.adjust(seg, h, i, lo, s)
 		if !train {
 			softpickRow(seg, nil)
 		} else {
 			r := task*t + i
-			k.pick[r], k.pickEps[r] = softpickRow(seg, k.aux[r*t:r*t+i+1])
+			a := k.aux[r*t : r*t+i+1]
+			clear(a[:lo])
+			argmax, eps := softpickRow(seg, a[lo:])
+			k.pick[r], k.pickEps[r] = argmax+int32(lo), eps
 		}
 		clear(row[i+1:])
 		if st != nil {
-			setRow(st, task*t+i, seg)
+			setRow(st, task*t+i, row[:i+1])
 		}
 	}
 }
@@ -115,9 +121,6 @@ func softpickRow[F float](row, aux []F) (argmax int32, epsShare float64) {
 // ReLU(u), s.ent its Σ r·log r of r = ReLU(u), and s.rsum its Σ r, all against the running
 // maximum.
 func (n softpick[F]) online(s *attnScratch[F], task, h, i0, i1 int) {
-	if s.rsum == nil {
-		s.rsum = make([]float64, tileQueries)
-	}
 	n.k.queriesOnline(s, task, h, i0, i1, n)
 }
 
@@ -143,42 +146,57 @@ func (n softpick[F]) fold(s *attnScratch[F], r int, row []F, valid, diag int) fl
 	for _, x := range row[:valid] {
 		m = max(m, float64(x))
 	}
+	corr := n.rebase(s, r, m)
+	var acc tileSums
+	n.weigh(row[:valid], m, diag, n.k.cfg.Stats, &acc)
+	n.add(s, r, acc)
+	return corr
+}
+
+// rebase moves row r's sums to the maximum m: every term scales by c = e^{m_old−m}, and
+// Σ c·r·log(c·r) = c·(Σ r log r + R·log c).
+func (softpick[F]) rebase(s *attnScratch[F], r int, m float64) float64 {
 	corr := 1.0
 	if !math.IsInf(s.max[r], -1) {
 		corr = math.Exp(s.max[r] - m)
-		// Σ c·r·log(c·r) = c·(Σ r log r + R·log c).
 		s.ent[r] = corr * (s.ent[r] + s.rsum[r]*(s.max[r]-m))
 		s.sum[r] *= corr
 		s.far[r] *= corr
 		s.rsum[r] *= corr
 	}
 	s.max[r] = m
+	return corr
+}
+
+// weigh replaces keys by ReLU(u), u = e^{x−m} − e^{−m}, adding Σ|u| and, for the statistics,
+// Σ ReLU(u), Σ r log r and the far keys' ReLU(u) into acc.
+func (softpick[F]) weigh(keys []F, m float64, diag int, st *AttentionStats, acc *tileSums) {
 	em := math.Exp(-m)
-	st := n.k.cfg.Stats
-	expShiftRow(row[:valid], F(m)) // e^{x−m}, eight at a time
-	var sum, rsum, ent, fsum float64
-	for j, e := range row[:valid] {
+	expShiftRow(keys, F(m)) // e^{x−m}, eight at a time
+	for j, e := range keys {
 		u := float64(e) - em
-		sum += math.Abs(u)
+		acc.sum += math.Abs(u)
 		if u <= 0 {
-			row[j] = 0
+			keys[j] = 0
 			continue
 		}
-		row[j] = F(u)
+		keys[j] = F(u)
 		if st == nil {
 			continue
 		}
-		rsum += u
-		ent += u * math.Log(u)
+		acc.rsum += u
+		acc.ent += u * math.Log(u)
 		if diag-j >= st.Far {
-			fsum += u
+			acc.far += u
 		}
 	}
-	s.sum[r] += sum
-	s.rsum[r] += rsum
-	s.ent[r] += ent
-	s.far[r] += fsum
-	return corr
+}
+
+func (softpick[F]) add(s *attnScratch[F], r int, acc tileSums) {
+	s.sum[r] += acc.sum
+	s.rsum[r] += acc.rsum
+	s.ent[r] += acc.ent
+	s.far[r] += acc.far
 }
 
 // backward is softmaxBackward for softpick: one task's dy = do·vᵀ in ds becomes the scores'

@@ -54,7 +54,7 @@ func TestSoftpickGolden(t *testing.T) {
 
 // TestSoftpickGradient checks the gradients of softpick attention against finite differences in
 // float64, with every input attention takes that softpick does: rotations, biases and query
-// scales, learned or not.
+// scales, learned or not, with and without a window.
 func TestSoftpickGradient(t *testing.T) {
 	const batch, seqLen, heads, d = 2, 5, 2, 12
 	rng := rand.New(rand.NewPCG(7, 9))
@@ -66,19 +66,21 @@ func TestSoftpickGradient(t *testing.T) {
 		if c.forget || c.cope > 0 {
 			continue // refused (TestSoftpickRefuses)
 		}
-		t.Run(name, func(t *testing.T) {
-			cfg := c.config(batch, seqLen, heads)
-			cfg.Softpick = true
-			gradcheck.Check(t, c.inputs(rng, batch, seqLen, heads, d), func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
-				return nn.AttentionWith(x[0], x[1], x[2], c.extra(x), cfg)
+		for _, w := range []int{0, 2} {
+			t.Run(fmt.Sprintf("%s/w%d", name, w), func(t *testing.T) {
+				cfg := c.config(batch, seqLen, heads)
+				cfg.Softpick, cfg.Window = true, w
+				gradcheck.Check(t, c.inputs(rng, batch, seqLen, heads, d), func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
+					return nn.AttentionWith(x[0], x[1], x[2], c.extra(x), cfg)
+				})
 			})
-		})
+		}
 	}
 }
 
 // TestSoftpickMatchesStockOps checks values and gradients against softpick written with
 // gorgonia's stock ops as the reference's naive softpick writes it (stock.AttentionWith), whose
-// gradient, gorgonia's, passes through the row's maximum as PyTorch's does the reference's.
+// gradient, gorgonia's, passes through the row's maximum as PyTorch's does the reference's, with and without a window.
 func TestSoftpickMatchesStockOps(t *testing.T) {
 	const batch, seqLen, heads, d = 2, 4, 2, 8
 	rng := rand.New(rand.NewPCG(5, 7))
@@ -86,17 +88,19 @@ func TestSoftpickMatchesStockOps(t *testing.T) {
 		if c.forget || c.cope > 0 {
 			continue
 		}
-		t.Run(name, func(t *testing.T) {
-			cfg := c.config(batch, seqLen, heads)
-			cfg.Softpick = true
-			gradcheck.Same(t, c.inputs(rng, batch, seqLen, heads, d),
-				func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
-					return nn.AttentionWith(x[0], x[1], x[2], c.extra(x), cfg)
-				},
-				func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
-					return stock.AttentionWith(x[0], x[1], x[2], c.extra(x), cfg)
-				})
-		})
+		for _, w := range []int{0, 2} {
+			t.Run(fmt.Sprintf("%s/w%d", name, w), func(t *testing.T) {
+				cfg := c.config(batch, seqLen, heads)
+				cfg.Softpick, cfg.Window = true, w
+				gradcheck.Same(t, c.inputs(rng, batch, seqLen, heads, d),
+					func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
+						return nn.AttentionWith(x[0], x[1], x[2], c.extra(x), cfg)
+					},
+					func(g *G.ExprGraph, x []*G.Node) (*G.Node, error) {
+						return stock.AttentionWith(x[0], x[1], x[2], c.extra(x), cfg)
+					})
+			})
+		}
 	}
 }
 
@@ -179,8 +183,18 @@ func TestSoftpickEvaluation(t *testing.T) {
 	}
 }
 
-// TestSoftpickRefuses: softpick has no masked path yet, and forget gates' and CoPE's backward
-// passes count on the softmax; stick-breaking is another normaliser.
+// TestSoftpickMasked checks softpick on the masked path, where evaluation goes with a window or
+// a remap, against the reference's softpick over the keys each query sees (reference.row): a
+// sliding window in training and evaluation, and ReRoPE's and StreamingLLM's remaps in
+// evaluation, on one tile of keys and across several, with a bias by distance. It fails if the
+// sum of |u| runs over keys a query does not see, or if a row's spans in one tile are folded
+// against different maxima.
+func TestSoftpickMasked(t *testing.T) {
+	checkMaskedPath(t, 20, nil, func(c *nn.AttentionConfig, r *reference) { c.Softpick, r.softpick = true, true })
+}
+
+// TestSoftpickRefuses: forget gates' and CoPE's backward passes count on the softmax;
+// stick-breaking is another normaliser.
 func TestSoftpickRefuses(t *testing.T) {
 	base := nn.AttentionConfig{Batch: 1, SeqLen: 4, Heads: 1, Softpick: true}
 	for _, c := range []struct {
@@ -188,10 +202,6 @@ func TestSoftpickRefuses(t *testing.T) {
 		edit func(*nn.AttentionConfig)
 		want string
 	}{
-		{"window", func(c *nn.AttentionConfig) { c.Window = 2 }, "window"},
-		{"remap", func(c *nn.AttentionConfig) {
-			c.Remap = &nn.Remap{Spans: func(i int, dst []nn.Span) []nn.Span { return dst }}
-		}, "remap"},
 		{"stick-breaking", func(c *nn.AttentionConfig) { c.StickBreaking = true }, "stick-breaking"},
 		{"forget gates", func(c *nn.AttentionConfig) { c.LogForget = true }, "forget gates"},
 	} {
@@ -205,11 +215,5 @@ func TestSoftpickRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error naming %s", c.name, err, c.want)
 		}
-	}
-	// A window as long as the sequence leaves no key out: taken.
-	cfg := base
-	cfg.Window = 4
-	if _, _, err := runOp([5][]float64{make([]float64, 4), make([]float64, 4), make([]float64, 4)}, cfg, 1, 2, false); err != nil {
-		t.Errorf("a window as long as the sequence: %v", err)
 	}
 }
