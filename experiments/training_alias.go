@@ -36,6 +36,12 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 // Variant is how a checkpoint's scheme is changed to evaluate it (training.Variant).
 type Variant = training.Variant
 
+// NewVariant builds c's evaluation scheme with a scaling and a map, once, into the variant
+// evaluation uses (training.NewVariant).
+func NewVariant(c Config, sc *position.Scaling, m *position.DistanceMapConfig) (Variant, error) {
+	return training.NewVariant(c, sc, m)
+}
+
 // EvaluateVariants scores one trained model under each variant: a scaling, a distance map, both
 // or neither (training.EvaluateVariants).
 func EvaluateVariants(ctx context.Context, t *Trained, variants []Variant, e Eval, w io.Writer) (*ScalingReport, error) {

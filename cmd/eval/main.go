@@ -101,7 +101,7 @@ func run() int {
 	if !t.Finished && !o.partial {
 		return fail(fmt.Errorf("%s: saved at %s, before training finished; finish it with train, or evaluate it as it is with -partial", o.ckpt, t.Progress))
 	}
-	if err := o.applyTasks(t); err != nil {
+	if t, err = o.applyTasks(t); err != nil {
 		return fail(err)
 	}
 	maps := []*position.DistanceMapConfig{t.Config.Position.DistanceMap}
@@ -110,11 +110,7 @@ func run() int {
 			return fail(err)
 		}
 	}
-	scalings, err := o.scalingList(t.Config, f)
-	if err != nil {
-		return fail(err)
-	}
-	list, err := variants(t.Config, scalings, maps)
+	list, err := o.variants(t.Config, f, maps)
 	if err != nil {
 		return fail(err)
 	}
@@ -139,70 +135,28 @@ func run() int {
 	return o.evaluate(t, list, e, req, memory, dir)
 }
 
-// applyTasks applies -examples to a checkpoint trained on tasks, and refuses the flags that
-// choose what is scored on the corpus, which such a checkpoint is not scored on, and -examples
-// for one trained on the corpus.
-func (o *options) applyTasks(t *experiments.Trained) error {
+// applyTasks is the checkpoint with -examples applied, a new value, for one trained on tasks;
+// it refuses the flags that choose what is scored on the corpus, which such a checkpoint is not
+// scored on, and -examples for one trained on the corpus.
+func (o *options) applyTasks(t *experiments.Trained) (*experiments.Trained, error) {
 	tc := t.Config.Task
 	if tc == nil {
 		if o.examples != 0 {
-			return fmt.Errorf("-examples: %s was trained on the corpus, not on tasks; it is scored at -lengths on -tokens", o.ckpt)
+			return nil, fmt.Errorf("-examples: %s was trained on the corpus, not on tasks; it is scored at -lengths on -tokens", o.ckpt)
 		}
-		return nil
+		return t, nil
 	}
 	if o.lengths != "" || o.tokens != 0 {
-		return fmt.Errorf("-lengths/-tokens: %s was trained on tasks (%s) and is scored on their held-out examples at every test size, not on the corpus; -examples sets how many", o.ckpt, strings.Join(tc.Names, ", "))
+		return nil, fmt.Errorf("-lengths/-tokens: %s was trained on tasks (%s) and is scored on their held-out examples at every test size, not on the corpus; -examples sets how many", o.ckpt, strings.Join(tc.Names, ", "))
 	}
-	if o.examples != 0 {
-		c := *tc
-		c.Examples = o.examples
-		if _, _, err := c.Resolve(); err != nil {
-			return fmt.Errorf("-examples: %v", strings.TrimPrefix(err.Error(), "task.examples: "))
-		}
-		t.Config.Task = &c
+	if o.examples == 0 {
+		return t, nil
 	}
-	return nil
-}
-
-// scalingList is the scalings of -scaling (or, by default, every one the checkpoint's scheme
-// takes) with factor f, nil for none, each checked against the scheme now rather than after
-// the scalings before it were evaluated.
-func (o *options) scalingList(c experiments.Config, f position.Factor) ([]*position.Scaling, error) {
-	var names []string
-	switch {
-	case !o.scalingGiven && o.mapGiven:
-		names = []string{"none"}
-	case !o.scalingGiven:
-		names = takes(c)
-	case strings.TrimSpace(o.scalings) == "":
-		return nil, fmt.Errorf("-scaling: empty value; give scalings (none,%s), or leave -scaling out for every one the checkpoint's scheme takes", strings.Join(position.ScalingTypes(), ","))
-	default:
-		names = strings.Split(o.scalings, ",")
-		for i := range names {
-			names[i] = strings.TrimSpace(names[i])
-			if names[i] == "" {
-				return nil, fmt.Errorf("-scaling %s: an empty name in the list", o.scalings)
-			}
-		}
+	u, err := t.WithExamples(o.examples)
+	if err != nil {
+		return nil, fmt.Errorf("-examples: %v", strings.TrimPrefix(err.Error(), "task.examples: "))
 	}
-	if u := o.fields.Unused(names); u != "" {
-		return nil, fmt.Errorf("%s: none of the scalings %s takes it", u, strings.Join(names, ","))
-	}
-	var list []*position.Scaling
-	for _, name := range names {
-		if name == "none" {
-			list = append(list, nil)
-			continue
-		}
-		sc := o.fields.Scaling(name, f)
-		pc := c.EvalPhase().Position
-		pc.Scaling = sc
-		if _, err := position.New(c.Spec(pc)); err != nil {
-			return nil, fmt.Errorf("-scaling %s: %v", name, err)
-		}
-		list = append(list, sc)
-	}
-	return list, nil
+	return u, nil
 }
 
 // evalSettings is the checkpoint config's evaluation with -lengths and -tokens applied, checked
@@ -300,19 +254,4 @@ func (o *options) evaluate(t *experiments.Trained, list []experiments.Variant, e
 	fmt.Println(memory)
 	fmt.Printf("results in %s\n", dir)
 	return 0
-}
-
-// takes lists none and every registered scaling that the checkpoint's scheme takes: the default
-// of -scaling. A list of every type would fail on any scheme without a rotation. Each is tried
-// at its defaults, so that a bad -factor or field is still reported below, not left out.
-func takes(c experiments.Config) []string {
-	names := []string{"none"}
-	for _, name := range position.ScalingTypes() {
-		pc := c.EvalPhase().Position
-		pc.Scaling = &position.Scaling{Type: name, Factor: position.Factor{Auto: true}}
-		if _, err := position.New(c.Spec(pc)); err == nil {
-			names = append(names, name)
-		}
-	}
-	return names
 }

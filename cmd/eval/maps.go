@@ -6,7 +6,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"extrapolate/experiments"
 	"extrapolate/position"
 )
 
@@ -50,26 +49,6 @@ func parseMaps(list string) ([]*position.DistanceMapConfig, error) {
 			c.Params[k] = x
 		}
 		out = append(out, c)
-	}
-	return out, nil
-}
-
-// variants crosses the scalings with the distance maps, scalings outer, each checked against
-// the checkpoint's scheme now rather than after the variants before it were evaluated.
-func variants(c experiments.Config, scalings []*position.Scaling, maps []*position.DistanceMapConfig) ([]experiments.Variant, error) {
-	var out []experiments.Variant
-	for _, sc := range scalings {
-		for _, m := range maps {
-			v := experiments.Variant{Scaling: sc, Map: m}
-			if m != nil {
-				pc := c.EvalPhase().Position
-				pc.Scaling, pc.DistanceMap = sc, m
-				if _, err := position.New(c.Spec(pc)); err != nil {
-					return nil, fmt.Errorf("-map %s: %v", m.Type, err)
-				}
-			}
-			out = append(out, v)
-		}
 	}
 	return out, nil
 }

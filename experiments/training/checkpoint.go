@@ -316,3 +316,23 @@ func (t *trainer) save() error {
 	meta := Meta{Program: programName, Config: string(t.run.config().Marshal()), Tokenizer: byteTokenizer, State: t.st, Scheme: schemeJSON(trainScheme)}
 	return checkpoint.Write(filepath.Join(t.run.Dir, measure.CheckpointFile), meta, ts)
 }
+
+// WithExamples is t scored on n held-out examples a size in place of its config's
+// task.examples: a new value, its config resolved again, t unchanged. t must be trained on
+// tasks.
+func (t *Trained) WithExamples(n int) (*Trained, error) {
+	if t.Config.Task == nil {
+		return nil, fmt.Errorf("task.examples: the checkpoint was trained on the corpus, not on tasks")
+	}
+	c := t.Config
+	tc := *c.Task
+	tc.Examples = n
+	c.Task = &tc
+	rc, err := c.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	u := *t
+	u.Config, u.Resolved = c, rc
+	return &u, nil
+}

@@ -85,10 +85,33 @@ func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scal
 }
 
 // A Variant is how the scheme of a checkpoint is changed to evaluate it: a RoPE scaling, a
-// distance map, both or neither (nil), in place of the config's own.
+// distance map, both or neither (nil), in place of the config's own. One made by NewVariant
+// holds the scheme they make, built once; one written as a literal is built when evaluated.
 type Variant struct {
 	Scaling *position.Scaling
 	Map     *position.DistanceMapConfig
+	scheme  position.Scheme
+}
+
+// NewVariant builds the evaluation scheme of c with the scaling sc and the map m in place of
+// its own, and returns the variant holding it, or the error that says why c's scheme takes
+// them not: a command checks its variants with it before evaluating, and evaluation uses the
+// scheme it built.
+func NewVariant(c config.Config, sc *position.Scaling, m *position.DistanceMapConfig) (Variant, error) {
+	v := Variant{Scaling: sc, Map: m}
+	s, err := v.build(c)
+	if err != nil {
+		return Variant{}, err
+	}
+	v.scheme = s
+	return v, nil
+}
+
+// build makes the variant's scheme of c's evaluation scheme.
+func (v Variant) build(c config.Config) (position.Scheme, error) {
+	pc := c.EvalPhase().Position
+	pc.Scaling, pc.DistanceMap = v.Scaling, v.Map
+	return position.New(c.Spec(pc))
 }
 
 // Name is the variant as reports name it: "none", "yarn(factor=auto)", "rerope(window=16)", or
@@ -135,15 +158,16 @@ func EvaluateVariants(ctx context.Context, t *Trained, variants []Variant, e con
 	return rep, nil
 }
 
-// eachVariant calls score with each variant's name and the scheme it makes of the config's
-// evaluation scheme, in order, and stops at the first error.
+// eachVariant calls score with each variant's name and its scheme of the config's evaluation
+// scheme (built by NewVariant, or now), in order, and stops at the first error.
 func eachVariant(c config.Config, variants []Variant, w io.Writer, score func(name string, s position.Scheme) error) error {
 	for _, v := range variants {
-		pc := c.EvalPhase().Position
-		pc.Scaling, pc.DistanceMap = v.Scaling, v.Map
-		s, err := position.New(c.Spec(pc))
-		if err != nil {
-			return err
+		s := v.scheme
+		if s == nil {
+			var err error
+			if s, err = v.build(c); err != nil {
+				return err
+			}
 		}
 		if w != nil {
 			fmt.Fprintf(w, "scaling %s\n", v.Name())
