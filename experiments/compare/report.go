@@ -70,11 +70,7 @@ func (rep *Report) write(dir string) error {
 func (rep *Report) measureSections() ([]measure.Section, error) {
 	var out []measure.Section
 	for _, m := range measure.All() {
-		r, ok := m.(measure.Reporter)
-		if !ok {
-			continue
-		}
-		s, err := r.Section(&rep.Report)
+		s, err := measure.SectionOf(m, &rep.Report)
 		if err != nil {
 			return nil, inputerr.Wrap(fmt.Errorf("%s: %w", m.Name(), err))
 		}
@@ -95,11 +91,7 @@ func gridSections(points []*PointReport) ([]measure.Section, error) {
 	}
 	var out []measure.Section
 	for _, m := range measure.All() {
-		g, ok := m.(measure.GridReporter)
-		if !ok {
-			continue
-		}
-		s, err := g.GridSection(gp)
+		s, err := measure.GridSectionOf(m, gp)
 		if err != nil {
 			return nil, inputerr.Wrap(fmt.Errorf("%s: %w", m.Name(), err))
 		}

@@ -32,16 +32,15 @@ func (ev *Evaluation) Measure(ctx context.Context) ([]Recorder, error) {
 	var recs []Recorder
 	var obs []PassObserver
 	for _, m := range measuresOf(ev.Config) {
-		s, ok := m.(Starter)
-		if !ok {
-			continue
-		}
-		rec, err := s.Start(ev)
+		rec, err := Start(m, ev)
 		if err != nil {
 			return nil, fmt.Errorf("measure %s: %w", m.Name(), err)
 		}
+		if rec == nil {
+			continue
+		}
 		recs = append(recs, rec)
-		if o, ok := rec.(PassObserver); ok {
+		if o, ok := observerOf(rec); ok {
 			obs = append(obs, o)
 		}
 	}
@@ -51,10 +50,8 @@ func (ev *Evaluation) Measure(ctx context.Context) ([]Recorder, error) {
 		}
 	}
 	for _, rec := range recs {
-		if e, ok := rec.(Evaluator); ok {
-			if err := e.Evaluate(ctx); err != nil {
-				return nil, err
-			}
+		if err := evaluate(ctx, rec); err != nil {
+			return nil, err
 		}
 	}
 	return recs, nil
@@ -85,9 +82,7 @@ func (ev *Evaluation) Pass(ctx context.Context, scheme position.Scheme, obs ...P
 	}
 	var opts model.Options
 	for _, o := range obs {
-		if g, ok := o.(GraphOptioner); ok {
-			g.GraphOptions(&opts)
-		}
+		graphOptions(o, &opts)
 	}
 	p := progress.New(ev.Progress, work, "eval")
 	defer p.Finish()

@@ -102,8 +102,7 @@ func Names() []string {
 func measuresOf(c config.Config) []Measure {
 	var out []Measure
 	for _, m := range All() {
-		s, ok := m.(Selector)
-		if slices.Contains(c.Eval.Measures, m.Name()) || (ok && s.Selects(c)) {
+		if Selects(m, c) {
 			out = append(out, m)
 		}
 	}

@@ -105,9 +105,7 @@ func Summary(r *Result) string {
 		b.WriteString(phasesLine(r))
 	}
 	for _, m := range All() {
-		if s, ok := m.(Summarizer); ok {
-			b.WriteString(s.Summary(r))
-		}
+		b.WriteString(SummaryOf(m, r))
 	}
 	return b.String()
 }
