@@ -16,17 +16,18 @@ type kind func(page string, args []string) (string, error)
 
 // kinds are the blocks a page may hold.
 var kinds = map[string]kind{
-	"verdicts":    verdicts,
-	"claims":      claimsTable,
-	"claims-list": claimsList,
-	"ppl":         pplTable,
-	"scale-ppl":   scalePPL,
-	"attention":   attentionTable,
-	"passkey":     passkeyTable,
-	"committed":   committed,
-	"task-runs":   taskRuns,
-	"by-length":   byLength,
-	"effective":   effectiveTable,
+	"verdicts":          verdicts,
+	"claims":            claimsTable,
+	"claims-list":       claimsList,
+	"ppl":               pplTable,
+	"scale-ppl":         scalePPL,
+	"attention":         attentionTable,
+	"passkey":           passkeyTable,
+	"committed":         committed,
+	"task-runs":         taskRuns,
+	"by-length":         byLength,
+	"effective":         effectiveTable,
+	"passkey-effective": passkeyEffectiveTable,
 }
 
 // short names a claim in the verdict tables; a claim not listed is named by its statement.
