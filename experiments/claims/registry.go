@@ -51,7 +51,7 @@ func init() {
 		reropeFlat, lmInfiniteFlat, dualChunkFlat, streamingNeedsSinks, pRoPEBetter, poseMatchesFinetune,
 		breakpointFollowsCritical, smallBaseExtrapolates,
 		passkeyRoPE, passkeyScalingExtends, passkeyALiBiLocal, passkeySelfExtend, passkeyDualChunk, baseBoundSuperficial,
-		tasksSolvable, tasksRoPECopyFails, tasksFlipFlopDegrades, tasksNeedleRoPE, tasksCountingFails, tasksNoPERanking, tasksCoPECounts,
+		tasksSolvable, tasksRoPECopyFails, tasksFlipFlopDegrades, tasksNeedleRoPE, tasksCountingFails, tasksNoPERanking, tasksCoPECounts, tasksHardALiBiCopies,
 		tasksSelfExtendNeedle, tasksReRoPENeedle, tasksRandomizedHelps, tasksDroPENeedles,
 	} {
 		register(c)

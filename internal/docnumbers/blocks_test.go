@@ -69,6 +69,7 @@ var short = map[string]string{
 	"tasks_counting_fails":        "RoPE and ALiBi fail at counting past their training sizes",
 	"tasks_nope_ranking":          "NoPE and T5 generalise better than RoPE and absolute positions",
 	"tasks_cope_counts":           "CoPE counts and keeps flip-flop at twice its training sizes",
+	"tasks_hard_alibi_copies":     "Hard-ALiBi copies strings at twice its training sizes",
 	"tasks_self_extend_needle":    "Self-Extend finds a needle at 4x where plain RoPE does not",
 	"tasks_rerope_needle":         "ReRoPE finds a needle at 4x where plain RoPE does not",
 	"tasks_randomized_helps":      "randomized position ids raise RoPE's exact match at 2x",
