@@ -18,6 +18,12 @@ import (
 // sinkPresent, it is undecided, with the number; the pilot's NoPE, whose 0.04% fell to 0% with
 // the gate, showed that a rate near 0 would otherwise decide it. The pilot's perplexities at
 // 16x: RoPE 21.51, gated 26.79; NoPE 14.32, gated 14.20; ALiBi 7.47, gated 7.65.
+//
+// Two later pilots of plain RoPE (seed 7) looked for a sink that the claims could judge, and
+// found none: 8000 steps (sink rate 0%, first-token weight 0.036 at 1x), and 4 layers trained
+// at 128 tokens for 6000 steps (12M tokens, 331 s: 0% at 1x, 4x and 16x; first-token weight
+// 0.019 at 1x, below uniform attention's 0.043 over 128 keys). Gu et al. saw sinks emerge in
+// models of 60M weights (docs/results.md); at this scale the sink claims stay undecided.
 const (
 	// sinkPresent: a softmax scheme has a sink to remove, or to compare softpick with, when its
 	// sink rate is at least this: a head of the default model's eight sinking in most windows.
