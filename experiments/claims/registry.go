@@ -46,7 +46,7 @@ func init() {
 	for _, c := range []claim{
 		learnedNotApplicable, sinusoidalDegrades, alibiFlat, scalingRescuesRoPE,
 		t5Extrapolates, kerpleMatchesALiBi, fireMatchesALiBiKERPLE, lognHelps, lognTrainHelps,
-		mixExtrapolates, ropeRelative, foxBeatsRoPE, stickBreakingFlat,
+		mixExtrapolates, swanLayoutFlat, ropeRelative, foxBeatsRoPE, stickBreakingFlat,
 		gateRemovesSink, gatedExtrapolates, softpickNoSink,
 		reropeFlat, lmInfiniteFlat, dualChunkFlat, streamingNeedsSinks, pRoPEBetter, poseMatchesFinetune,
 		breakpointFollowsCritical, smallBaseExtrapolates,

@@ -38,8 +38,10 @@ type selector struct {
 	// giving any other, such as rope's rotary_fraction, is a variant, not selected. Nil
 	// accepts any fields.
 	Params []string
-	// Layers is, for a mix, the set of schemes its layers use, in any order and number.
-	Layers []string
+	// Layers is, for a mix, the set of schemes its layers use, in any order and number;
+	// LayerWindow whether some layer has a sliding window of its own ("set") or none ("").
+	Layers      []string
+	LayerWindow accepts
 }
 
 // accepts says which values of one config field a selector takes; "" is the field unset.
@@ -101,7 +103,23 @@ func (s selector) matches(c config.Config) bool {
 		ok(s.Passkey, given(c.Train.Passkey != nil)) &&
 		ok(s.DroPE, given(c.Train.DroPE != nil)) &&
 		ok(s.Map, distanceMap) && ok(s.Window, window) && ok(s.Positions, positions) &&
-		s.paramsMatch(p) && s.layersMatch(p)
+		s.paramsMatch(p) && s.layersMatch(p) && ok(s.LayerWindow, layerWindow(p))
+}
+
+// layerWindow is "set" when some layer of a mix has a sliding window of its own, "" otherwise.
+func layerWindow(p position.Config) string {
+	var l struct {
+		Layers []any `yaml:"layers"`
+	}
+	if p.Decode(&l) != nil {
+		return ""
+	}
+	for _, x := range l.Layers {
+		if m, ok := x.(map[string]any); ok && m["window"] != nil && m["window"] != 0 {
+			return "set"
+		}
+	}
+	return ""
 }
 
 func given(b bool) string {

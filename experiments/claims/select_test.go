@@ -17,7 +17,7 @@ func TestSelectors(t *testing.T) {
 		}
 		return c
 	}
-	all := []string{"nope", "learned", "sinusoidal", "rope", "rope_pi", "rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3", "rope_partial", "xpos", "rope_nope_mix", "alibi", "t5", "kerple", "fire", "nope_logn", "rope_logn", "nope_logn_train", "rope_logn_train", "nope_ssmax", "rope_drope", "rope_randomized", "rope_gated", "rope_softpick", "rope_sinks"}
+	all := []string{"nope", "learned", "sinusoidal", "rope", "rope_pi", "rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3", "rope_partial", "xpos", "rope_nope_mix", "alibi", "t5", "kerple", "fire", "nope_logn", "rope_logn", "nope_logn_train", "rope_logn_train", "nope_ssmax", "rope_drope", "rope_randomized", "rope_gated", "rope_softpick", "rope_sinks", "swan_layout", "rope_gptoss"}
 	want := map[string][]string{
 		"plain RoPE":       {"rope"},
 		"plain NoPE":       {"nope"},
@@ -25,10 +25,12 @@ func TestSelectors(t *testing.T) {
 		"plain sinusoidal": {"sinusoidal"},
 		"RoPE":             {"rope", "rope_pi", "rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3", "rope_partial", "rope_logn", "rope_logn_train", "rope_randomized", "rope_gated", "rope_softpick", "rope_sinks"},
 		"RoPE/NoPE mix":    {"rope_nope_mix"},
+		// A layer's window makes the mix SWAN-GPT's layout, and not the plain mix.
+		"SWAN-GPT's layout": {"swan_layout"},
 		// linear (PI) needs its fine-tune: it rescues nothing without.
 		"RoPE with a scaling meant to work without fine-tuning": {"rope_ntk", "rope_dynamic_ntk", "rope_yarn", "rope_llama3"},
 	}
-	for _, s := range []selector{plainRoPE, plainNoPE, plainALiBi, plainSinusoidal, anyRoPE, ropeNoPEMix, rescuedRoPE} {
+	for _, s := range []selector{plainRoPE, plainNoPE, plainALiBi, plainSinusoidal, anyRoPE, ropeNoPEMix, swanLayout, rescuedRoPE} {
 		var got []string
 		for _, name := range all {
 			if s.matches(load(name)) {
@@ -48,6 +50,8 @@ func TestSelectors(t *testing.T) {
 		{"rope_nope_mix", "position.distance_map={type: rerope}"},
 		{"rope", "train.positions={type: pose, scaled_max_position_embeddings: 256}"},
 		{"rope_nope_mix", "train.positions={type: randomized, noise_max_length: 256}"},
+		{"swan_layout", "attention.sinks=true"},
+		{"swan_layout", "position.distance_map={type: rerope}"},
 		{"rope", "attention.gate=headwise"},
 		{"rope", "attention.normaliser=softpick"},
 		{"rope", "attention.sinks=true"},
@@ -56,7 +60,7 @@ func TestSelectors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range []selector{plainRoPE, rescuedRoPE, ropeNoPEMix} {
+		for _, s := range []selector{plainRoPE, rescuedRoPE, ropeNoPEMix, swanLayout} {
 			if s.matches(c) {
 				t.Errorf("%s with %s: picked as %s", v.name, v.set, s.Name)
 			}

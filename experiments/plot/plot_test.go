@@ -41,7 +41,7 @@ func TestSchemeStyles(t *testing.T) {
 		{"nope", "learned", "sinusoidal"},
 		{"rope+linear", "rope+ntk", "rope+dynamic_ntk", "rope+yarn", "rope+llama3", "rope+partial", "rope+p", "xpos"},
 		{"alibi", "t5", "kerple", "fire"},
-		{"mix", "nope+logn", "rope+logn", "nope+logn_train", "rope+logn_train", "nope+ssmax", "rope+ssmax"},
+		{"mix", "mix+window", "mix+window+sinks", "nope+logn", "rope+logn", "nope+logn_train", "rope+logn_train", "nope+ssmax", "rope+ssmax"},
 	}
 	looks := map[string]string{}
 	n := 0
@@ -142,7 +142,7 @@ func TestSchemeColoursApart(t *testing.T) {
 		"absolute":     {"nope", "learned", "sinusoidal"},
 		"rope":         {"rope+linear", "rope+ntk", "rope+dynamic_ntk", "rope+yarn", "rope+llama3", "rope+partial", "rope+p", "xpos"},
 		"biases":       {"alibi", "t5", "kerple", "fire"},
-		"temperatures": {"mix", "nope+logn", "rope+logn", "nope+logn_train", "rope+logn_train", "nope+ssmax", "rope+ssmax"},
+		"temperatures": {"mix", "mix+window", "mix+window+sinks", "nope+logn", "rope+logn", "nope+logn_train", "rope+logn_train", "nope+ssmax", "rope+ssmax"},
 		"together":     {"nope", "learned", "sinusoidal", "rope+yarn", "rope+linear", "alibi", "t5", "kerple", "fire"},
 	}
 	for name, keys := range groups {

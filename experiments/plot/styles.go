@@ -94,13 +94,15 @@ var schemeStyles = map[string]struct {
 	"kerple": {green, box},
 	"fire":   {violet, cross},
 	// temperatures and mixes
-	"mix":             {orange, ring},
-	"nope+logn":       {indigo, square},
-	"rope+logn":       {darkBrown, triangle},
-	"nope+logn_train": {skyBlue, triangle},
-	"rope+logn_train": {green, pyramid},
-	"nope+ssmax":      {olive, box},
-	"rope+ssmax":      {wine, plus},
+	"mix":              {orange, ring},
+	"mix+window":       {red, square},
+	"mix+window+sinks": {violet, plus},
+	"nope+logn":        {indigo, square},
+	"rope+logn":        {darkBrown, triangle},
+	"nope+logn_train":  {skyBlue, triangle},
+	"rope+logn_train":  {green, pyramid},
+	"nope+ssmax":       {olive, box},
+	"rope+ssmax":       {wine, plus},
 }
 
 // fallbackColors colour the schemes the table does not know (a scheme registered outside this

@@ -52,6 +52,7 @@ var short = map[string]string{
 	"logn_helps":                  "log-n scaling at inference only (Qwen) helps NoPE and RoPE: over theirs without it at 16x",
 	"logn_train_helps":            "log-length scaled attention in training (Chiang & Cholak) does the same",
 	"mix_extrapolates":            "a RoPE/NoPE mix extrapolates better than all-RoPE: over RoPE at 16x",
+	"swan_layout_flat":            "SWAN-GPT's layout (window-RoPE and NoPE layers) stays flat, without its scaling: at 16x over 1x",
 	"rope_relative":               "RoPE's score depends only on distance",
 	"fox_beats_rope":              "FoX extrapolates better than RoPE: over RoPE at 4x and 16x",
 	"stickbreaking_flat":          "stick-breaking stays flat: at 8x over 1x",
