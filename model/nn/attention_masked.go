@@ -331,8 +331,13 @@ func (k *attention[F]) updateMasked(s *attnScratch[F], r int, row, alt []F, h, i
 		clear(row)
 		return 1
 	}
-	n := k.norm.(maskedNorm[F])
-	corr := n.rebase(s, r, m)
+	own, isOwn := k.norm.(spanWeigher[F])
+	var corr float64
+	if isOwn {
+		corr = own.rebase(s, r, m)
+	} else {
+		corr = s.rebase(r, m)
+	}
 	var acc tileSums
 	next, st := 0, k.cfg.Stats
 	for _, sp := range spans {
@@ -343,19 +348,41 @@ func (k *attention[F]) updateMasked(s *attnScratch[F], r int, row, alt []F, h, i
 			continue
 		}
 		clear(row[next:a])
-		n.weigh(row[a:b], m, i-(j0+a), st, &acc)
+		if isOwn {
+			own.weigh(row[a:b], m, i-(j0+a), st, &acc)
+			next = b
+			continue
+		}
+		// The softmax's exponentials, inline: this is the hot loop of every windowed or
+		// remapped evaluation, and a call per span made it twice as slow
+		// (BenchmarkAttentionRemap).
+		for j, x := range row[a:b] {
+			e := exp(x - F(m))
+			row[a+j] = e
+			acc.sum += float64(e)
+			acc.ent += float64(e) * (float64(x) - m)
+			if st != nil && i-(j0+a+j) >= st.Far {
+				acc.far += float64(e)
+			}
+		}
 		next = b
 	}
 	clear(row[next:])
-	n.add(s, r, acc)
+	if isOwn {
+		own.add(s, r, acc)
+	} else {
+		s.sum[r] += acc.sum
+		s.ent[r] += acc.ent
+		s.far[r] += acc.far
+	}
 	return corr
 }
 
-// A maskedNorm is an onlineNorm that the masked path folds a span of keys at a time: the spans
-// of one row in one tile are weighed against the row's new maximum into one tileSums, added to
-// the row's running sums at once.
-type maskedNorm[F float] interface {
-	onlineNorm[F]
+// A spanWeigher is a normaliser that folds the masked path's keys itself, a span at a time, not
+// as the softmax does (softpick): the spans of one row in one tile are weighed against the
+// row's new maximum into one tileSums, added to the row's running sums at once. The softmax,
+// with or without sinks, takes the path's own loop.
+type spanWeigher[F float] interface {
 	// rebase moves row r's running sums to the maximum m and returns the factor by which its
 	// earlier terms shrink.
 	rebase(s *attnScratch[F], r int, m float64) float64
@@ -370,39 +397,6 @@ type maskedNorm[F float] interface {
 // tileSums are one row's sums over the keys it sees in one tile: the normaliser's sum, the
 // entropy's and the far keys' terms, and softpick's sum of its ReLUs.
 type tileSums struct{ sum, ent, far, rsum float64 }
-
-// The softmax's masked rows, which the softmax with sinks shares: exponentials against the
-// running maximum.
-
-func (softmax[F]) rebase(s *attnScratch[F], r int, m float64) float64 { return s.rebase(r, m) }
-func (softmax[F]) weigh(keys []F, m float64, diag int, st *AttentionStats, acc *tileSums) {
-	softmaxWeigh(keys, m, diag, st, acc)
-}
-func (softmax[F]) add(s *attnScratch[F], r int, acc tileSums) { s.addSoftmax(r, acc) }
-
-func (sinksSoftmax[F]) rebase(s *attnScratch[F], r int, m float64) float64 { return s.rebase(r, m) }
-func (sinksSoftmax[F]) weigh(keys []F, m float64, diag int, st *AttentionStats, acc *tileSums) {
-	softmaxWeigh(keys, m, diag, st, acc)
-}
-func (sinksSoftmax[F]) add(s *attnScratch[F], r int, acc tileSums) { s.addSoftmax(r, acc) }
-
-func softmaxWeigh[F float](keys []F, m float64, diag int, st *AttentionStats, acc *tileSums) {
-	for j, x := range keys {
-		e := exp(x - F(m))
-		keys[j] = e
-		acc.sum += float64(e)
-		acc.ent += float64(e) * (float64(x) - m)
-		if st != nil && diag-j >= st.Far {
-			acc.far += float64(e)
-		}
-	}
-}
-
-func (s *attnScratch[F]) addSoftmax(r int, acc tileSums) {
-	s.sum[r] += acc.sum
-	s.ent[r] += acc.ent
-	s.far[r] += acc.far
-}
 
 // rebase moves row r's running sums to the new maximum m and returns the factor by which its
 // earlier exponentials shrink, as update does.
