@@ -104,7 +104,7 @@ func loaderAgrees(t *testing.T, root, tmp, evalJSON, export string) {
 	plugin := filepath.Join(tmp, "logdist.py")
 	writeFile(t, plugin, block(t, string(doc), "python", "# logdist.py"))
 	loader := filepath.Join(root, "pytorch", "load.py")
-	cmd := exec.Command(python, loader, export, "--plugin", plugin, "--lengths", "16,32", "--scaling", "none", "--json")
+	cmd := exec.Command(python, loader, export, "--plugin", plugin, "--lengths", "16,32", "--scaling", "none", "--dtype", "float64", "--json")
 	got, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("load.py --plugin %s: %v\n%s", plugin, err, stderrOf(err))

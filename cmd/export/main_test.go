@@ -239,7 +239,9 @@ func evalPerplexities(t *testing.T, ckpt string, names []string) scored {
 // reads its JSON: a report per folder, in order.
 func loaderPerplexities(t *testing.T, folders []string, scalings string) []scored {
 	t.Helper()
-	args := append([]string{loader, "--json"}, folders...)
+	// --block-scores 1000 cuts every variant's queries into blocks of a few rows (batches of
+	// 2 to 8 windows on 2 heads, at 16 to 64 positions), so that the blocks' seams are checked.
+	args := append([]string{loader, "--json", "--dtype", "float64", "--block-scores", "1000", "--quiet"}, folders...)
 	if scalings != "" {
 		args = append(args, "--scaling", scalings)
 	}
