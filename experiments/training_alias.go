@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"extrapolate/experiments/config"
 	"extrapolate/experiments/training"
 	"extrapolate/internal/writable"
 	"extrapolate/position"
@@ -61,6 +62,9 @@ func CheckWritable(dir string) error { return writable.Check(dir) }
 
 // Export is a trained model as safetensors weights and a JSON config (training.Export).
 type Export = training.Export
+
+// Untrained is the model a config trains, before its first step (training.Untrained).
+func Untrained(r *config.Resolved) (*Trained, error) { return training.Untrained(r) }
 
 // NewExport makes the export of a trained model (training.NewExport).
 func NewExport(t *Trained) (*Export, error) { return training.NewExport(t) }
