@@ -69,6 +69,13 @@ func Untrained(r *config.Resolved) (*Trained, error) { return training.Untrained
 // NewExport makes the export of a trained model (training.NewExport).
 func NewExport(t *Trained) (*Export, error) { return training.NewExport(t) }
 
+// Imported is an export read back into a model, to be written as a checkpoint
+// (training.Imported).
+type Imported = training.Imported
+
+// Import reads an export's config.json and model.safetensors back into a model (training.Import).
+func Import(dir string) (*Imported, error) { return training.Import(dir) }
+
 // Files of an export.
 const (
 	ExportWeights = training.ExportWeights
