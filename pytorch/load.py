@@ -19,15 +19,14 @@ the loss, at about twice the time.
 
 Standard library and torch only (Debian: apt-get install python3-torch; run with /usr/bin/python3).
 """
-import argparse
 import importlib.util
 import json
-import math
 import os
 import sys
 import time
 
 import blas
+import cli
 
 if __name__ == "__main__":
     blas.set_threads(sys.argv[1:])  # before torch is imported
@@ -58,33 +57,8 @@ def load_plugin(path):
         raise ValueError(f"--plugin {path}: {type(e).__name__}: {e}") from e
 
 
-def positive(flag):
-    """What reads a flag's whole number of at least 1, or says in one line what is wrong."""
-    def parse(s):
-        try:
-            v = int(s)
-        except ValueError:
-            v = 0
-        if v < 1:
-            raise ValueError(f"{flag} {s}: want a whole number of at least 1")
-        return v
-    return parse
-
-
-def check_factor(factor):
-    """Refuses a --factor that is neither auto nor a finite number of at least 1."""
-    if factor == "auto":
-        return
-    try:
-        ok = float(factor) >= 1 and math.isfinite(float(factor))
-    except ValueError:
-        ok = False
-    if not ok:
-        raise ValueError(f"--factor {factor}: want auto or a number of at least 1")
-
-
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("folders", nargs="+", metavar="folder",
                    help="a folder cmd/export wrote (config.json and model.safetensors); several are scored in turn")
     p.add_argument("--corpus", help="the text corpus's file (default: config.json's data.path)")
@@ -108,15 +82,14 @@ def parse_args(argv):
     p.add_argument("--plugin", action="append", default=[], metavar="FILE",
                    help="a Python file that registers schemes of your own with @load.scheme(name) (repeatable)")
     a = p.parse_args(argv)
-    # Checked here rather than by argparse, whose errors take two lines.
-    a.threads = positive("--threads")(a.threads)
-    a.blas_threads = positive("--blas-threads")(a.blas_threads)
-    a.block_scores = positive("--block-scores")(a.block_scores)
+    a.threads = cli.number("--threads")(a.threads)
+    a.blas_threads = cli.number("--blas-threads")(a.blas_threads)
+    a.block_scores = cli.number("--block-scores")(a.block_scores)
     if a.tokens is not None:
-        a.tokens = positive("--tokens")(a.tokens)
+        a.tokens = cli.number("--tokens")(a.tokens)
     if a.lengths:
-        a.lengths = [positive("--lengths")(x) for x in a.lengths.split(",")]
-    check_factor(a.factor)
+        a.lengths = [cli.number("--lengths")(x) for x in a.lengths.split(",")]
+    cli.factor(a.factor)
     return a
 
 
@@ -147,8 +120,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except (OSError, ValueError, KeyError) as e:
-        print(f"load.py: {e}", file=sys.stderr)
-        sys.exit(2)
+    cli.run("load.py", main)
