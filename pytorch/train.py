@@ -103,6 +103,8 @@ def scaling_of(a, config):
 def plan(a, config):
     """The phases to train and the train section that records them, from the export's and the
     flags; refuses what cmd/import could not record or cmd/train would not train."""
+    if not isinstance(config.get("train"), dict):
+        raise ValueError("config.json: train: missing; export the checkpoint again with this version of cmd/export")
     t = copy.deepcopy(config["train"])
     for key in ("passkey", "drope", "positions"):
         if t.get(key) is not None:

@@ -6,9 +6,10 @@ import torch
 from .registry import Scheme, scheme
 
 
-def distances(n):
-    """δ = i − j for query i and key j (negative above the diagonal, masked anyway)."""
-    i = torch.arange(n)
+def distances(n, device=None):
+    """δ = i − j for query i and key j (negative above the diagonal, masked anyway), on device
+    (a scheme's weights', so that a model on a GPU computes its bias there)."""
+    i = torch.arange(n, device=device)
     return i[:, None] - i[None, :]
 
 
@@ -64,10 +65,10 @@ class T5(Scheme):
     RelativePositionBias scales it by √head_dim). The table is the weight t5.bias."""
 
     def forward(self, layer, n, scaling):
-        st = self.settings
-        idx = torch.tensor([t5_bucket(d, st["buckets"], st["max_distance"]) for d in range(n)])
-        by_distance = st["scale"] * self.w["t5.bias"].double()[idx].T  # (heads, n)
-        return {"bias": by_distance[:, distances(n).clamp(min=0)]}
+        st, table = self.settings, self.w["t5.bias"]
+        idx = torch.tensor([t5_bucket(d, st["buckets"], st["max_distance"]) for d in range(n)], device=table.device)
+        by_distance = st["scale"] * table.double()[idx].T  # (heads, n)
+        return {"bias": by_distance[:, distances(n, table.device).clamp(min=0)]}
 
 
 @scheme("kerple")
@@ -78,7 +79,7 @@ class Kerple(Scheme):
     def forward(self, layer, n, scaling):
         r1 = self.w["kerple.r1"][layer].double().clamp(min=0.01)
         r2 = self.w["kerple.r2"][layer].double().clamp(min=0.01)
-        d = distances(n).clamp(min=0).double()
+        d = distances(n, r1.device).clamp(min=0).double()
         return {"bias": -r1[:, None, None] * torch.log1p(r2[:, None, None] * d)}
 
 
@@ -92,7 +93,7 @@ class Fire(Scheme):
         c, m = w["fire.c"][layer].double(), w["fire.m"][layer].double()
         w1, b1 = w["fire.w1"][layer].double(), w["fire.b1"][layer].double()
         w2, b2 = w["fire.w2"][layer].double(), w["fire.b2"][layer].double()
-        pos = torch.arange(n, dtype=torch.float64)
+        pos = torch.arange(n, dtype=torch.float64, device=c.device)
         rel = torch.log(torch.abs(c * (pos[:, None] - pos[None, :]).clamp(min=0)) + 1)
         norm = torch.log(torch.abs(c * torch.maximum(pos, torch.abs(m * self.settings["l0"]))) + 1) + 1e-6
         x = (rel / norm[:, None])[..., None]                    # (n, n, 1)

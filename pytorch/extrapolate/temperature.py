@@ -6,9 +6,9 @@ import torch
 import torch.nn as nn
 
 
-def log_positions(n):
-    """log(i+1) for the queries i = 0..n−1."""
-    return torch.log(torch.arange(1, n + 1, dtype=torch.float64))
+def log_positions(n, device=None):
+    """log(i+1) for the queries i = 0..n−1, on device."""
+    return torch.log(torch.arange(1, n + 1, dtype=torch.float64, device=device))
 
 
 class Temperature(nn.Module):
@@ -47,7 +47,7 @@ class SSMax(Temperature):
         self.ssmax = nn.Parameter(weights["ssmax"])
 
     def forward(self, n):
-        return self.ssmax.double()[:, None] * log_positions(n)[None, :]
+        return self.ssmax.double()[:, None] * log_positions(n, self.ssmax.device)[None, :]
 
 
 TEMPERATURES = {"none": Temperature, "logn": LogN, "logn_train": LogNTrain, "ssmax": SSMax}
