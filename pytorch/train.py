@@ -150,7 +150,8 @@ def record(a, config, phases, section, device, corpus, results):
     if fine and a.scaling is not None:
         out["position"]["scaling"] = fine[0].scaling
         sc = fine[0].scaling
-        out["position"]["config"]["scaling"] = None if sc is None else {"type": sc["type"], "factor": sc["factor"], **sc["params"]}
+        if isinstance(out["position"].get("config"), dict):  # the section as a config gives it
+            out["position"]["config"]["scaling"] = None if sc is None else {"type": sc["type"], "factor": sc["factor"], **sc["params"]}
     out["trained"] = list(config.get("trained", [])) + [{
         "program": PROGRAM, "torch": torch.__version__, "device": str(device), "dtype": a.dtype, "corpus": corpus,
         "from": {"name": config["name"], "weights_sha256": config["weights_sha256"]},
