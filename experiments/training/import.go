@@ -73,10 +73,11 @@ type importedConfig struct {
 // Import reads an export — dir's config.json and model.safetensors, as cmd/export writes them
 // and pytorch/train.py writes them back — into a model: the config is train_config with
 // config.json's name, train section and scaling over it, which is how pytorch/train.py records
-// what it trained; the weights must be the ones that config's model has, by name, shape and
-// order, and everything else config.json states (the model, the scheme's settings, the
-// attention, the evaluation, the corpus) must be what that config builds. Every error is the
-// input's (inputerr), one line naming the file and the field or weight.
+// what it trained; the weights must be the ones that config's model has, each by name and
+// shape, and everything else config.json states (the model, the scheme's settings, the
+// attention, the evaluation, the corpus, the weights' optimizer marks) must be what that config
+// builds. Every error is the input's (inputerr), one line naming the file and the field or
+// weight.
 func Import(dir string) (*Imported, error) {
 	im, err := importExport(dir)
 	return im, inputerr.Wrap(err)
@@ -112,22 +113,30 @@ func importExport(dir string) (*Imported, error) {
 	trainScheme, _ := rc.Schemes()
 	im.meta.Scheme = schemeJSON(trainScheme)
 	im.meta.State = trainState{Phase: phaseDone, Step: lastSteps(rc.Config())}
+	if im.Trained, err = importedModel(rc, im.tensors, cpath, wpath); err != nil {
+		return nil, err
+	}
+	if err := checkAgainst(raw, im.Trained, cpath); err != nil {
+		return nil, err
+	}
+	return im, nil
+}
+
+// importedModel is the config's model with the imported weights, finished, as LoadCheckpoint
+// would give it from the checkpoint to be written.
+func importedModel(rc *config.Resolved, tensors []checkpoint.Tensor, cpath, wpath string) (*Trained, error) {
 	m, err := newModel(rc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cpath, err)
 	}
 	byName := map[string]*tensor.Dense{}
-	for _, t := range im.tensors {
+	for _, t := range tensors {
 		byName[t.Name] = t.Value
 	}
 	if err := loadParams(m, byName, wpath); err != nil {
 		return nil, err
 	}
-	im.Trained = &Trained{Config: rc.Config(), Resolved: rc, Model: m, Finished: true}
-	if err := checkAgainst(raw, im.Trained, cpath); err != nil {
-		return nil, err
-	}
-	return im, nil
+	return &Trained{Config: rc.Config(), Resolved: rc, Model: m, Finished: true}, nil
 }
 
 // readImportConfig reads config.json, as a tree to check and as the fields Import reads.
