@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"extrapolate/experiments/config"
 	"extrapolate/experiments/training"
 	"extrapolate/internal/writable"
 	"extrapolate/position"
@@ -68,8 +69,18 @@ func CheckWritable(dir string) error { return writable.Check(dir) }
 // Export is a trained model as safetensors weights and a JSON config (training.Export).
 type Export = training.Export
 
+// Untrained is the model a config trains, before its first step (training.Untrained).
+func Untrained(r *config.Resolved) (*Trained, error) { return training.Untrained(r) }
+
 // NewExport makes the export of a trained model (training.NewExport).
 func NewExport(t *Trained) (*Export, error) { return training.NewExport(t) }
+
+// Imported is an export read back into a model, to be written as a checkpoint
+// (training.Imported).
+type Imported = training.Imported
+
+// Import reads an export's config.json and model.safetensors back into a model (training.Import).
+func Import(dir string) (*Imported, error) { return training.Import(dir) }
 
 // Files of an export.
 const (

@@ -1,8 +1,9 @@
 // Package plugins is the one place where schemes, RoPE scalings, temperatures, distance maps,
 // tasks and measures from outside the project's own packages are brought in. Every command
-// (cmd/train, cmd/eval, cmd/sample, cmd/inspect, cmd/export, cmd/bench) imports it for its side
-// effects, so a package imported here is registered in all six, and a checkpoint trained with
-// its scheme can be evaluated, sampled, inspected, exported and timed as a built-in one.
+// (cmd/train, cmd/eval, cmd/sample, cmd/inspect, cmd/export, cmd/import, cmd/bench) imports it for its side
+// effects, so a package imported here is registered in all seven, and a checkpoint trained with
+// its scheme can be evaluated, sampled, inspected, exported, imported back and timed as a
+// built-in one.
 //
 // A package of yours registers what it adds from its init function, as image/png registers PNG
 // with package image (position.Register, position.RegisterScaling, task.Register,

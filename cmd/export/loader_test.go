@@ -13,6 +13,7 @@ import (
 
 	"extrapolate/experiments"
 	"extrapolate/internal/cmdtest"
+	"extrapolate/internal/exporttest"
 	"extrapolate/position"
 )
 
@@ -21,14 +22,9 @@ import (
 // with exit status 2, where they used to end in a Python traceback (exit 1) or, for --factor
 // 0.5, in scores.
 func TestLoaderBadInput(t *testing.T) {
-	if err := exec.Command(python, "-c", "import torch").Run(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI is set and %s cannot import torch (%v): install python3-torch", python, err)
-		}
-		t.Skipf("%s cannot import torch (%v): apt-get install python3-torch", python, err)
-	}
+	exporttest.NeedTorch(t)
 	good := filepath.Join(t.TempDir(), "export")
-	if code, _, stderr := cmdtest.Run(t, binary, "", "-checkpoint", trainTiny(t, scheme("nope", nil)), "-out", good); code != 0 {
+	if code, _, stderr := cmdtest.Run(t, binary, "", "-checkpoint", exporttest.TrainTiny(t, scheme("nope", nil)), "-out", good); code != 0 {
 		t.Fatalf("export: exit %d: %s", code, stderr)
 	}
 	header := func(edit func(h map[string]any) any) func(dir string) {
@@ -69,7 +65,7 @@ func TestLoaderBadInput(t *testing.T) {
 			if c.edit != nil {
 				c.edit(dir)
 			}
-			cmd := exec.Command(python, append([]string{loader, dir}, c.flags...)...)
+			cmd := exec.Command(exporttest.Python, append([]string{loader, dir}, c.flags...)...)
 			out, err := cmd.CombinedOutput()
 			msg := strings.TrimSpace(string(out))
 			exit, _ := err.(*exec.ExitError)
@@ -135,14 +131,9 @@ func writeConfig(t *testing.T, dir, text string) {
 // (position.distance_map), and the loader, which applies none, refuses it in one line (exit 2)
 // instead of scoring the model without it.
 func TestLoaderRefusesDistanceMap(t *testing.T) {
-	if err := exec.Command(python, "-c", "import torch").Run(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI is set and %s cannot import torch (%v): install python3-torch", python, err)
-		}
-		t.Skipf("%s cannot import torch (%v): apt-get install python3-torch", python, err)
-	}
+	exporttest.NeedTorch(t)
 	dir := filepath.Join(t.TempDir(), "export")
-	ckpt := trainTiny(t, func(c *experiments.Config) {
+	ckpt := exporttest.TrainTiny(t, func(c *experiments.Config) {
 		c.Position = position.Config{Scheme: "rope", DistanceMap: &position.DistanceMapConfig{Type: "rerope", Params: map[string]any{"window": 4}}}
 	})
 	if code, _, stderr := cmdtest.Run(t, binary, "", "-checkpoint", ckpt, "-out", dir); code != 0 {
@@ -166,7 +157,7 @@ func TestLoaderRefusesDistanceMap(t *testing.T) {
 	if m := c.Position.DistanceMap; m.Type != "rerope" || m.Params["window"] != 4.0 {
 		t.Errorf("config.json's position.distance_map: %+v, want rerope with window 4", m)
 	}
-	out, err := exec.Command(python, loader, dir).CombinedOutput()
+	out, err := exec.Command(exporttest.Python, loader, dir).CombinedOutput()
 	msg := strings.TrimSpace(string(out))
 	exit, _ := err.(*exec.ExitError)
 	if exit == nil || exit.ExitCode() != 2 || strings.Contains(msg, "\n") || !strings.Contains(msg, "distance map 'rerope'") {

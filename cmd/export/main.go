@@ -1,9 +1,12 @@
 // Command export writes a trained checkpoint's model in a form other tools read: its weights as
 // safetensors and a JSON config naming the scheme, its scaling and every setting needed to
-// rebuild the model and score it as cmd/eval does. pytorch/load.py rebuilds it in PyTorch.
+// rebuild the model and score it as cmd/eval does. pytorch/load.py rebuilds it in PyTorch,
+// pytorch/train.py trains it, and cmd/import reads it back. With -config it exports a config's
+// model as train draws it before its first step, for pytorch/train.py to train from scratch.
 //
 //	go run ./cmd/export -checkpoint results/rope/model.ckpt -out results/rope/export
 //	python3 pytorch/load.py results/rope/export
+//	go run ./cmd/export -config rope -out results/rope_untrained
 //
 // Only the model's weights are exported, not the optimizer's state. An existing export is not
 // replaced without -overwrite, and nothing is written unless both files can be made.
@@ -17,6 +20,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"extrapolate/experiments"
 	"extrapolate/internal/atomicfile"
@@ -27,9 +31,16 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 // options are the command's flags, parsed.
 type options struct {
-	ckpt, out          string
+	ckpt, config, out  string
+	sets               sets
 	overwrite, partial bool
 }
+
+// sets are the -set flags, in order.
+type sets []string
+
+func (s *sets) String() string     { return strings.Join(*s, " ") }
+func (s *sets) Set(v string) error { *s = append(*s, v); return nil }
 
 // parseFlags reads args into options, or says on one line what is wrong with them.
 func parseFlags(args []string) (*options, error) {
@@ -41,8 +52,14 @@ func parseFlags(args []string) (*options, error) {
 	switch {
 	case fs.NArg() > 0:
 		return nil, fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0))
-	case o.ckpt == "":
-		return nil, fmt.Errorf("-checkpoint: missing; give the checkpoint to export")
+	case o.ckpt != "" && o.config != "":
+		return nil, fmt.Errorf("-checkpoint and -config: give one, a trained model or a config's untrained one")
+	case o.ckpt == "" && o.config == "":
+		return nil, fmt.Errorf("-checkpoint: missing; give the checkpoint to export (or -config, for a config's untrained model)")
+	case o.config != "" && o.out == "":
+		return nil, fmt.Errorf("-out: missing; give the folder to write the untrained model's export into")
+	case o.config == "" && len(o.sets) > 0:
+		return nil, fmt.Errorf("-set: only with -config")
 	}
 	if o.out == "" {
 		o.out = filepath.Join(filepath.Dir(o.ckpt), "export")
@@ -55,6 +72,8 @@ func flagSet(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.ckpt, "checkpoint", "", "checkpoint file written by train (results/<name>/model.ckpt)")
+	fs.StringVar(&o.config, "config", "", "instead of -checkpoint: a config file, or a bare name looked up in configs/, whose model is exported untrained, as train draws it")
+	fs.Var(&o.sets, "set", "with -config: override a config field, key=value with a dotted key (repeatable), e.g. -set model.d_model=256")
 	fs.StringVar(&o.out, "out", "", "folder to write "+experiments.ExportWeights+" and "+experiments.ExportConfig+" into (default: export/ beside the checkpoint)")
 	fs.BoolVar(&o.overwrite, "overwrite", false, "replace an existing export in -out")
 	fs.BoolVar(&o.partial, "partial", false, "export a checkpoint saved before training finished")
@@ -67,6 +86,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	o, err := parseFlags(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(stdout, "usage: export -checkpoint FILE [-out DIR] [-overwrite] [-partial]")
+		fmt.Fprintln(stdout, "       export -config NAME [-set key=value]... -out DIR [-overwrite]")
 		fmt.Fprintln(stdout)
 		fs := flagSet(&options{})
 		fs.SetOutput(stdout)
@@ -84,12 +104,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := o.checkOut(weights, config); err != nil {
 		return fail(2, err)
 	}
-	t, err := experiments.LoadCheckpoint(o.ckpt)
+	t, what, err := o.model()
 	if err != nil {
 		return fail(2, err)
-	}
-	if !t.Finished && !o.partial {
-		return fail(2, fmt.Errorf("%s: saved at %s, before training finished; finish it with train, or export it as it is with -partial", o.ckpt, t.Progress))
 	}
 	e, err := experiments.NewExport(t)
 	if err != nil {
@@ -98,8 +115,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := write(o.out, weights, config, e); err != nil {
 		return fail(1, err)
 	}
-	fmt.Fprintf(stdout, "exported %s (%s scheme, %d weights) to %s and %s\n", o.ckpt, t.Config.Position.Scheme, len(t.Model.Params), weights, config)
+	fmt.Fprintf(stdout, "exported %s (%s scheme, %d weights) to %s and %s\n", what, t.Config.Position.Scheme, len(t.Model.Params), weights, config)
 	return 0
+}
+
+// model is the model to export, the checkpoint's or the config's untrained one, and what it
+// is, to say.
+func (o *options) model() (*experiments.Trained, string, error) {
+	if o.config != "" {
+		if err := experiments.UnknownConfig(o.config); err != nil {
+			return nil, "", err
+		}
+		r, err := experiments.LoadResolved(experiments.Resolve(o.config), o.sets)
+		if err != nil {
+			return nil, "", err
+		}
+		t, err := experiments.Untrained(r)
+		return t, "the untrained model of " + r.Config().Name, err
+	}
+	t, err := experiments.LoadCheckpoint(o.ckpt)
+	if err != nil {
+		return nil, "", err
+	}
+	if !t.Finished && !o.partial {
+		return nil, "", fmt.Errorf("%s: saved at %s, before training finished; finish it with train, or export it as it is with -partial", o.ckpt, t.Progress)
+	}
+	return t, o.ckpt, nil
 }
 
 // checkOut refuses an output folder that cannot be written, or that holds an export already

@@ -2,20 +2,18 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"extrapolate/data"
 	"extrapolate/experiments"
 	"extrapolate/internal/cmdtest"
+	"extrapolate/internal/exporttest"
 	"extrapolate/internal/safetensors"
 	"extrapolate/position"
 )
@@ -24,11 +22,8 @@ var binary string
 
 func TestMain(m *testing.M) { cmdtest.Main(m, "export", &binary) }
 
-// python is the interpreter the loader runs with: Debian's, where python3-torch installs torch.
-const python = "/usr/bin/python3"
-
-// loader is the PyTorch loader, from this package's folder.
-var loader = filepath.Join("..", "..", "pytorch", "load.py")
+// loader is the PyTorch loader.
+var loader = exporttest.Script("load.py")
 
 // variant is one model the loader must rebuild: a scheme, a scaling or a temperature.
 type variant struct {
@@ -111,34 +106,18 @@ var variants = []variant{
 	}},
 }
 
-// tolerance bounds |loss_go − loss_torch| / loss_torch. The Go model computes in float32 (its
-// weights, activations and scores; the position tables in float64, then rounded), the loader
-// in float64 from the same float32 weights: each logit then differs by float32 rounding,
-// 2^-24 ≈ 6e-8 relative, a few ulps after the sums of LayerNorm and softmax and the fast exp
-// and tanh, and the mean over 256 tokens averages much of it away: the largest difference seen
-// over every variant is 1.5e-7. 2e-6 leaves a margin of 13. A wrong formula moves these
-// models' loss by far more: an ALiBi slope 10% off by 1e-2, YaRN without its attention factor
-// by 6e-2, p-RoPE's stopped pairs turning slowly instead of not at all by 1.6e-4, log-n with
-// log(L+1) for log(L) by 5e-3 (each tried in the loader, each failing this test).
-const tolerance = 2e-6
-
 // TestLoaderReproducesEval trains a tiny model of each variant, scores it with cmd/eval's
 // computation, exports it, and checks that the PyTorch loader, rebuilding the model from the
 // export alone, gives the same perplexity at every length and scaling. The loader scores every
 // export that takes the same -scaling in one run, so that PyTorch starts four times, not 25.
 func TestLoaderReproducesEval(t *testing.T) {
-	if err := exec.Command(python, "-c", "import torch").Run(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI is set and %s cannot import torch (%v): install python3-torch", python, err)
-		}
-		t.Skipf("%s cannot import torch (%v): apt-get install python3-torch", python, err)
-	}
+	exporttest.NeedTorch(t)
 	start := time.Now()
-	want, dirs := map[string]scored{}, map[string]string{}
+	want, dirs := map[string]exporttest.Scored{}, map[string]string{}
 	groups := map[string][]string{} // variants by the -scaling the loader is given
 	for _, v := range variants {
-		ckpt := trainTiny(t, v.set)
-		want[v.name] = evalPerplexities(t, ckpt, v.scalings)
+		ckpt := exporttest.TrainTiny(t, v.set)
+		want[v.name] = exporttest.EvalScores(t, ckpt, scalings(v.scalings))
 		dirs[v.name] = filepath.Join(t.TempDir(), "export")
 		if code, _, stderr := cmdtest.Run(t, binary, "", "-checkpoint", ckpt, "-out", dirs[v.name]); code != 0 {
 			t.Fatalf("%s: export: exit %d: %s", v.name, code, stderr)
@@ -146,180 +125,93 @@ func TestLoaderReproducesEval(t *testing.T) {
 		arg := strings.Join(v.scalings, ",")
 		groups[arg] = append(groups[arg], v.name)
 	}
-	got := map[string]scored{}
+	got := map[string]exporttest.Scored{}
 	for arg, names := range groups {
-		var folders []string
+		var folders, flags []string
 		for _, n := range names {
 			folders = append(folders, dirs[n])
 		}
-		for i, s := range loaderPerplexities(t, folders, arg) {
+		if arg != "" {
+			flags = []string{"--scaling", arg}
+		}
+		for i, s := range exporttest.LoaderScores(t, folders, flags...) {
 			got[names[i]] = s
 		}
 	}
 	for _, v := range variants {
-		t.Run(v.name, func(t *testing.T) { compare(t, want[v.name], got[v.name]) })
+		t.Run(v.name, func(t *testing.T) {
+			t.Logf("worst relative difference in loss %.2g", exporttest.Compare(t, want[v.name], got[v.name]))
+		})
 	}
 	t.Logf("%d variants in %s", len(variants), time.Since(start).Round(time.Second))
 }
 
-// trainTiny trains a tiny model of 2 layers on a generated text and returns its checkpoint: 150
-// steps at a learning rate of 0.01, so that its attention is sharp and every position formula
-// shows in its loss (after a dozen steps attention is near uniform, and YaRN's attention factor
-// moved the loss by less than 1e-6).
-func trainTiny(t *testing.T, set func(c *experiments.Config)) string {
-	t.Helper()
-	dir := t.TempDir()
-	c := experiments.Default()
-	c.Name = "tiny"
-	c.Data = data.Config{Corpus: "text", Path: cmdtest.TextCorpus(t)}
-	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 2, 2
-	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps, c.Train.LR = 16, 8, 150, 1e-2
-	c.Eval = experiments.Eval{Lengths: []int{16, 32, 64}, Tokens: 256, BatchTokens: 128}
-	set(&c)
-	if err := c.Complete(); err != nil {
-		t.Fatal(err)
-	}
-	rc, err := c.Resolve()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &experiments.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
-	if _, err := r.Execute(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(r.Dir, experiments.CheckpointFile)
-}
-
-// scored is a loss by scaling and length; NaN for a length that is not applicable.
-type scored map[string]map[int]float64
-
-// add records the loss at a scaling and length, nil for not applicable.
-func (s scored) add(scaling string, n int, loss *float64) {
-	if s[scaling] == nil {
-		s[scaling] = map[int]float64{}
-	}
-	s[scaling][n] = math.NaN()
-	if loss != nil {
-		s[scaling][n] = *loss
-	}
-}
-
-// evalPerplexities scores the checkpoint under the named scalings (nil: none and the config's
-// own) as cmd/eval does.
-func evalPerplexities(t *testing.T, ckpt string, names []string) scored {
-	t.Helper()
-	tr, err := experiments.LoadCheckpoint(ckpt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	list := []*position.Scaling{nil}
-	if names == nil && tr.Config.Position.Scaling != nil {
-		list = append(list, tr.Config.Position.Scaling)
-	}
-	if names != nil {
-		list = nil
-		for _, n := range names {
-			var sc *position.Scaling
-			if n != "none" {
-				sc = &position.Scaling{Type: n, Factor: position.Factor{Auto: true}}
-			}
-			list = append(list, sc)
+// scalings are the scalings named, each at factor auto; nil for none named, the config's own.
+func scalings(names []string) []*position.Scaling {
+	var out []*position.Scaling
+	for _, n := range names {
+		var sc *position.Scaling
+		if n != "none" {
+			sc = &position.Scaling{Type: n, Factor: position.Factor{Auto: true}}
 		}
-	}
-	rep, err := experiments.EvaluateScalings(context.Background(), tr, list, tr.Config.Eval, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := scored{}
-	for _, r := range rep.Results {
-		for _, l := range r.Lengths {
-			out.add(r.Scaling, l.Length, l.Loss)
-		}
+		out = append(out, sc)
 	}
 	return out
 }
 
-// loaderPerplexities runs the loader on exports, with -scaling scalings unless it is empty, and
-// reads its JSON: a report per folder, in order.
-func loaderPerplexities(t *testing.T, folders []string, scalings string) []scored {
+// tinyConfig writes the config of a tiny model into a file, and returns its path.
+func tinyConfig(t *testing.T) string {
 	t.Helper()
-	args := append([]string{loader, "--json"}, folders...)
-	if scalings != "" {
-		args = append(args, "--scaling", scalings)
+	path := filepath.Join(t.TempDir(), "tiny.yaml")
+	text := "name: tiny\ndata: {corpus: text, path: " + cmdtest.TextCorpus(t) + "}\nmodel: {d_model: 16, layers: 2, heads: 2}\n" +
+		"position: {scheme: t5}\ntrain: {seq_len: 16, batch_size: 8, steps: 150}\neval: {lengths: [16, 32], tokens: 256}\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	cmd := exec.Command(python, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("loader: %v: %s", err, stderr.String())
-	}
-	var reps []struct {
-		Results []struct {
-			Scaling string `json:"scaling"`
-			Lengths []struct {
-				Length int      `json:"length"`
-				Loss   *float64 `json:"loss"`
-			} `json:"lengths"`
-		} `json:"results"`
-	}
-	if err := json.Unmarshal(stdout.Bytes(), &reps); err != nil || len(reps) != len(folders) {
-		t.Fatalf("loader output %q for %d folders: %v", stdout.String(), len(folders), err)
-	}
-	out := make([]scored, len(reps))
-	for i, rep := range reps {
-		out[i] = scored{}
-		for _, r := range rep.Results {
-			for _, l := range r.Lengths {
-				out[i].add(r.Scaling, l.Length, l.Loss)
-			}
-		}
-	}
-	return out
+	return path
 }
 
-// compare checks that the loader scored every scaling and length cmd/eval did, within the
-// tolerance, and the same lengths not applicable.
-func compare(t *testing.T, want, got scored) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Errorf("loader scored scalings %v, cmd/eval %v", keys(got), keys(want))
+// TestExportUntrained exports a config's untrained model (-config, with -set): its weights
+// are the ones train draws before its first step, and config.json says it was saved at step 0
+// of the steps -set gave, which pytorch/train.py reads as a model to train from scratch.
+func TestExportUntrained(t *testing.T) {
+	config := tinyConfig(t)
+	dir := filepath.Join(t.TempDir(), "untrained")
+	code, stdout, stderr := cmdtest.Run(t, binary, "", "-config", config, "-set", "train.steps=7", "-out", dir)
+	if code != 0 || !strings.HasPrefix(stdout, "exported the untrained model of tiny (t5 scheme") {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
 	}
-	worst := 0.0
-	for sc, byLen := range want {
-		for n, w := range byLen {
-			g, ok := got[sc][n]
-			switch {
-			case !ok:
-				t.Errorf("%s at %d: the loader has no result", sc, n)
-			case math.IsNaN(w) || math.IsNaN(g):
-				if math.IsNaN(w) != math.IsNaN(g) {
-					t.Errorf("%s at %d: cmd/eval loss %v, loader %v: one says not applicable", sc, n, w, g)
-				}
-			default:
-				rel := math.Abs(w-g) / math.Abs(g)
-				worst = math.Max(worst, rel)
-				if rel > tolerance {
-					t.Errorf("%s at %d: cmd/eval loss %.7f, loader %.7f (relative %.2g, tolerance %g)", sc, n, w, g, rel, tolerance)
-				}
-			}
+	r, err := experiments.LoadResolved(config, []string{"train.steps=7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := experiments.Untrained(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := experiments.NewExport(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, w := range map[string][]byte{experiments.ExportWeights: want.Weights, experiments.ExportConfig: want.Config} {
+		if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !bytes.Equal(got, w) {
+			t.Errorf("%s differs from the export of the untrained model (%v)", name, err)
 		}
 	}
-	t.Logf("worst relative difference in loss %.2g", worst)
-}
-
-func keys(s scored) []string {
-	var out []string
-	for k := range s {
-		out = append(out, k)
+	var c struct {
+		Partial string         `json:"partial"`
+		Train   map[string]any `json:"train"`
 	}
-	return out
+	if err := json.Unmarshal(want.Config, &c); err != nil || c.Partial != "train step 0 of 7" || c.Train["steps"] != 7.0 || c.Train["warmup"] != 0.0 {
+		t.Errorf("config.json: partial %q, train %v (%v); want step 0 of 7, 7 steps, warmup 0 (min(100, 7/10))", c.Partial, c.Train, err)
+	}
 }
 
 // TestExportFiles checks the two files: the weights are the checkpoint's, under their names,
 // in a valid safetensors file, and config.json names them with their shapes and the file's
 // SHA-256, and states the scheme as resolved.
 func TestExportFiles(t *testing.T) {
-	ckpt := trainTiny(t, scheme("t5", nil))
+	ckpt := exporttest.TrainTiny(t, scheme("t5", nil))
 	dir := filepath.Join(t.TempDir(), "export")
 	code, stdout, stderr := cmdtest.Run(t, binary, "", "-checkpoint", ckpt, "-out", dir)
 	if code != 0 || !strings.Contains(stdout, "exported") {
@@ -357,10 +249,14 @@ func TestExportFiles(t *testing.T) {
 			Settings map[string]any `json:"settings"`
 		} `json:"position"`
 		Weights []struct {
-			Name  string `json:"name"`
-			Shape []int  `json:"shape"`
+			Name    string   `json:"name"`
+			Shape   []int    `json:"shape"`
+			Decay   bool     `json:"decay"`
+			LRScale float64  `json:"lr_scale"`
+			Floor   *float64 `json:"floor"`
 		} `json:"weights"`
-		SHA string `json:"weights_sha256"`
+		Train map[string]any `json:"train"`
+		SHA   string         `json:"weights_sha256"`
 	}
 	cb, err := os.ReadFile(filepath.Join(dir, experiments.ExportConfig))
 	if err != nil {
@@ -378,19 +274,37 @@ func TestExportFiles(t *testing.T) {
 	if len(c.Weights) != len(ts) || c.Weights[1].Name != "t5.bias" || fmt.Sprint(c.Weights[1].Shape) != "[32 2]" || len(c.SHA) != 64 {
 		t.Errorf("weights %v, sha %q", c.Weights, c.SHA)
 	}
+	// How the optimizer treats each weight, as model.Param says: T5's table at its lr_scale
+	// without decay, the matrices with it, the vectors without, no floor.
+	for i, p := range tr.Model.Params {
+		w, scale := c.Weights[i], p.LRScale
+		if scale == 0 {
+			scale = 1
+		}
+		if w.Decay != p.Decay || w.LRScale != scale || w.Floor != nil {
+			t.Errorf("weight %s: decay %v, lr_scale %v, floor %v; want %v, %v, none", w.Name, w.Decay, w.LRScale, w.Floor, p.Decay, scale)
+		}
+	}
+	if w := c.Weights[1]; w.Decay || w.LRScale != st["lr_scale"] || !c.Weights[0].Decay {
+		t.Errorf("t5.bias: decay %v, lr_scale %v (settings' %v); wte: decay %v", w.Decay, w.LRScale, st["lr_scale"], c.Weights[0].Decay)
+	}
+	if c.Train["seq_len"] != 16.0 || c.Train["batch_size"] != 8.0 || c.Train["min_lr"] != 1e-3 {
+		t.Errorf("train section %v, want the config's: seq_len 16, batch_size 8, min_lr lr/10", c.Train)
+	}
 }
 
 // TestExportBadInput checks that every bad input is refused with exit status 2 and one line
 // naming the flag or file, writing nothing, and that an export is replaced only with
 // -overwrite.
 func TestExportBadInput(t *testing.T) {
-	ckpt := trainTiny(t, scheme("nope", nil))
+	ckpt := exporttest.TrainTiny(t, scheme("nope", nil))
 	dir := t.TempDir()
 	truncated := filepath.Join(dir, "truncated.ckpt")
 	good, _ := os.ReadFile(ckpt)
 	os.WriteFile(truncated, good[:len(good)/2], 0o644)
 	file := filepath.Join(dir, "file")
 	os.WriteFile(file, nil, 0o644)
+	config := tinyConfig(t)
 	cases := []struct {
 		args []string
 		want string
@@ -401,6 +315,11 @@ func TestExportBadInput(t *testing.T) {
 		{[]string{"-checkpoint", filepath.Join(dir, "none.ckpt")}, "none.ckpt"},
 		{[]string{"-checkpoint", truncated}, "corrupt"},
 		{[]string{"-checkpoint", ckpt, "-out", filepath.Join(file, "sub")}, "-out"},
+		{[]string{"-checkpoint", ckpt, "-config", config}, "-checkpoint and -config: give one"},
+		{[]string{"-checkpoint", ckpt, "-set", "train.steps=3"}, "-set: only with -config"},
+		{[]string{"-config", config, "-out", ""}, "-out: missing"},
+		{[]string{"-config", filepath.Join(dir, "none.yaml")}, "none.yaml"},
+		{[]string{"-config", config, "-set", "model.d_model=abc"}, "model.d_model"},
 	}
 	for _, c := range cases {
 		out := filepath.Join(t.TempDir(), "out")

@@ -213,6 +213,13 @@ func Decode(path string, root *yaml.Node, sets []string) (*Resolved, error) {
 	return decode(path, root, Sets(sets))
 }
 
+// DecodeOverridden is Decode with overrides that come from elsewhere than -set, as an export's
+// config.json overrides the config it holds (cmd/import): an error in one names where it was
+// given.
+func DecodeOverridden(path string, root *yaml.Node, overrides []Override) (*Resolved, error) {
+	return decode(path, root, overrides)
+}
+
 func decode(path string, root *yaml.Node, overrides []Override) (*Resolved, error) {
 	for _, o := range overrides {
 		if err := o.apply(root); err != nil {

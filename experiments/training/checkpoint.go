@@ -110,6 +110,9 @@ type Meta struct {
 	// threshold did); the config alone would then rebuild a different scheme for the same
 	// weights. Absent in checkpoints written before it was recorded.
 	Scheme json.RawMessage `json:"scheme,omitempty"`
+	// Imported says where a checkpoint cmd/import made came from (ImportRecord); absent in one
+	// train wrote.
+	Imported *ImportRecord `json:"imported,omitempty"`
 }
 
 // schemeJSON records a scheme's settings.

@@ -8,9 +8,11 @@ import (
 	"strings"
 	"unicode"
 
+	"go.yaml.in/yaml/v3"
 	"gorgonia.org/tensor"
 
 	"extrapolate/data"
+	"extrapolate/experiments/config"
 	"extrapolate/internal/safetensors"
 	"extrapolate/model"
 	"extrapolate/position"
@@ -50,8 +52,12 @@ type ExportedConfig struct {
 	Attention exportedAttention `json:"attention"`
 	Eval      exportedEval      `json:"eval"`
 	Data      exportedData      `json:"data"`
-	Tokenizer Tokenizer         `json:"tokenizer"`
-	Weights   []exportedWeight  `json:"weights"`
+	// Train is the config's train section, as JSON under the YAML names, for a trainer
+	// elsewhere (pytorch/train.py) to train as train does; it rewrites the section with what
+	// it trained, and cmd/import takes it over TrainConfig's.
+	Train     map[string]any   `json:"train"`
+	Tokenizer Tokenizer        `json:"tokenizer"`
+	Weights   []exportedWeight `json:"weights"`
 	// WeightsSHA256 ties config.json to the model.safetensors written with it.
 	WeightsSHA256 string `json:"weights_sha256"`
 	// TrainConfig is the run's whole config as YAML, for the record.
@@ -146,6 +152,21 @@ type exportedData struct {
 type exportedWeight struct {
 	Name  string `json:"name"`
 	Shape []int  `json:"shape"`
+	// Decay, LRScale and Floor are how train's optimizer treats the weight (model.Param):
+	// weight decay or not, the learning rate's multiple, and the least value it may take
+	// after an update (null for none).
+	Decay   bool     `json:"decay"`
+	LRScale float64  `json:"lr_scale"`
+	Floor   *float64 `json:"floor"`
+}
+
+// weightOf describes a weight of the model for config.json.
+func weightOf(p *model.Param) exportedWeight {
+	scale := p.LRScale
+	if scale == 0 {
+		scale = 1
+	}
+	return exportedWeight{Name: p.Name, Shape: []int(p.Value.Shape().Clone()), Decay: p.Decay, LRScale: scale, Floor: p.Floor}
 }
 
 // NewExport makes the export of a trained model: its weights (not the optimizer's state) in
@@ -163,7 +184,7 @@ func NewExport(t *Trained) (*Export, error) {
 		default:
 			return nil, fmt.Errorf("export: weight %s is %v", p.Name, p.Value.Dtype())
 		}
-		weights = append(weights, exportedWeight{Name: p.Name, Shape: shape})
+		weights = append(weights, weightOf(p))
 	}
 	_, scheme := t.Resolved.Schemes()
 	meta := map[string]string{"format": "pt", "program": programName, "name": t.Config.Name, "scheme": scheme.Name(), "config": ExportConfig}
@@ -207,6 +228,10 @@ func exportedConfig(t *Trained, scheme position.Scheme, weights []exportedWeight
 	if normaliser == "" {
 		normaliser = model.Softmax
 	}
+	train, err := trainSection(c.Train)
+	if err != nil {
+		return nil, err
+	}
 	return &ExportedConfig{
 		Format: ExportFormat, Version: ExportVersion, Name: c.Name, Dtype: dtype, Partial: t.Progress,
 		Model: exportedModel{
@@ -221,10 +246,24 @@ func exportedConfig(t *Trained, scheme position.Scheme, weights []exportedWeight
 		Eval: exportedEval{Lengths: c.Eval.Lengths, Tokens: c.Eval.Tokens, BatchTokens: c.Eval.BatchTokens,
 			Stride: c.Eval.Stride, Protocol: c.Eval.Protocol()},
 		Data:        exportData(c.Data),
+		Train:       train,
 		Tokenizer:   byteTokenizer,
 		Weights:     weights,
 		TrainConfig: string(c.Marshal()),
 	}, nil
+}
+
+// trainSection is the train section as JSON takes it: its YAML, every field by its YAML name.
+func trainSection(t config.Train) (map[string]any, error) {
+	b, err := yaml.Marshal(t)
+	if err != nil {
+		return nil, fmt.Errorf("export: the train section: %w", err)
+	}
+	var out map[string]any
+	if err := yaml.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("export: the train section: %w", err)
+	}
+	return out, nil
 }
 
 // exportPosition describes the position section pc as scheme was built from it.
@@ -249,21 +288,28 @@ func exportPosition(pc position.Config, scheme position.Scheme, layers int) (exp
 	} else if p.Settings, err = settingsOf(scheme); err != nil {
 		return p, err
 	}
-	if sc := pc.Scaling; sc != nil {
-		p.Scaling = &exportedScaling{Type: sc.Type, Factor: sc.Factor.String(), Params: map[string]any{}}
-		if !sc.Factor.Auto {
-			p.Scaling.Factor = sc.Factor.Value
-		}
-		for _, d := range position.ScalingParams() {
-			if d.Type == sc.Type {
-				p.Scaling.Params[d.Name] = d.Default
-			}
-		}
-		for k, v := range sc.Params {
-			p.Scaling.Params[k] = v
+	p.Scaling = exportScaling(pc.Scaling)
+	return p, nil
+}
+
+// exportScaling describes a scaling with its type's defaults filled in; nil for none.
+func exportScaling(sc *position.Scaling) *exportedScaling {
+	if sc == nil {
+		return nil
+	}
+	out := &exportedScaling{Type: sc.Type, Factor: sc.Factor.String(), Params: map[string]any{}}
+	if !sc.Factor.Auto {
+		out.Factor = sc.Factor.Value
+	}
+	for _, d := range position.ScalingParams() {
+		if d.Type == sc.Type {
+			out.Params[d.Name] = d.Default
 		}
 	}
-	return p, nil
+	for k, v := range sc.Params {
+		out.Params[k] = v
+	}
+	return out
 }
 
 // settingsOf is a scheme's resolved fields, as JSON records them (a checkpoint's meta does
