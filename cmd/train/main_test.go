@@ -63,7 +63,7 @@ func badInputs() []badInput {
 		{name: "duplicate key", edit: [2]string{"seed: 1", "seed: 1\nseed: 2"}, want: "seed"},
 		{name: "unknown scheme", edit: [2]string{"scheme: rope", "scheme: nonesuch"}, want: "position.scheme"},
 		{name: "unknown normaliser", edit: [2]string{"seed: 1", "seed: 1\nattention: {normaliser: softmin}"}, want: "attention.normaliser"},
-		{name: "softpick in a window", edit: [2]string{"scheme: rope}", "scheme: rope, window: 4}\nattention: {normaliser: softpick}"}, args: []string{"-check"}, want: "attention.normaliser: softpick not with the rope scheme"},
+		{name: "softpick with forget gates", edit: [2]string{"scheme: rope}", "scheme: fox}\nattention: {normaliser: softpick}"}, args: []string{"-check"}, want: "attention.normaliser: softpick not with the fox scheme"},
 		{name: "softpick with stick-breaking", edit: [2]string{"scheme: rope}", "scheme: stickbreaking}\nattention: {normaliser: softpick}"}, args: []string{"-check"}, want: "attention.normaliser: softpick replaces the softmax"},
 		{name: "sinks with FoX", edit: [2]string{"scheme: rope}", "scheme: fox}\nattention: {sinks: true}"}, args: []string{"-check"}, want: "attention.sinks: not with the fox scheme"},
 		{name: "unknown gate", edit: [2]string{"seed: 1", "seed: 1\nattention: {gate: sideways}"}, want: "attention.gate"},
