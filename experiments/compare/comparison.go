@@ -48,9 +48,15 @@ type Point struct {
 
 // RunSpec is one entry of a comparison: a config from configs/ with optional overrides.
 type RunSpec struct {
-	Config string               `yaml:"config"`
-	Label  string               `yaml:"label,omitempty"`
-	Set    map[string]yaml.Node `yaml:"set,omitempty"`
+	Config string `yaml:"config,omitempty"`
+	// Checkpoints, in place of Config, are models trained elsewhere, one for each of the
+	// comparison's seeds in order: imported (cmd/import) or another comparison's. Each is
+	// evaluated with the config it was trained with, through the same measures, report and
+	// claims, and nothing is trained; set may change only its evaluation. A relative path is
+	// the working directory's, as cmd/eval's -checkpoint is.
+	Checkpoints []string             `yaml:"checkpoints,omitempty"`
+	Label       string               `yaml:"label,omitempty"`
+	Set         map[string]yaml.Node `yaml:"set,omitempty"`
 }
 
 // Planned is one (run, seed) of a comparison, resolved.
@@ -63,6 +69,9 @@ type Planned struct {
 	// Resolved is Config resolved, for the run to carry: the seeds of a run share its schemes.
 	Resolved *config.Resolved
 	Dir      string
+	// Checkpoint is the finished checkpoint of a model trained elsewhere that the run
+	// evaluates (RunSpec.Checkpoints), "" for a run that trains.
+	Checkpoint string
 }
 
 // ID names a planned run: its name, after its grid point's.
@@ -318,18 +327,30 @@ func (c *Config) planRuns() ([]Planned, error) {
 	var first *config.Config
 	labels := map[string]bool{}
 	for i, spec := range c.Runs {
-		if spec.Config == "" {
-			return nil, fmt.Errorf("runs[%d].config: missing", i)
-		}
 		if _, err := setList(spec.Set); err != nil {
 			return nil, fmt.Errorf("runs[%d].set: %w", i, err)
+		}
+		// The comparison's set, then the run's own, then the command line's.
+		all := slices.Concat(c.globalSets, c.overrides(fmt.Sprintf("runs[%d].set", i), spec.Set), config.Sets(c.cliSets))
+		if spec.Checkpoints != nil {
+			planned, err := c.planCheckpoints(i, spec, all, labels, first)
+			if err != nil {
+				return nil, err
+			}
+			if first == nil {
+				cfg := planned[0].Config
+				first = &cfg
+			}
+			out = append(out, planned...)
+			continue
+		}
+		if spec.Config == "" {
+			return nil, fmt.Errorf("runs[%d].config: missing (or checkpoints, for models trained elsewhere)", i)
 		}
 		path := spec.Config
 		if config.IsBareName(path) {
 			path = filepath.Join(c.dir, strings.TrimSuffix(path, ".yaml")+".yaml")
 		}
-		// The comparison's set, then the run's own, then the command line's.
-		all := slices.Concat(c.globalSets, c.overrides(fmt.Sprintf("runs[%d].set", i), spec.Set), config.Sets(c.cliSets))
 		resolved, err := config.LoadOverridden(path, all)
 		if err != nil {
 			return nil, fmt.Errorf("runs[%d]: %w", i, err)

@@ -64,8 +64,12 @@ func (r *Runner) Execute(ctx context.Context) (*Report, error) {
 		r.say("run %d/%d: %s\n", k+1, len(plan), p.ID())
 		// The same config's run resumes; another config's is replaced only with Overwrite, as a
 		// single run's is (Check refused it above, and the run checks again under its lock).
+		shared := p.Checkpoint // a model trained elsewhere, evaluated as it is
+		if shared == "" {
+			shared = sharedTraining(plan, k)
+		}
 		run := &training.Run{Resolved: p.Resolved, Dir: p.Dir, Overwrite: r.Overwrite, Progress: r.Progress,
-			SharedTraining: sharedTraining(plan, k)}
+			SharedTraining: shared}
 		res, err := run.Execute(ctx)
 		switch {
 		case errors.Is(err, training.ErrDiverged):

@@ -339,3 +339,22 @@ func (t *Trained) WithExamples(n int) (*Trained, error) {
 	u.Config, u.Resolved = c, rc
 	return &u, nil
 }
+
+// CheckpointConfig is the config a finished checkpoint was trained with, the overrides applied
+// over it, resolved: what a comparison evaluates a model trained elsewhere with (an imported
+// one, or another comparison's). A checkpoint saved before its training finished is refused.
+func CheckpointConfig(path string, overrides []config.Override) (*config.Resolved, error) {
+	meta, _, err := readCheckpoint(path)
+	if err != nil {
+		return nil, err
+	}
+	if meta.State.Phase != phaseDone {
+		return nil, fmt.Errorf("%s: saved before its training finished", path)
+	}
+	where := path + " (its config)"
+	root, err := strictyaml.Parse(where, []byte(meta.Config))
+	if err != nil {
+		return nil, err
+	}
+	return config.DecodeOverridden(where, root, overrides)
+}
