@@ -42,6 +42,7 @@ func TestSchemeStyles(t *testing.T) {
 		{"rope+linear", "rope+ntk", "rope+dynamic_ntk", "rope+yarn", "rope+llama3", "rope+partial", "rope+p", "xpos"},
 		{"alibi", "t5", "kerple", "fire"},
 		{"mix", "mix+window", "mix+window+sinks", "nope+logn", "rope+logn", "nope+logn_train", "rope+logn_train", "nope+ssmax", "rope+ssmax"},
+		{"fox", "cope", "stickbreaking"},
 	}
 	looks := map[string]string{}
 	n := 0
@@ -143,7 +144,8 @@ func TestSchemeColoursApart(t *testing.T) {
 		"rope":         {"rope+linear", "rope+ntk", "rope+dynamic_ntk", "rope+yarn", "rope+llama3", "rope+partial", "rope+p", "xpos"},
 		"biases":       {"alibi", "t5", "kerple", "fire"},
 		"temperatures": {"mix", "mix+window", "mix+window+sinks", "nope+logn", "rope+logn", "nope+logn_train", "rope+logn_train", "nope+ssmax", "rope+ssmax"},
-		"together":     {"nope", "learned", "sinusoidal", "rope+yarn", "rope+linear", "alibi", "t5", "kerple", "fire"},
+		"content":      {"fox", "cope", "stickbreaking"},
+		"together":     {"nope", "learned", "sinusoidal", "rope+yarn", "rope+linear", "alibi", "t5", "kerple", "fire", "fox", "cope", "stickbreaking"},
 	}
 	for name, keys := range groups {
 		colors := []color.Color{ReferenceStyle.Color}

@@ -43,6 +43,12 @@ var (
 	brown     = color.RGBA{140, 81, 10, 255}
 	darkBrown = color.RGBA{102, 51, 0, 255}
 	violet    = color.RGBA{136, 85, 255, 255}
+	// The content schemes' (FoX, CoPE, stick-breaking), which the passkey and task figures
+	// draw beside the schemes above: each at least a ΔE of 40 from those, and 32 from the
+	// fallback colours.
+	lime = color.RGBA{165, 225, 15, 255}
+	cyan = color.RGBA{0, 195, 225, 255}
+	navy = color.RGBA{0, 0, 120, 255}
 )
 
 // Markers of the scheme table.
@@ -93,6 +99,10 @@ var schemeStyles = map[string]struct {
 	"t5":     {orange, triangle},
 	"kerple": {green, box},
 	"fire":   {violet, cross},
+	// positions from the content
+	"fox":           {navy, triangle},
+	"cope":          {lime, circle},
+	"stickbreaking": {cyan, square},
 	// temperatures and mixes
 	"mix":              {orange, ring},
 	"mix+window":       {red, square},
