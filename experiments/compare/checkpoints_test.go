@@ -28,7 +28,9 @@ func TestComparisonOfCheckpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ckpt := func(seed int) string { return filepath.Join(firstOut, RunsDir, fmt.Sprintf("rope-s%d", seed), "model.ckpt") }
+	ckpt := func(seed int) string {
+		return filepath.Join(firstOut, RunsDir, fmt.Sprintf("rope-s%d", seed), "model.ckpt")
+	}
 	comp := fmt.Sprintf(`comparison: elsewhere
 seeds: [1, 2]
 runs:
