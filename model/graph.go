@@ -654,8 +654,8 @@ func (b *builder) linear(x, w, bias *G.Node) *G.Node {
 	return b.do(func() (*G.Node, error) { return b.ops.linear(x, w, bias) })
 }
 
-// attention is the fused op, or gorgonia's stock ops for a layer with a score stage of a
-// scheme's own, which has no fused kernel (the decomposed path).
+// attention is the fused op, or gorgonia's stock ops for a layer with a score stage or a
+// normaliser of a scheme's own, which have no fused kernel (the decomposed path).
 func (b *builder) attention(q, k, v *G.Node, in nn.AttentionInputs, c nn.AttentionConfig) *G.Node {
 	if in.Scores != nil || in.Weights != nil {
 		return b.do(func() (*G.Node, error) { return stock.AttentionWith(q, k, v, in, c) })

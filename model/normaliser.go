@@ -29,10 +29,29 @@ func (a Attention) checkNormaliser() error {
 // scheme s (checkNormaliser, checkSinks), naming the field: a config calls it when it is
 // resolved, New and Shapes again.
 func (c Config) CheckScheme(s position.Scheme) error {
+	if err := c.checkOwnNormaliser(s); err != nil {
+		return err
+	}
 	if err := c.checkNormaliser(s); err != nil {
 		return err
 	}
 	return c.checkSinks(s)
+}
+
+// checkOwnNormaliser refuses softpick and sinks with a scheme whose normaliser replaces the
+// softmax in some layer (position.GraphNormaliser): each layer has one normaliser.
+func (c Config) checkOwnNormaliser(s position.Scheme) error {
+	for l := 0; l < c.Layers; l++ {
+		in := position.InLayer(s, l).Scheme
+		switch {
+		case !position.NormalisesItself(in):
+		case c.Attention.Normaliser == Softpick:
+			return fmt.Errorf("attention.normaliser: softpick replaces the softmax, as the %s scheme's own normaliser does in layer %d: take one", in.Name(), l)
+		case c.Attention.Sinks:
+			return fmt.Errorf("attention.sinks: a sink is a term of the softmax, which the %s scheme replaces with its own normaliser in layer %d", in.Name(), l)
+		}
+	}
+	return nil
 }
 
 // checkNormaliser refuses softpick with a scheme that replaces the softmax in some layer itself

@@ -161,6 +161,13 @@ func WeightsGraph(s Scheme, g *G.ExprGraph, w []*G.Node, layer, heads, n int) fu
 	}
 }
 
+// NormalisesItself says whether s replaces the softmax with a normaliser of its own
+// (GraphNormaliser).
+func NormalisesItself(s Scheme) bool {
+	_, ok := unwrap(s).(GraphNormaliser)
+	return ok
+}
+
 // Decomposed says whether s has a stage of attention with no fused kernel, a score stage
 // (GraphScorer) or a normaliser (GraphNormaliser), which runs its layers on the stock ops.
 func Decomposed(s Scheme) bool {
