@@ -2,8 +2,6 @@ package duplicate_test
 
 import (
 	"bytes"
-	"context"
-	"path/filepath"
 	"testing"
 
 	"extrapolate/data"
@@ -12,6 +10,7 @@ import (
 	"extrapolate/experiments/measure/tasks"
 	"extrapolate/internal/cmdtest"
 	"extrapolate/internal/rng"
+	"extrapolate/internal/stepcheck"
 	"extrapolate/task"
 )
 
@@ -44,18 +43,7 @@ func TestTrainsAndScores(t *testing.T) {
 	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps, c.Train.LogEvery = 41, 4, 20, 5
 	c.Eval = experiments.Eval{Lengths: []int{16}, Tokens: 512, BatchTokens: 256}
 	c.Task = &task.Config{Names: []string{"duplicate"}, Examples: 5}
-	if err := c.Complete(); err != nil {
-		t.Fatal(err)
-	}
-	rc, err := c.Resolve()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &experiments.Run{Resolved: rc, Dir: filepath.Join(t.TempDir(), "run")}
-	res, err := r.Execute(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, _ := stepcheck.Protocol(t, c)
 	cells, err := tasks.Of(res)
 	if err != nil {
 		t.Fatal(err)

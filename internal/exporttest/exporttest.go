@@ -19,6 +19,7 @@ import (
 	"extrapolate/data"
 	"extrapolate/experiments"
 	"extrapolate/internal/cmdtest"
+	"extrapolate/internal/stepcheck"
 	"extrapolate/position"
 )
 
@@ -64,18 +65,8 @@ func TrainTiny(t *testing.T, set func(c *experiments.Config)) string {
 	t.Helper()
 	c := TinyConfig(t)
 	set(&c)
-	if err := c.Complete(); err != nil {
-		t.Fatal(err)
-	}
-	rc, err := c.Resolve()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &experiments.Run{Resolved: rc, Dir: filepath.Join(t.TempDir(), "run")}
-	if _, err := r.Execute(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(r.Dir, experiments.CheckpointFile)
+	_, ckpt := stepcheck.Protocol(t, c)
+	return ckpt
 }
 
 // TinyConfig is the config TrainTiny trains, before set: width 16, 2 layers, 2 heads, at 16

@@ -1,7 +1,8 @@
 // Package stepcheck runs one training graph of a small float64 model with a given position
 // scheme and gives its loss and every weight's gradient: what the tests of a stage from outside
 // the project compare across paths (a stage on the stock ops against the fused op, a gradient
-// against finite differences of the loss), in one place for every such example.
+// against finite differences of the loss), in one place for every such example; and it runs a
+// small config through the whole protocol (Protocol), for the tests that need a trained run.
 package stepcheck
 
 import (
@@ -15,6 +16,7 @@ import (
 
 	"extrapolate/data"
 	"extrapolate/experiments"
+	"extrapolate/experiments/measure"
 	"extrapolate/internal/cmdtest"
 	"extrapolate/model"
 	"extrapolate/position"
@@ -115,6 +117,23 @@ func Train(t testing.TB, pc position.Config) [][]float64 {
 	warmup := 5
 	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps, c.Train.Warmup, c.Train.LR, c.Train.LogEvery = 16, 4, 30, &warmup, 0.01, 5
 	c.Eval = experiments.Eval{Lengths: []int{16, 32, 64}, Tokens: 512, BatchTokens: 256}
+	res, ckpt := Protocol(t, c)
+	for _, l := range res.Lengths {
+		if !l.Applicable || l.Loss == nil || !(*l.Loss > 0) || math.IsInf(*l.Loss, 0) {
+			t.Errorf("length %d: %+v, want a finite loss", l.Length, l)
+		}
+	}
+	trained, err := experiments.LoadCheckpoint(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return trained.Model.SchemeWeights(0)
+}
+
+// Protocol completes c and runs it through the whole protocol in a folder of t's: it trains,
+// saves its checkpoint and is evaluated. It returns the run's result and its checkpoint's path.
+func Protocol(t testing.TB, c experiments.Config) (*measure.Result, string) {
+	t.Helper()
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
@@ -127,14 +146,5 @@ func Train(t testing.TB, pc position.Config) [][]float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range res.Lengths {
-		if !l.Applicable || l.Loss == nil || !(*l.Loss > 0) || math.IsInf(*l.Loss, 0) {
-			t.Errorf("length %d: %+v, want a finite loss", l.Length, l)
-		}
-	}
-	trained, err := experiments.LoadCheckpoint(filepath.Join(r.Dir, experiments.CheckpointFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return trained.Model.SchemeWeights(0)
+	return res, filepath.Join(r.Dir, experiments.CheckpointFile)
 }
