@@ -98,14 +98,7 @@ func TestWeights(t *testing.T) {
 func TestDecomposedPath(t *testing.T) {
 	want := stepcheck.Run(t, stepcheck.Scheme(t, position.Config{Scheme: "nope"}), nil)
 	got := stepcheck.Run(t, stepcheck.Scheme(t, position.Config{Scheme: "graph_softmax"}), nil)
-	if rel := math.Abs(got.Loss-want.Loss) / want.Loss; !(rel <= 1e-9) {
-		t.Errorf("loss %v through the normaliser, %v fused (relative %.2g)", got.Loss, want.Loss, rel)
-	}
-	for name, g := range want.Grads {
-		if d := stepcheck.Dist(got.Grads[name], g); !(d <= 1e-9*math.Max(stepcheck.Norm(g), 1e-6)) {
-			t.Errorf("%s's gradient differs by %.2g, its norm %.2g", name, d, stepcheck.Norm(g))
-		}
-	}
+	stepcheck.Same(t, got, want, "through the normaliser")
 	if sig := stepcheck.Run(t, scheme(t, nil), nil); math.Abs(sig.Loss-want.Loss) < 1e-6 {
 		t.Errorf("sigmoid attention's loss %v is the softmax's %v", sig.Loss, want.Loss)
 	}

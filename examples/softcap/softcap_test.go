@@ -70,14 +70,7 @@ func TestScores(t *testing.T) {
 func TestDecomposedMatchesFused(t *testing.T) {
 	want := stepcheck.Run(t, stepcheck.Scheme(t, position.Config{Scheme: "nope"}), nil)
 	got := stepcheck.Run(t, scheme(t, map[string]any{"cap": 1e6}), nil)
-	if rel := math.Abs(got.Loss-want.Loss) / want.Loss; !(rel <= 1e-9) {
-		t.Errorf("loss %v through the stage, %v fused (relative %.2g)", got.Loss, want.Loss, rel)
-	}
-	for name, g := range want.Grads {
-		if d := stepcheck.Dist(got.Grads[name], g); !(d <= 1e-9*math.Max(stepcheck.Norm(g), 1e-6)) {
-			t.Errorf("%s's gradient differs by %.2g, its norm %.2g", name, d, stepcheck.Norm(g))
-		}
-	}
+	stepcheck.Same(t, got, want, "through the stage")
 	if capped := stepcheck.Run(t, scheme(t, map[string]any{"cap": 1e-5}), nil); math.Abs(capped.Loss-want.Loss) < 1e-9 {
 		t.Errorf("a cap of 1e-5 leaves the loss at %v, NoPE's %v", capped.Loss, want.Loss)
 	}

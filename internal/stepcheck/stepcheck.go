@@ -91,6 +91,21 @@ func FiniteDifference(t testing.TB, s position.Scheme, name string, i int, h flo
 	return (up.Loss - down.Loss) / (2 * h)
 }
 
+// Same fails t unless got has want's loss to 10⁻⁹ relative and each weight's gradient within
+// 10⁻⁹ of its norm (of 10⁻⁶ for a gradient of 0 but for rounding): two paths of one model, in
+// float64. path names got's, for the errors.
+func Same(t testing.TB, got, want Result, path string) {
+	t.Helper()
+	if rel := math.Abs(got.Loss-want.Loss) / want.Loss; !(rel <= 1e-9) {
+		t.Errorf("loss %v %s, %v fused (relative %.2g)", got.Loss, path, want.Loss, rel)
+	}
+	for name, g := range want.Grads {
+		if d := Dist(got.Grads[name], g); !(d <= 1e-9*math.Max(Norm(g), 1e-6)) {
+			t.Errorf("%s's gradient differs by %.2g %s, its norm %.2g", name, d, path, Norm(g))
+		}
+	}
+}
+
 // Dist is |a − b|.
 func Dist(a, b []float64) float64 {
 	var s float64
