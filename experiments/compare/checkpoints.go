@@ -34,11 +34,7 @@ func (c *Config) planCheckpoints(i int, spec RunSpec, all []config.Override, lab
 	var out []Planned
 	for k, path := range spec.Checkpoints {
 		at := fmt.Sprintf("%s[%d]", field, k)
-		trained, err := training.CheckpointConfig(path, nil)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", at, err)
-		}
-		resolved, err := training.CheckpointConfig(path, all)
+		trained, resolved, err := training.CheckpointConfig(path, all)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", at, err)
 		}

@@ -340,21 +340,28 @@ func (t *Trained) WithExamples(n int) (*Trained, error) {
 	return &u, nil
 }
 
-// CheckpointConfig is the config a finished checkpoint was trained with, the overrides applied
-// over it, resolved: what a comparison evaluates a model trained elsewhere with (an imported
-// one, or another comparison's). A checkpoint saved before its training finished is refused.
-func CheckpointConfig(path string, overrides []config.Override) (*config.Resolved, error) {
+// CheckpointConfig is the config a finished checkpoint was trained with, resolved, and the same
+// with the overrides applied over it: what a comparison evaluates a model trained elsewhere
+// with (an imported one, or another comparison's), and what it checks that against. The file
+// is read once. A checkpoint saved before its training finished is refused.
+func CheckpointConfig(path string, overrides []config.Override) (trained, overridden *config.Resolved, err error) {
 	meta, _, err := readCheckpoint(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if meta.State.Phase != phaseDone {
-		return nil, fmt.Errorf("%s: saved before its training finished", path)
+		return nil, nil, fmt.Errorf("%s: saved before its training finished", path)
+	}
+	if trained, err = meta.config(path); err != nil {
+		return nil, nil, err
 	}
 	where := path + " (its config)"
 	root, err := strictyaml.Parse(where, []byte(meta.Config))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return config.DecodeOverridden(where, root, overrides)
+	if overridden, err = config.DecodeOverridden(where, root, overrides); err != nil {
+		return nil, nil, err
+	}
+	return trained, overridden, nil
 }
