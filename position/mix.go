@@ -145,3 +145,24 @@ func (m *Mix) CheckLength(n int) error {
 	}
 	return nil
 }
+
+// Windowed says whether the scheme c names has a sliding window, or, for a mix, whether some
+// layer's does: read from the config alone, before any scheme is built (a comparison's
+// selectors and styles ask it of a run's config).
+func (c Config) Windowed() bool {
+	if c.Window > 0 {
+		return true
+	}
+	var p struct {
+		Layers []any `yaml:"layers"`
+	}
+	if c.Scheme != "mix" || c.Decode(&p) != nil {
+		return false
+	}
+	for _, v := range p.Layers {
+		if slot, err := slotConfig(v, nil); err == nil && slot.Window > 0 {
+			return true
+		}
+	}
+	return false
+}

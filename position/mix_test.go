@@ -64,3 +64,22 @@ func TestMixNotNested(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowed: a config names a sliding window when its scheme has one, or a layer of its mix
+// does; a mix whose layers have none, or a scheme without, does not.
+func TestWindowed(t *testing.T) {
+	for _, c := range []struct {
+		cfg  Config
+		want bool
+	}{
+		{Config{Scheme: "rope"}, false},
+		{Config{Scheme: "rope", Window: 16}, true},
+		{Config{Scheme: "mix", Params: map[string]any{"layers": []any{"rope", "nope"}}}, false},
+		{Config{Scheme: "mix", Params: map[string]any{"layers": []any{map[string]any{"scheme": "rope", "window": 16}, "nope"}}}, true},
+		{Config{Scheme: "mix", Params: map[string]any{"layers": []any{map[string]any{"scheme": "rope", "base": 500}, "nope"}}}, false},
+	} {
+		if got := c.cfg.Windowed(); got != c.want {
+			t.Errorf("%+v: windowed %v, want %v", c.cfg, got, c.want)
+		}
+	}
+}

@@ -103,23 +103,7 @@ func (s selector) matches(c config.Config) bool {
 		ok(s.Passkey, given(c.Train.Passkey != nil)) &&
 		ok(s.DroPE, given(c.Train.DroPE != nil)) &&
 		ok(s.Map, distanceMap) && ok(s.Window, window) && ok(s.Positions, positions) &&
-		s.paramsMatch(p) && s.layersMatch(p) && ok(s.LayerWindow, layerWindow(p))
-}
-
-// layerWindow is "set" when some layer of a mix has a sliding window of its own, "" otherwise.
-func layerWindow(p position.Config) string {
-	var l struct {
-		Layers []any `yaml:"layers"`
-	}
-	if p.Decode(&l) != nil {
-		return ""
-	}
-	for _, x := range l.Layers {
-		if m, ok := x.(map[string]any); ok && m["window"] != nil && m["window"] != 0 {
-			return "set"
-		}
-	}
-	return ""
+		s.paramsMatch(p) && s.layersMatch(p) && ok(s.LayerWindow, given(p.Window == 0 && p.Windowed()))
 }
 
 func given(b bool) string {

@@ -5,7 +5,6 @@ import (
 
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/plot"
-	"extrapolate/position"
 )
 
 // SchemeKey names what a run's series is, for its style in every figure (plot.SchemeStyle):
@@ -35,7 +34,7 @@ func SchemeKey(c config.Config) string {
 	}
 	// So does a sliding window, the whole scheme's or a layer's: SWAN-GPT's layout is the
 	// RoPE/NoPE mix with its RoPE layers windowed.
-	if windowed(c.Position) {
+	if c.Position.Windowed() {
 		parts = append(parts, "window")
 	}
 	if c.Attention.Scale != "" {
@@ -60,25 +59,6 @@ func SchemeKey(c config.Config) string {
 		parts = append(parts, ids.Type)
 	}
 	return strings.Join(parts, "+")
-}
-
-// windowed reports whether the scheme, or a layer of a mix, has a sliding window.
-func windowed(p position.Config) bool {
-	if p.Window > 0 {
-		return true
-	}
-	var l struct {
-		Layers []any `yaml:"layers"`
-	}
-	if p.Decode(&l) != nil {
-		return false
-	}
-	for _, x := range l.Layers {
-		if m, ok := x.(map[string]any); ok && m["window"] != nil && m["window"] != 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // fraction reports whether a parameter is set to a number below 1: a part of RoPE's dimensions.
