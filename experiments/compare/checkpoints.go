@@ -24,13 +24,9 @@ func (c *Config) planCheckpoints(i int, spec RunSpec, all []config.Override, lab
 	case spec.Label == "":
 		return nil, fmt.Errorf("runs[%d].label: missing: a run of checkpoints is named by its label", i)
 	}
-	if err := config.CheckName(fmt.Sprintf("runs[%d].label", i), spec.Label); err != nil {
+	if err := takeLabel(i, spec.Label, labels); err != nil {
 		return nil, err
 	}
-	if labels[spec.Label] {
-		return nil, fmt.Errorf("runs[%d].label: %q is used twice; give one a label", i, spec.Label)
-	}
-	labels[spec.Label] = true
 	var out []Planned
 	for k, path := range spec.Checkpoints {
 		at := fmt.Sprintf("%s[%d]", field, k)

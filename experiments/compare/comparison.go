@@ -360,13 +360,9 @@ func (c *Config) planRuns() ([]Planned, error) {
 		if label == "" {
 			label = base.Name
 		}
-		if err := config.CheckName(fmt.Sprintf("runs[%d].label", i), label); err != nil {
+		if err := takeLabel(i, label, labels); err != nil {
 			return nil, err
 		}
-		if labels[label] {
-			return nil, fmt.Errorf("runs[%d].label: %q is used twice; give one a label", i, label)
-		}
-		labels[label] = true
 		if first == nil {
 			first = &base
 		} else if err := sameProtocol(*first, base); err != nil {
@@ -383,6 +379,19 @@ func (c *Config) planRuns() ([]Planned, error) {
 		}
 	}
 	return out, nil
+}
+
+// takeLabel checks the i-th entry's label, a name no entry before it took (labels), and takes
+// it.
+func takeLabel(i int, label string, labels map[string]bool) error {
+	if err := config.CheckName(fmt.Sprintf("runs[%d].label", i), label); err != nil {
+		return err
+	}
+	if labels[label] {
+		return fmt.Errorf("runs[%d].label: %q is used twice; give one a label", i, label)
+	}
+	labels[label] = true
+	return nil
 }
 
 // sameProtocol checks that two runs train at the same length on the same data and are scored on
