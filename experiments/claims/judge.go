@@ -14,8 +14,10 @@ const (
 	Reproduced    Verdict = "reproduced"
 	NotReproduced Verdict = "not reproduced"
 	NotApplicable Verdict = "not applicable"
-	// Undecided: a number the claim needs is not finite (NaN or infinite) for some seed, or
-	// no seed has it because every run failed.
+	// Undecided: a precondition of the claim is unmet, and the evidence names it with its
+	// number: a number it needs is not finite (NaN or infinite) for some seed, or no seed has
+	// it because every run failed; a scheme did not learn at 1x what the claim judges past 1x;
+	// fewer seeds have results than its rule needs.
 	Undecided Verdict = "undecided"
 )
 
@@ -71,7 +73,8 @@ func Judge(rep *measure.Report, checked []string) []Result {
 			continue
 		}
 		v, ev := c.check(j)
-		res := Result{ID: c.id, Statement: c.statement, Verdict: v, Evidence: ev, Rule: c.rule}
+		v, ev = j.enoughSeeds(c, v, ev)
+		res := Result{ID: c.id, Statement: c.statement, Verdict: v, Evidence: ev, Rule: c.ruleWithSeeds()}
 		if v == Reproduced || v == NotReproduced {
 			// A claim left undecided or not applicable by a missing number has no deciding
 			// ratio, whatever ratios were looked at before the number was found missing.

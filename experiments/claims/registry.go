@@ -26,6 +26,8 @@ type claim struct {
 	// relevant, when set, says whether a report should give the claim a verdict at all
 	// unless the comparison lists it: passkey claims are noise in a comparison without passkeys.
 	relevant func(rep *judging) bool
+	// seeds is the fewest seeds with results a verdict needs (seedsNeeded); 0 means one.
+	seeds int
 }
 
 // with is a claim's relevant for a claim about one kind of run: judged where scope holds and
@@ -74,13 +76,17 @@ type Claim struct {
 	// Relevant, when set, says whether a report judges the claim unless the comparison lists
 	// it; nil judges it in every report.
 	Relevant func(rep *measure.Report) bool
+	// Seeds, when above one, is the fewest seeds with results a verdict needs: a rule that
+	// compares means over seeds cannot be decided on one. With fewer, the verdict is
+	// undecided, naming them.
+	Seeds int
 }
 
 // Register makes a claim of another package available by its id, after the built-in ones in
 // the reports. Call it from the package's init function, and import the package in
 // plugins/plugins.go. It panics if the id is taken or not a name, or the claim has no check.
 func Register(c Claim) {
-	in := claim{id: c.ID, statement: c.Statement, rule: c.Rule}
+	in := claim{id: c.ID, statement: c.Statement, rule: c.Rule, seeds: c.Seeds}
 	if c.Check != nil {
 		in.check = func(rep *judging) (Verdict, string) { return c.Check(rep.Report) }
 	}
@@ -110,6 +116,9 @@ func checkNew(c claim) error {
 	}
 	if c.check == nil {
 		return fmt.Errorf("claim %s: no check", c.id)
+	}
+	if c.seeds < 0 {
+		return fmt.Errorf("claim %s: seeds %d, want 0 or more", c.id, c.seeds)
 	}
 	for _, o := range registry.list {
 		if o.id == c.id {

@@ -28,6 +28,12 @@ const (
 	// rankingRatio is the size, in multiples of the largest training size, the ranking is
 	// judged at: Kazemnejad et al. trained up to 20 and tested to 40.
 	rankingRatio = 2
+	// rankingSeeds is the fewest seeds with results a claim that ranks means over seeds needs:
+	// three, the fewest whose spread says something of a mean (two give one difference), which
+	// the committed task comparison's five seeds hold with two runs to spare. A part of it run
+	// with one seed (-runs, a pilot) leaves such a claim undecided rather than judged on one
+	// model per scheme.
+	rankingSeeds = 3
 	// flipFlopKept: at 4x, RoPE keeps at most this share of its flip-flop exact match at 1x
 	// (the pilot, 2000 steps: 100% at 1x, 47% at 4x).
 	flipFlopKept = 0.75
@@ -86,6 +92,7 @@ var tasksNoPERanking = claim{
 		"NoPE's and T5's each above plain RoPE's, learned positions' and sinusoidal's. Undecided where no task is learned by all five.", taskSolved, rankingRatio),
 	check:    checkNoPERanking,
 	relevant: hasTasks,
+	seeds:    rankingSeeds,
 }
 
 // hasTasks reports whether some run of the comparison was trained on tasks.

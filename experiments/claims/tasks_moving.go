@@ -100,6 +100,7 @@ var tasksRandomizedHelps = claim{
 	rule:      fmt.Sprintf("over the tasks RoPE at randomized positions trained on that both it and plain RoPE learned at 1x (≥ %g), the mean of its exact match at %dx (mean over seeds) above plain RoPE's on the same tasks. Undecided where there is no such task.", taskSolved, rankingRatio),
 	check:     checkRandomized,
 	relevant:  with(hasTasks, ropeRandomized),
+	seeds:     rankingSeeds,
 }
 
 func checkRandomized(rep *judging) (Verdict, string) {
@@ -112,6 +113,7 @@ var tasksDroPENeedles = claim{
 	rule:      fmt.Sprintf("over the niah_ tasks DroPE trained on that DroPE, plain RoPE and plain NoPE all learned at 1x (≥ %g), the mean of its exact match at %dx (mean over seeds) above plain RoPE's and plain NoPE's. Undecided where there is no such task.", taskSolved, rankingRatio),
 	check:     checkDroPENeedles,
 	relevant:  with(hasTasks, ropeDroPE),
+	seeds:     rankingSeeds,
 }
 
 func checkDroPENeedles(rep *judging) (Verdict, string) {
