@@ -195,20 +195,21 @@ func (s section) figure() plot.Matrices {
 
 // sizeUnits are what a built-in task's size counts (package task's documentation of each).
 var sizeUnits = map[string]string{
-	"copy":            "letters",
-	"reverse":         "letters",
-	"sorting":         "letters",
-	"selective_copy":  "letters",
-	"addition":        "digits per operand",
-	"parity":          "bits",
-	"flipflop":        "instructions",
-	"counting":        "statements",
-	"mqar":            "key-value pairs",
-	"niah_single":     "bytes",
-	"niah_multikey":   "bytes",
-	"niah_multivalue": "bytes",
-	"niah_multiquery": "bytes",
-	"vartrack":        "bytes",
+	"copy":              "letters",
+	"reverse":           "letters",
+	"sorting":           "letters",
+	"selective_copy":    "letters",
+	"addition":          "digits per operand",
+	"parity":            "bits",
+	"parity_scratchpad": "bits",
+	"flipflop":          "instructions",
+	"counting":          "statements",
+	"mqar":              "key-value pairs",
+	"niah_single":       "bytes",
+	"niah_multikey":     "bytes",
+	"niah_multivalue":   "bytes",
+	"niah_multiquery":   "bytes",
+	"vartrack":          "bytes",
 }
 
 // SizeLabel is the title of a task's size axis, with its unit; a task registered outside this
