@@ -202,6 +202,7 @@ var sizeUnits = map[string]string{
 	"addition":          "digits per operand",
 	"parity":            "bits",
 	"parity_scratchpad": "bits",
+	"addition_hints":    "digits",
 	"flipflop":          "instructions",
 	"counting":          "statements",
 	"mqar":              "key-value pairs",
