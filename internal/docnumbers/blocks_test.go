@@ -282,7 +282,7 @@ func verdicts(page string, args []string) (string, error) {
 		b.WriteString(", – not applicable")
 	}
 	if undecided {
-		b.WriteString(", ? undecided (the models lack what the claim needs; the report says which number)")
+		b.WriteString(", ? undecided (the models lack what the claim needs, or fewer seeds have results than its rule needs; the report says which)")
 	}
 	if ratios {
 		b.WriteString("; the number is the deciding ratio: of the ratios a claim's rule bounds, the one nearest its limit, of the means over seeds")
