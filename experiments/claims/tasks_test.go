@@ -14,7 +14,7 @@ type scores map[string][3]float64
 
 // taskOrder and schemeOrder are the order of the series taskReport makes.
 var (
-	taskOrder   = []string{"copy", "flipflop", "niah_single", "counting"}
+	taskOrder   = []string{"copy", "flipflop", "niah_single", "counting", "parity", "mqar"}
 	schemeOrder = []string{"nope", "t5", "rope", "learned", "sinusoidal", "alibi", "cope", "rope_self_extend", "rope_rerope", "rope_randomized", "rope_drope", "fox", "stickbreaking", "hard_alibi"}
 	// variants are the series of schemeOrder with no config of their own: the config they
 	// load and what they set on it.
