@@ -20,9 +20,9 @@ import (
 	"strconv"
 	"strings"
 
+	"extrapolate/cmd/internal/scalingflag"
 	"extrapolate/experiments"
 	"extrapolate/internal/interrupt"
-	"extrapolate/internal/scalingflag"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 	"extrapolate/position"
 )

@@ -26,9 +26,9 @@ import (
 	"go.yaml.in/yaml/v3"
 	"gorgonia.org/tensor"
 
+	"extrapolate/cmd/internal/scalingflag"
 	"extrapolate/experiments"
 	"extrapolate/internal/atomicfile"
-	"extrapolate/internal/scalingflag"
 	"extrapolate/model"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 	"extrapolate/position"

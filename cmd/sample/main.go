@@ -23,9 +23,9 @@ import (
 	"os"
 	"strings"
 
+	"extrapolate/cmd/internal/scalingflag"
 	"extrapolate/experiments"
 	"extrapolate/internal/inputfile"
-	"extrapolate/internal/scalingflag"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 	"extrapolate/position"
 )
