@@ -20,9 +20,9 @@ import (
 	"strconv"
 	"strings"
 
+	"extrapolate/cmd/internal/scalingflag"
 	"extrapolate/experiments"
-	"extrapolate/internal/interrupt"
-	"extrapolate/internal/scalingflag"
+	"extrapolate/internal/exit"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 	"extrapolate/position"
 )
@@ -42,8 +42,8 @@ type options struct {
 	mapGiven     bool
 }
 
-// parseFlags reads the command line into options.
-func parseFlags() *options {
+// parseFlags reads the command line into options, or says on one line what is wrong with it.
+func parseFlags(c *exit.Command) (*options, error) {
 	o := &options{}
 	flag.StringVar(&o.ckpt, "checkpoint", "", "checkpoint file written by train (results/<name>/model.ckpt)")
 	flag.StringVar(&o.scalings, "scaling", "", "comma-separated RoPE scalings to evaluate under; none is plain RoPE (default: none and every scaling the checkpoint's scheme takes: "+strings.Join(position.ScalingTypes(), ",")+" for RoPE, none alone for a scheme without rotation)")
@@ -62,25 +62,27 @@ func parseFlags() *options {
 		fmt.Fprintf(flag.CommandLine.Output(), "A checkpoint trained at randomized positions (train.positions type randomized) is scored as in\ntraining: each window at its own sorted draw of positions from the range it trained on, seeded by\nthe run's seed and the window; a length past the range is not applicable, and -map is refused.\n\n")
 		flag.PrintDefaults()
 	}
-	flag.Parse()
+	if err := c.Parse(flag.CommandLine, os.Args[1:]); err != nil {
+		return nil, err
+	}
+	if o.ckpt == "" {
+		return nil, errors.New("-checkpoint: missing; give the checkpoint file to evaluate (results/<name>/model.ckpt; -h lists the flags)")
+	}
 	flag.Visit(func(f *flag.Flag) {
 		o.scalingGiven = o.scalingGiven || f.Name == "scaling"
 		o.mapGiven = o.mapGiven || f.Name == "map"
 	})
-	return o
+	return o, nil
 }
 
 // run evaluates the checkpoint as the flags ask and returns the exit code: 2 for anything the
 // input gets wrong, 130 when interrupted, 1 for any other failure.
 func run() int {
-	o := parseFlags()
-	if o.ckpt == "" || flag.NArg() > 0 {
-		flag.Usage()
-		return 2
-	}
-	fail := func(err error) int {
-		fmt.Fprintln(os.Stderr, "eval:", err)
-		return 2
+	c := exit.New("eval", os.Stderr)
+	o, err := parseFlags(c)
+	fail := c.Bad
+	if err != nil {
+		return fail(err)
 	}
 	f, err := position.ParseFactor(o.factor)
 	if err != nil {
@@ -132,7 +134,7 @@ func run() int {
 	if err := checkOut(dir, o.ckpt, req, o.overwrite); err != nil {
 		return fail(err)
 	}
-	return o.evaluate(t, list, e, req, memory, dir)
+	return o.evaluate(c, t, list, e, req, memory, dir)
 }
 
 // applyTasks is the checkpoint with -examples applied, a new value, for one trained on tasks;
@@ -210,42 +212,32 @@ func (o *options) evalSettings(c experiments.Config) (experiments.Eval, string, 
 
 // evaluate scores the trained model under each variant of list, writes the results in dir with
 // the request that asked for them and prints their table, returning the exit code. Nothing is
-// written when interrupted. With -overwrite, results of the other kind (a corpus checkpoint's
-// beside a task checkpoint's) are removed once the new ones are written, so that the folder
-// holds one evaluation's.
-func (o *options) evaluate(t *experiments.Trained, list []experiments.Variant, e experiments.Eval, req *experiments.ScalingRequest, memory, dir string) int {
+// written when interrupted, and the results are written whole once started (exit.Command.Write).
+// With -overwrite, results of the other kind (a corpus checkpoint's beside a task checkpoint's)
+// are removed once the new ones are written, so that the folder holds one evaluation's.
+func (o *options) evaluate(c *exit.Command, t *experiments.Trained, list []experiments.Variant, e experiments.Eval, req *experiments.ScalingRequest, memory, dir string) int {
 	w := os.Stderr
 	if o.quiet {
 		w = nil
 	}
-	ctx, stop := interrupt.Context(os.Stderr, "eval", "stopping: nothing will be written")
+	ctx, stop := c.Signals("stopping: nothing will be written")
 	defer stop()
 	rep, err := experiments.EvaluateVariants(ctx, t, list, e, w)
-	if errors.Is(err, experiments.ErrInterrupted) {
-		fmt.Fprintln(os.Stderr, "eval: interrupted; nothing written")
-		return interrupt.ExitCode
-	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "eval:", err)
-		if experiments.IsInputError(err) {
-			return 2
-		}
-		return 1
+		return c.Fail(err)
 	}
 	rep.Checkpoint, rep.Request = o.ckpt, req
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, "eval:", err)
-		return 1
-	}
-	if err := rep.Write(dir); err != nil {
-		fmt.Fprintln(os.Stderr, "eval:", err)
-		return 1
-	}
-	if o.overwrite {
-		if err := removeOthers(dir, req); err != nil {
-			fmt.Fprintln(os.Stderr, "eval:", err)
-			return 1
+	err = c.Write(func() error {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
 		}
+		if err := rep.Write(dir); err != nil || !o.overwrite {
+			return err
+		}
+		return removeOthers(dir, req)
+	})
+	if err != nil {
+		return c.Fail(err)
 	}
 	if t.Progress != "" {
 		fmt.Printf("partly trained: checkpoint saved at %s\n", t.Progress)

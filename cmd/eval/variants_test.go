@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"extrapolate/cmd/internal/scalingflag"
 	"extrapolate/experiments"
-	"extrapolate/internal/scalingflag"
 	"extrapolate/position"
 )
 

@@ -15,6 +15,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,9 +24,10 @@ import (
 	"os"
 	"strings"
 
+	"extrapolate/cmd/internal/scalingflag"
 	"extrapolate/experiments"
+	"extrapolate/internal/exit"
 	"extrapolate/internal/inputfile"
-	"extrapolate/internal/scalingflag"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 	"extrapolate/position"
 )
@@ -83,12 +85,13 @@ func parseFlags(args []string) (*options, error) {
 }
 
 // run samples as args ask and returns the exit code: 2 for anything the input gets wrong, 1 for
-// a failure while generating. Nothing is printed to stdout unless the whole text was made.
+// a failure while generating, 130 when interrupted. Nothing is printed to stdout unless the whole
+// text was made.
 func run(args []string) int {
-	fail := func(err error) int {
-		fmt.Fprintln(os.Stderr, "sample:", err)
-		return 2
-	}
+	c := exit.New("sample", os.Stderr)
+	ctx, stop := c.Signals("stopping: nothing will be printed")
+	defer stop()
+	fail := c.Bad
 	o, err := parseFlags(args)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -121,12 +124,13 @@ func run(args []string) int {
 	if err := checkLength(s, len(prompt), o.n); err != nil {
 		return fail(err)
 	}
-	text, err := generate(t, s, prompt, o.n, newSampler(o.temperature, o.topK, o.seed))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "sample:", err)
-		return 1
+	text, err := generate(ctx, t, s, prompt, o.n, newSampler(o.temperature, o.topK, o.seed))
+	if err == nil {
+		err = c.Write(func() error { _, err := os.Stdout.Write(text); return err })
 	}
-	os.Stdout.Write(text)
+	if err != nil {
+		return c.Fail(err)
+	}
 	if text[len(text)-1] != '\n' {
 		// The summary starts a line of its own in a terminal, where stderr follows stdout; stdout
 		// stays the text to the byte.
@@ -214,14 +218,17 @@ func checkLength(s position.Scheme, prompt, n int) error {
 }
 
 // generate continues prompt by n bytes, drawing each from the model's logits after the text so
-// far, and returns the prompt followed by them.
-func generate(t *experiments.Trained, s position.Scheme, prompt []byte, n int, smp *sampler) ([]byte, error) {
+// far, and returns the prompt followed by them. It stops before the next byte once ctx is done.
+func generate(ctx context.Context, t *experiments.Trained, s position.Scheme, prompt []byte, n int, smp *sampler) ([]byte, error) {
 	ids := make([]int, len(prompt), len(prompt)+n)
 	for i, b := range prompt {
 		ids[i] = int(b)
 	}
 	text := append([]byte(nil), prompt...)
 	for range n {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w after %d of %d bytes; nothing printed", exit.ErrInterrupted, len(text)-len(prompt), n)
+		}
 		logits, err := t.NextLogits(s, ids)
 		if err != nil {
 			return nil, fmt.Errorf("generating byte %d: %w", len(text)-len(prompt)+1, err)
