@@ -24,6 +24,10 @@ var beyondBudget = map[string]string{
 		"(the task addition_hints, 1 to 7 digits) 0% at 1x after 6000 steps at width 64 and at 4 layers " +
 		"of width 128 (1313 s, loss still falling), which find a digit's place by its letter, the lookup " +
 		"by content mqar fails at",
+	"vartrack": "49% at 1x after 6000 steps, 81% after 12000 and 52% after 24000 (1060 s, loss 0.18 " +
+		"on the answers, 88% of answer bytes right): following a name through its assignments, a lookup by content",
+	"niah_multikey": "19% at 1x after 6000 steps at width 64, 29% at 4 layers of width 128 (1545 s, 81% " +
+		"of answer bytes right): choosing the asked needle among three by its key, a lookup by content",
 }
 
 // solvableVerdict is tasks_solvable's verdict on the tasks no run learned: reproduced when
