@@ -30,8 +30,8 @@ type ScalingReport = training.ScalingReport
 type ScalingRequest = training.ScalingRequest
 
 // EvaluateScalings scores one trained model under each scaling (training.EvaluateScalings).
-func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scaling, e Eval, w io.Writer) (*ScalingReport, error) {
-	return training.EvaluateScalings(ctx, t, scalings, e, w)
+func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scaling, w io.Writer) (*ScalingReport, error) {
+	return training.EvaluateScalings(ctx, t, scalings, w)
 }
 
 // Variant is how a checkpoint's scheme is changed to evaluate it (training.Variant).
@@ -45,8 +45,8 @@ func NewVariant(c Config, sc *position.Scaling, m *position.DistanceMapConfig) (
 
 // EvaluateVariants scores one trained model under each variant: a scaling, a distance map, both
 // or neither (training.EvaluateVariants).
-func EvaluateVariants(ctx context.Context, t *Trained, variants []Variant, e Eval, w io.Writer) (*ScalingReport, error) {
-	return training.EvaluateVariants(ctx, t, variants, e, w)
+func EvaluateVariants(ctx context.Context, t *Trained, variants []Variant, w io.Writer) (*ScalingReport, error) {
+	return training.EvaluateVariants(ctx, t, variants, w)
 }
 
 // Files of a scaling comparison.

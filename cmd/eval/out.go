@@ -31,15 +31,15 @@ func files(req *experiments.ScalingRequest) (writes, others []string) {
 }
 
 // request is what this evaluation is asked, resolved, as its report records it.
-func (o *options) request(t *experiments.Trained, list []experiments.Variant, e experiments.Eval) *experiments.ScalingRequest {
+func (o *options) request(t *experiments.Trained, list []experiments.Variant) *experiments.ScalingRequest {
 	r := &experiments.ScalingRequest{Checksum: t.Checksum}
 	for _, v := range list {
 		r.Variants = append(r.Variants, spec(v))
 	}
-	if tc := t.Config.Task; tc != nil {
-		_, r.Examples, _ = tc.Resolve() // checked by applyTasks
+	if c := t.Config(); c.Task != nil {
+		_, r.Examples = t.Resolved.Tasks()
 	} else {
-		r.Lengths, r.Tokens = e.Lengths, e.Tokens
+		r.Lengths, r.Tokens = c.Eval.Lengths, c.Eval.Tokens
 	}
 	return r
 }

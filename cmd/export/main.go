@@ -115,7 +115,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := write(o.out, weights, config, e); err != nil {
 		return fail(1, err)
 	}
-	fmt.Fprintf(stdout, "exported %s (%s scheme, %d weights) to %s and %s\n", what, t.Config.Position.Scheme, len(t.Model.Params), weights, config)
+	fmt.Fprintf(stdout, "exported %s (%s scheme, %d weights) to %s and %s\n", what, t.Config().Position.Scheme, len(t.Model.Params), weights, config)
 	return 0
 }
 

@@ -108,7 +108,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if im.Rounded() {
 		note = ", its float64 weights rounded to float32"
 	}
-	fmt.Fprintf(stdout, "imported %s (%s, %s scheme, %d weights%s) to %s\n", o.export, im.Config.Name, im.Config.Position.Scheme, len(im.Model.Params), note, o.out)
+	fmt.Fprintf(stdout, "imported %s (%s, %s scheme, %d weights%s) to %s\n", o.export, im.Config().Name, im.Config().Position.Scheme, len(im.Model.Params), note, o.out)
 	return 0
 }
 

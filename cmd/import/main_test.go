@@ -85,8 +85,8 @@ func TestImportOfExport(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !got.Finished || string(got.Config.Marshal()) != string(was.Config.Marshal()) {
-				t.Errorf("finished %v, config\n%s\nwant\n%s", got.Finished, got.Config.Marshal(), was.Config.Marshal())
+			if !got.Finished || string(got.Config().Marshal()) != string(was.Config().Marshal()) {
+				t.Errorf("finished %v, config\n%s\nwant\n%s", got.Finished, got.Config().Marshal(), was.Config().Marshal())
 			}
 			for i, p := range was.Model.Params {
 				q := got.Model.Params[i]

@@ -62,10 +62,10 @@ func TestTorchStepRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f := tr.Config.Train.Finetune; !tr.Finished || f == nil || f.SeqLen != 32 || f.Steps != 1 || f.LR != 0.001 {
+			if f := tr.Config().Train.Finetune; !tr.Finished || f == nil || f.SeqLen != 32 || f.Steps != 1 || f.LR != 0.001 {
 				t.Errorf("finished %v, train.finetune %+v; want a finished fine-tune of 1 step at 32, lr 0.001", tr.Finished, f)
 			}
-			if sc := tr.Config.Position.Scaling; (v.flags != nil) != (sc != nil && sc.Type == "yarn" && sc.Factor.Value == 2) {
+			if sc := tr.Config().Position.Scaling; (v.flags != nil) != (sc != nil && sc.Type == "yarn" && sc.Factor.Value == 2) {
 				t.Errorf("position.scaling %+v, want yarn at 2 for %v", sc, v.flags)
 			}
 			worst := exporttest.Compare(t, exporttest.EvalScores(t, ckpts[i], nil), after[i])
@@ -115,7 +115,7 @@ func TestTorchFromScratch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := tr.Config.Train; !tr.Finished || c.Steps != 40 || c.Finetune == nil || c.Finetune.Steps != 10 || fmt.Sprint(*c.Warmup) != "15" {
+	if c := tr.Config().Train; !tr.Finished || c.Steps != 40 || c.Finetune == nil || c.Finetune.Steps != 10 || fmt.Sprint(*c.Warmup) != "15" {
 		t.Errorf("finished %v, train %+v; want 40 steps, warmup 15 and the fine-tune of 10", tr.Finished, c)
 	}
 	scores := exporttest.LoaderScores(t, []string{dir, out})

@@ -182,7 +182,8 @@ func modelStats(t *testing.T, tr *experiments.Trained, ids []int) ([]model.Layer
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := position.New(tr.Config.Spec(tr.Config.EvalPhase().Position))
+	c := tr.Config()
+	s, err := position.New(c.Spec(c.EvalPhase().Position))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -412,7 +412,7 @@ func (o *options) checkpointSetting() (spec position.Spec, t *experiments.Traine
 	if t, err = experiments.LoadCheckpoint(o.checkpoint); err != nil {
 		return spec, nil, err
 	}
-	c := t.Config
+	c := t.Config()
 	return c.Spec(c.EvalPhase().Position), t, nil
 }
 

@@ -114,7 +114,7 @@ func run(args []string) int {
 	if !t.Finished && !o.partial {
 		return fail(fmt.Errorf("%s: saved at %s, before training finished; finish it with train, or sample from it as it is with -partial", o.ckpt, t.Progress))
 	}
-	s, err := o.scheme(t.Config, f)
+	s, err := o.scheme(t.Config(), f)
 	if err != nil {
 		return fail(err)
 	}
@@ -235,9 +235,9 @@ func generate(t *experiments.Trained, s position.Scheme, prompt []byte, n int, s
 // summary is the line stderr gets: the scheme, the training length and how far past it the text
 // went.
 func summary(t *experiments.Trained, s position.Scheme, prompt, total int) string {
-	l := t.Config.Train.SeqLen
+	l := t.Config().Train.SeqLen
 	trained := fmt.Sprintf("trained at %d tokens", l)
-	if f := t.Config.Train.Finetune; f != nil {
+	if f := t.Config().Train.Finetune; f != nil {
 		trained += fmt.Sprintf(", fine-tuned at %d", f.SeqLen)
 	}
 	if t.Progress != "" {

@@ -76,9 +76,10 @@ func steps(t *testing.T, ckpt string, scaling *position.Scaling, text string, pr
 	if err != nil {
 		t.Fatal(err)
 	}
-	pc := tr.Config.Position
+	c := tr.Config()
+	pc := c.Position
 	pc.Scaling = scaling
-	s, err := position.New(tr.Config.Spec(pc))
+	s, err := position.New(c.Spec(pc))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,21 +102,21 @@ func checkFromCheckpoint(t *testing.T, dir string, got []accuracy.Length) {
 		t.Fatal(err)
 	}
 	_, s := tr.Resolved.Schemes()
-	corpus, err := data.Load(tr.Config.Data)
+	corpus, err := data.Load(tr.Config().Data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := data.NewEvalSet(corpus.Valid, tr.Config.Eval.Tokens)
+	set, err := data.NewEvalSet(corpus.Valid, tr.Config().Eval.Tokens)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, n := range tr.Config.Eval.Lengths {
+	for i, n := range tr.Config().Eval.Lengths {
 		// The pass's batch: the most windows within the budget that divide them all.
 		ws, err := set.Plan(n, n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		windows, batch := len(ws), tr.Config.Eval.BatchTokens/n
+		windows, batch := len(ws), tr.Config().Eval.BatchTokens/n
 		for windows%batch != 0 {
 			batch--
 		}

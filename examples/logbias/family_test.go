@@ -25,7 +25,7 @@ func TestFamily(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep.Runs = append(rep.Runs, measure.RunResult{Label: scheme, Seed: 1, Config: c, Resolved: rc, Result: &measure.Result{Status: measure.OK}})
+		rep.Runs = append(rep.Runs, measure.RunResult{Label: scheme, Seed: 1, Resolved: rc, Result: &measure.Result{Status: measure.OK}})
 	}
 	rep.Aggregate()
 	fam := rep.Families()

@@ -81,7 +81,7 @@ func (rep *Report) Styles() []plot.Style {
 	ref := rep.Reference()
 	out := make([]plot.Style, len(rep.Series))
 	for i, s := range rep.Series {
-		key := SchemeKey(rep.runOf(s.Label).Config)
+		key := SchemeKey(rep.runOf(s.Label).Config())
 		st := plot.SchemeStyle(key)
 		if i == ref {
 			st = plot.ReferenceStyle
@@ -118,5 +118,5 @@ func (rep *Report) StyleOf(label string) *plot.Style {
 // series of one scheme apart: for a figure that draws each scheme once in a panel, such as a
 // panel per task.
 func (rep *Report) SchemeStyleOf(label string) plot.Style {
-	return plot.SchemeStyle(SchemeKey(rep.runOf(label).Config))
+	return plot.SchemeStyle(SchemeKey(rep.runOf(label).Config()))
 }

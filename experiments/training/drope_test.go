@@ -100,7 +100,7 @@ func TestDroPESwitchesAtItsStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := EvaluateScalings(context.Background(), tr, []*position.Scaling{nil}, c.Eval, nil)
+	rep, err := EvaluateScalings(context.Background(), tr, []*position.Scaling{nil}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

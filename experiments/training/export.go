@@ -187,7 +187,7 @@ func NewExport(t *Trained) (*Export, error) {
 		weights = append(weights, weightOf(p))
 	}
 	_, scheme := t.Resolved.Schemes()
-	meta := map[string]string{"format": "pt", "program": programName, "name": t.Config.Name, "scheme": scheme.Name(), "config": ExportConfig}
+	meta := map[string]string{"format": "pt", "program": programName, "name": t.Config().Name, "scheme": scheme.Name(), "config": ExportConfig}
 	w, err := safetensors.Encode(ts, meta)
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
@@ -208,7 +208,7 @@ func NewExport(t *Trained) (*Export, error) {
 // exportedConfig describes the trained model, whose evaluation scheme (the config's, with its
 // scaling) is scheme.
 func exportedConfig(t *Trained, scheme position.Scheme, weights []exportedWeight) (*ExportedConfig, error) {
-	c := t.Config
+	c := t.Config()
 	mc := t.Resolved.ModelConfig()
 	pos, err := exportPosition(c.EvalPhase().Position, scheme, mc.Layers)
 	if err != nil {

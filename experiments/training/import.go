@@ -136,7 +136,7 @@ func importedModel(rc *config.Resolved, tensors []checkpoint.Tensor, cpath, wpat
 	if err := loadParams(m, byName, wpath); err != nil {
 		return nil, err
 	}
-	return &Trained{Config: rc.Config(), Resolved: rc, Model: m, Finished: true}, nil
+	return &Trained{Resolved: rc, Model: m, Finished: true}, nil
 }
 
 // readImportConfig reads config.json, as a tree to check and as the fields Import reads.

@@ -44,8 +44,8 @@ func TestRunWritesResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !tr.Finished || tr.Config.Name != c.Name {
-		t.Fatalf("checkpoint: finished %v, name %q", tr.Finished, tr.Config.Name)
+	if !tr.Finished || tr.Config().Name != c.Name {
+		t.Fatalf("checkpoint: finished %v, name %q", tr.Finished, tr.Config().Name)
 	}
 }
 
@@ -62,7 +62,7 @@ func TestScalingsOnOneCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := EvaluateScalings(context.Background(), tr, []*position.Scaling{nil, {Type: "yarn", Factor: position.Factor{Auto: true}}}, c.Eval, nil)
+	rep, err := EvaluateScalings(context.Background(), tr, []*position.Scaling{nil, {Type: "yarn", Factor: position.Factor{Auto: true}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

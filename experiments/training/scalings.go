@@ -75,13 +75,14 @@ type ScalingRequest struct {
 
 // EvaluateScalings scores one trained model under each scaling (nil for none), so that the
 // scalings are compared on the same weights, apart from training noise: at every evaluation
-// length, or, for a model trained on tasks, on its tasks' held-out examples at every test size.
-func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scaling, e config.Eval, w io.Writer) (*ScalingReport, error) {
+// length of its config's eval section (WithEval gives another), or, for a model trained on
+// tasks, on its tasks' held-out examples at every test size.
+func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scaling, w io.Writer) (*ScalingReport, error) {
 	vs := make([]Variant, len(scalings))
 	for i, sc := range scalings {
 		vs[i] = Variant{Scaling: sc}
 	}
-	return EvaluateVariants(ctx, t, vs, e, w)
+	return EvaluateVariants(ctx, t, vs, w)
 }
 
 // A Variant is how the scheme of a checkpoint is changed to evaluate it: a RoPE scaling, a
@@ -131,11 +132,12 @@ func (v Variant) Name() string {
 }
 
 // EvaluateVariants is EvaluateScalings for variants that may apply a distance map too.
-func EvaluateVariants(ctx context.Context, t *Trained, variants []Variant, e config.Eval, w io.Writer) (*ScalingReport, error) {
-	if t.Config.Task != nil {
-		return evaluateTaskScalings(ctx, t, variants, e, w)
+func EvaluateVariants(ctx context.Context, t *Trained, variants []Variant, w io.Writer) (*ScalingReport, error) {
+	c := t.Config()
+	if c.Task != nil {
+		return evaluateTaskScalings(ctx, t, variants, w)
 	}
-	c := t.Config
+	e := c.Eval
 	corpus, err := data.Load(c.Data)
 	if err != nil {
 		return nil, inputerr.Wrap(err)
@@ -144,8 +146,7 @@ func EvaluateVariants(ctx context.Context, t *Trained, variants []Variant, e con
 	if _, err := data.NewEvalSet(corpus.Valid, e.Tokens); err != nil {
 		return nil, inputerr.Wrap(err)
 	}
-	ev := &measure.Evaluation{Config: c, Model: t.Model, Corpus: corpus, Progress: w}
-	ev.Config.Eval = e
+	ev := &measure.Evaluation{Resolved: t.Resolved, Model: t.Model, Corpus: corpus, Progress: w}
 	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, Tokens: e.Tokens, Corpus: corpus.Source, Protocol: e.Protocol(), BatchTokens: e.BatchTokens, Partial: t.Progress}
 	err = eachVariant(c, variants, w, func(name string, s position.Scheme) error {
 		lengths, err := perplexity.ByLength(ctx, ev, s)

@@ -11,11 +11,9 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
-	"extrapolate/experiments/config"
 	"extrapolate/experiments/measure"
 	"extrapolate/experiments/measure/tasks"
 	"extrapolate/experiments/plot"
-	"extrapolate/internal/inputerr"
 	"extrapolate/position"
 	"extrapolate/task"
 )
@@ -30,16 +28,12 @@ const (
 // evaluateTaskScalings scores a model trained on tasks on their held-out examples, the same
 // ones its run was scored on, at every test size under each scaling. Perplexity on the corpus,
 // which the model never saw, is not scored.
-func evaluateTaskScalings(ctx context.Context, t *Trained, variants []Variant, e config.Eval, w io.Writer) (*ScalingReport, error) {
-	c := t.Config
-	c.Eval = e
-	ts, examples, err := c.Task.Resolve()
-	if err != nil {
-		return nil, inputerr.Wrap(err)
-	}
-	ev := &measure.Evaluation{Config: c, Model: t.Model, Tasks: ts, Examples: examples, Progress: w}
-	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, BatchTokens: e.BatchTokens, Partial: t.Progress, Examples: examples}
-	err = eachVariant(c, variants, w, func(name string, s position.Scheme) error {
+func evaluateTaskScalings(ctx context.Context, t *Trained, variants []Variant, w io.Writer) (*ScalingReport, error) {
+	c := t.Config()
+	_, examples := t.Resolved.Tasks()
+	ev := &measure.Evaluation{Resolved: t.Resolved, Model: t.Model, Progress: w}
+	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, BatchTokens: c.Eval.BatchTokens, Partial: t.Progress, Examples: examples}
+	err := eachVariant(c, variants, w, func(name string, s position.Scheme) error {
 		ev.Scheme = s
 		cells, err := tasks.Score(ctx, ev)
 		rep.Results = append(rep.Results, ScalingResult{Scaling: name, Tasks: cells})

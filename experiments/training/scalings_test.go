@@ -47,7 +47,7 @@ func TestScalingFromOutside(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := &position.Scaling{Type: "test_stretch", Factor: position.Factor{Auto: true}, Params: map[string]any{"power": 2}}
-	rep, err := EvaluateScalings(context.Background(), trained, []*position.Scaling{nil, sc}, c.Eval, nil)
+	rep, err := EvaluateScalings(context.Background(), trained, []*position.Scaling{nil, sc}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,11 +105,11 @@ func EvalScores(t *testing.T, ckpt string, scalings []*position.Scaling) Scored 
 	}
 	if scalings == nil {
 		scalings = []*position.Scaling{nil}
-		if sc := tr.Config.Position.Scaling; sc != nil {
+		if sc := tr.Config().Position.Scaling; sc != nil {
 			scalings = append(scalings, sc)
 		}
 	}
-	rep, err := experiments.EvaluateScalings(context.Background(), tr, scalings, tr.Config.Eval, nil)
+	rep, err := experiments.EvaluateScalings(context.Background(), tr, scalings, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
