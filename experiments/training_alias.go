@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"extrapolate/experiments/config"
+	"extrapolate/experiments/evaluate"
 	"extrapolate/experiments/training"
 	"extrapolate/internal/writable"
 	"extrapolate/position"
@@ -24,41 +25,41 @@ type Trained = training.Trained
 func LoadCheckpoint(path string) (*Trained, error) { return training.LoadCheckpoint(path) }
 
 // ScalingReport is a checkpoint evaluated under several scalings.
-type ScalingReport = training.ScalingReport
+type ScalingReport = evaluate.Report
 
-// ScalingRequest is what an evaluation under several scalings was asked (training.ScalingRequest).
-type ScalingRequest = training.ScalingRequest
+// ScalingRequest is what an evaluation under several scalings was asked (evaluate.Request).
+type ScalingRequest = evaluate.Request
 
 // EvaluateScalings scores one trained model under each scaling (training.EvaluateScalings).
 func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scaling, w io.Writer) (*ScalingReport, error) {
-	return training.EvaluateScalings(ctx, t, scalings, w)
+	return evaluate.Scalings(ctx, t, scalings, w)
 }
 
 // Variant is how a checkpoint's scheme is changed to evaluate it (training.Variant).
-type Variant = training.Variant
+type Variant = evaluate.Variant
 
 // NewVariant builds c's evaluation scheme with a scaling and a map, once, into the variant
 // evaluation uses (training.NewVariant).
 func NewVariant(c Config, sc *position.Scaling, m *position.DistanceMapConfig) (Variant, error) {
-	return training.NewVariant(c, sc, m)
+	return evaluate.NewVariant(c, sc, m)
 }
 
 // EvaluateVariants scores one trained model under each variant: a scaling, a distance map, both
 // or neither (training.EvaluateVariants).
 func EvaluateVariants(ctx context.Context, t *Trained, variants []Variant, w io.Writer) (*ScalingReport, error) {
-	return training.EvaluateVariants(ctx, t, variants, w)
+	return evaluate.Variants(ctx, t, variants, w)
 }
 
 // Files of a scaling comparison.
 const (
-	ScalingsCSV  = training.ScalingsCSV
-	ScalingsJSON = training.ScalingsJSON
-	ScalingsPNG  = training.ScalingsPNG
-	ScalingsSVG  = training.ScalingsSVG
+	ScalingsCSV  = evaluate.ScalingsCSV
+	ScalingsJSON = evaluate.ScalingsJSON
+	ScalingsPNG  = evaluate.ScalingsPNG
+	ScalingsSVG  = evaluate.ScalingsSVG
 
-	TaskScalingsCSV = training.TaskScalingsCSV
-	TaskScalingsPNG = training.TaskScalingsPNG
-	TaskScalingsSVG = training.TaskScalingsSVG
+	TaskScalingsCSV = evaluate.TaskScalingsCSV
+	TaskScalingsPNG = evaluate.TaskScalingsPNG
+	TaskScalingsSVG = evaluate.TaskScalingsSVG
 )
 
 // CheckWritable checks that dir, or the nearest folder above it that exists, takes a new file,
