@@ -6,6 +6,7 @@ import (
 
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/evaluate"
+	"extrapolate/experiments/export"
 	"extrapolate/experiments/training"
 	"extrapolate/internal/writable"
 	"extrapolate/position"
@@ -68,23 +69,23 @@ const (
 func CheckWritable(dir string) error { return writable.Check(dir) }
 
 // Export is a trained model as safetensors weights and a JSON config (training.Export).
-type Export = training.Export
+type Export = export.Files
 
 // Untrained is the model a config trains, before its first step (training.Untrained).
 func Untrained(r *config.Resolved) (*Trained, error) { return training.Untrained(r) }
 
 // NewExport makes the export of a trained model (training.NewExport).
-func NewExport(t *Trained) (*Export, error) { return training.NewExport(t) }
+func NewExport(t *Trained) (*Export, error) { return export.New(t) }
 
 // Imported is an export read back into a model, to be written as a checkpoint
 // (training.Imported).
-type Imported = training.Imported
+type Imported = export.Imported
 
 // Import reads an export's config.json and model.safetensors back into a model (training.Import).
-func Import(dir string) (*Imported, error) { return training.Import(dir) }
+func Import(dir string) (*Imported, error) { return export.Import(dir) }
 
 // Files of an export.
 const (
-	ExportWeights = training.ExportWeights
-	ExportConfig  = training.ExportConfig
+	ExportWeights = export.WeightsFile
+	ExportConfig  = export.ConfigFile
 )

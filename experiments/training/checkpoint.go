@@ -146,9 +146,14 @@ type Tokenizer struct {
 	Vocab int    `json:"vocab"`
 }
 
-const programName = "extrapolate"
+// Program names this program in a checkpoint's header, and in an export's.
+const Program = "extrapolate"
 
 var byteTokenizer = Tokenizer{Kind: "byte", Vocab: data.Vocab}
+
+// ByteTokenizer is the tokenizer this program trains with, as a checkpoint's header records it,
+// and an export's config.
+func ByteTokenizer() Tokenizer { return byteTokenizer }
 
 // restore loads a checkpoint of the same config into the trainer.
 func (t *trainer) restore(path string) error {
@@ -267,7 +272,7 @@ func checkMeta(meta Meta, path string) error {
 	if meta.State.Step < 0 || meta.State.OptStep < 0 {
 		return fmt.Errorf("%s: negative step in the training state", path)
 	}
-	if meta.Program != programName {
+	if meta.Program != Program {
 		return fmt.Errorf("%s: not a checkpoint of this program (program %q)", path, meta.Program)
 	}
 	if meta.Tokenizer != byteTokenizer {
@@ -316,7 +321,7 @@ func (t *trainer) save() error {
 		t.st.PositionIDs = &s
 	}
 	trainScheme, _ := t.run.Resolved.Schemes()
-	meta := Meta{Program: programName, Config: string(t.run.config().Marshal()), Tokenizer: byteTokenizer, State: t.st, Scheme: schemeJSON(trainScheme)}
+	meta := Meta{Program: Program, Config: string(t.run.config().Marshal()), Tokenizer: byteTokenizer, State: t.st, Scheme: schemeJSON(trainScheme)}
 	return checkpoint.Write(filepath.Join(t.run.Dir, measure.CheckpointFile), meta, ts)
 }
 
