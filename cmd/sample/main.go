@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"extrapolate/experiments"
+	"extrapolate/experiments/generate"
 	"extrapolate/internal/inputfile"
 	"extrapolate/internal/scalingflag"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
@@ -121,7 +122,7 @@ func run(args []string) int {
 	if err := checkLength(s, len(prompt), o.n); err != nil {
 		return fail(err)
 	}
-	text, err := generate(t, s, prompt, o.n, newSampler(o.temperature, o.topK, o.seed))
+	text, err := generate.Continue(t.Model, s, prompt, o.n, newSampler(o.temperature, o.topK, o.seed).next)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sample:", err)
 		return 1
@@ -211,25 +212,6 @@ func checkLength(s position.Scheme, prompt, n int) error {
 		return fmt.Errorf("-n: %d prompt bytes and %d new ones make %d positions, which the %s scheme cannot take: %v", prompt, n, total, s.Name(), err)
 	}
 	return nil
-}
-
-// generate continues prompt by n bytes, drawing each from the model's logits after the text so
-// far, and returns the prompt followed by them.
-func generate(t *experiments.Trained, s position.Scheme, prompt []byte, n int, smp *sampler) ([]byte, error) {
-	ids := make([]int, len(prompt), len(prompt)+n)
-	for i, b := range prompt {
-		ids[i] = int(b)
-	}
-	text := append([]byte(nil), prompt...)
-	for range n {
-		logits, err := t.NextLogits(s, ids)
-		if err != nil {
-			return nil, fmt.Errorf("generating byte %d: %w", len(text)-len(prompt)+1, err)
-		}
-		next := smp.next(logits)
-		ids, text = append(ids, next), append(text, byte(next))
-	}
-	return text, nil
 }
 
 // summary is the line stderr gets: the scheme, the training length and how far past it the text

@@ -1,4 +1,7 @@
-package training
+// Package generate is a trained model's generation: a text continued byte by byte (Continue),
+// each drawn from the model's scores of the byte that follows the text so far (NextLogits) by
+// the caller's rule (cmd/sample's temperature, top-k and seeded draws).
+package generate
 
 import (
 	"fmt"
@@ -7,14 +10,33 @@ import (
 	"extrapolate/position"
 )
 
-// NextLogits runs the trained model over ids, one sequence, with scheme s, and returns the
+// Continue continues prompt by n bytes, each the byte draw picks from the logits of the model
+// m with scheme s after the text so far, and returns the prompt followed by them.
+func Continue(m *model.Model, s position.Scheme, prompt []byte, n int, draw func(logits []float64) int) ([]byte, error) {
+	ids := make([]int, len(prompt), len(prompt)+n)
+	for i, b := range prompt {
+		ids[i] = int(b)
+	}
+	text := append([]byte(nil), prompt...)
+	for range n {
+		logits, err := NextLogits(m, s, ids)
+		if err != nil {
+			return nil, fmt.Errorf("generating byte %d: %w", len(text)-len(prompt)+1, err)
+		}
+		next := draw(logits)
+		ids, text = append(ids, next), append(text, byte(next))
+	}
+	return text, nil
+}
+
+// NextLogits runs the trained model m over ids, one sequence, with scheme s, and returns the
 // logits of its last position: the model's scores for the byte that follows ids. It builds the
 // graph for len(ids) positions each time, so a caller that grows ids by a byte a step runs the
 // whole window again; at the sizes this program trains, that is simpler than a cache of keys
 // and values and fast enough. A scheme that cannot take len(ids) positions gives an error for
 // which model.IsNotApplicable is true.
-func (t *Trained) NextLogits(s position.Scheme, ids []int) ([]float64, error) {
-	g, err := t.Model.Graph(s, 1, len(ids), model.Options{})
+func NextLogits(m *model.Model, s position.Scheme, ids []int) ([]float64, error) {
+	g, err := m.Graph(s, 1, len(ids), model.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("%d positions: %w", len(ids), err)
 	}
