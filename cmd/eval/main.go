@@ -20,9 +20,14 @@ import (
 	"strconv"
 	"strings"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/evaluate"
+	"extrapolate/experiments/measure"
+	"extrapolate/experiments/training"
+	"extrapolate/internal/inputerr"
 	"extrapolate/internal/interrupt"
 	"extrapolate/internal/scalingflag"
+	"extrapolate/internal/writable"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 	"extrapolate/position"
 )
@@ -91,10 +96,10 @@ func run() int {
 		dir = filepath.Join(filepath.Dir(o.ckpt), "scalings")
 	}
 	// Before evaluating, which takes long, so that its results have somewhere to go.
-	if err := experiments.CheckWritable(dir); err != nil {
+	if err := writable.Check(dir); err != nil {
 		return fail(err)
 	}
-	t, err := experiments.LoadCheckpoint(o.ckpt)
+	t, err := training.LoadCheckpoint(o.ckpt)
 	if err != nil {
 		return fail(err)
 	}
@@ -139,7 +144,7 @@ func run() int {
 // applyTasks is the checkpoint with -examples applied, a new value, for one trained on tasks;
 // it refuses the flags that choose what is scored on the corpus, which such a checkpoint is not
 // scored on, and -examples for one trained on the corpus.
-func (o *options) applyTasks(t *experiments.Trained) (*experiments.Trained, error) {
+func (o *options) applyTasks(t *training.Trained) (*training.Trained, error) {
 	tc := t.Config().Task
 	if tc == nil {
 		if o.examples != 0 {
@@ -168,7 +173,7 @@ func (o *options) applyTasks(t *experiments.Trained) (*experiments.Trained, erro
 //
 // Each length and -tokens is checked against the config's limit here, naming the flag, before
 // anything is computed from it: nothing below adds or multiplies sizes larger than these.
-func (o *options) evalSettings(t *experiments.Trained) (*experiments.Trained, string, error) {
+func (o *options) evalSettings(t *training.Trained) (*training.Trained, string, error) {
 	e := t.Config().Eval
 	if o.lengths != "" {
 		e.Lengths = nil
@@ -179,11 +184,11 @@ func (o *options) evalSettings(t *experiments.Trained) (*experiments.Trained, st
 			case errors.Is(err, strconv.ErrRange) && strings.HasPrefix(s, "-"), err == nil && n <= 0:
 				return nil, "", fmt.Errorf("-lengths: %s, want positive lengths", s)
 			case errors.Is(err, strconv.ErrRange):
-				return nil, "", fmt.Errorf("-lengths: %s, above the limit of %d, the longest length eval takes", s, experiments.MaxEvalLength)
+				return nil, "", fmt.Errorf("-lengths: %s, above the limit of %d, the longest length eval takes", s, config.MaxEvalLength)
 			case err != nil:
 				return nil, "", fmt.Errorf("-lengths: %q is not a length", s)
-			case n > experiments.MaxEvalLength:
-				return nil, "", fmt.Errorf("-lengths: %d, above the limit of %d, the longest length eval takes", n, experiments.MaxEvalLength)
+			case n > config.MaxEvalLength:
+				return nil, "", fmt.Errorf("-lengths: %d, above the limit of %d, the longest length eval takes", n, config.MaxEvalLength)
 			}
 			e.Lengths = append(e.Lengths, n)
 		}
@@ -191,8 +196,8 @@ func (o *options) evalSettings(t *experiments.Trained) (*experiments.Trained, st
 	switch {
 	case o.tokens < 0:
 		return nil, "", fmt.Errorf("-tokens: %d, want a positive number", o.tokens)
-	case o.tokens > experiments.MaxEvalTokens:
-		return nil, "", fmt.Errorf("-tokens: %d, above the limit of %d", o.tokens, experiments.MaxEvalTokens)
+	case o.tokens > config.MaxEvalTokens:
+		return nil, "", fmt.Errorf("-tokens: %d, above the limit of %d", o.tokens, config.MaxEvalTokens)
 	case o.tokens != 0:
 		e.Tokens = o.tokens
 	}
@@ -213,21 +218,21 @@ func (o *options) evalSettings(t *experiments.Trained) (*experiments.Trained, st
 // written when interrupted. With -overwrite, results of the other kind (a corpus checkpoint's
 // beside a task checkpoint's) are removed once the new ones are written, so that the folder
 // holds one evaluation's.
-func (o *options) evaluate(t *experiments.Trained, list []experiments.Variant, req *experiments.ScalingRequest, memory, dir string) int {
+func (o *options) evaluate(t *training.Trained, list []evaluate.Variant, req *evaluate.Request, memory, dir string) int {
 	w := os.Stderr
 	if o.quiet {
 		w = nil
 	}
 	ctx, stop := interrupt.Context(os.Stderr, "eval", "stopping: nothing will be written")
 	defer stop()
-	rep, err := experiments.EvaluateVariants(ctx, t, list, w)
-	if errors.Is(err, experiments.ErrInterrupted) {
+	rep, err := evaluate.Variants(ctx, t, list, w)
+	if errors.Is(err, measure.ErrInterrupted) {
 		fmt.Fprintln(os.Stderr, "eval: interrupted; nothing written")
 		return interrupt.ExitCode
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "eval:", err)
-		if experiments.IsInputError(err) {
+		if inputerr.Is(err) {
 			return 2
 		}
 		return 1

@@ -8,7 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/evaluate"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/scalingflag"
 	"extrapolate/position"
 )
@@ -53,12 +54,12 @@ func countBuilds(f func()) map[string]int {
 // scaling (RoPE takes each), each variant's scheme is built once, when the variants are made,
 // and evaluating them builds none.
 func TestVariantsBuiltOnce(t *testing.T) {
-	tr, err := experiments.LoadCheckpoint(train(t, "counted_rope"))
+	tr, err := training.LoadCheckpoint(train(t, "counted_rope"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := &options{fields: scalingflag.Register(flag.NewFlagSet("eval", flag.ContinueOnError))}
-	var list []experiments.Variant
+	var list []evaluate.Variant
 	got := countBuilds(func() {
 		if list, err = o.variants(tr.Config(), position.Factor{Auto: true}, []*position.DistanceMapConfig{nil}); err != nil {
 			t.Fatal(err)
@@ -72,7 +73,7 @@ func TestVariantsBuiltOnce(t *testing.T) {
 		t.Errorf("%d variants, schemes built by scaling %v; want %d variants, %v", len(list), got, len(want), want)
 	}
 	got = countBuilds(func() {
-		if _, err := experiments.EvaluateVariants(context.Background(), tr, list, nil); err != nil {
+		if _, err := evaluate.Variants(context.Background(), tr, list, nil); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -23,8 +23,9 @@ import (
 	"os"
 	"strings"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
 	"extrapolate/experiments/generate"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/inputfile"
 	"extrapolate/internal/scalingflag"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
@@ -108,7 +109,7 @@ func run(args []string) int {
 	if err != nil {
 		return fail(fmt.Errorf("-factor: %v", err))
 	}
-	t, err := experiments.LoadCheckpoint(o.ckpt)
+	t, err := training.LoadCheckpoint(o.ckpt)
 	if err != nil {
 		return fail(err)
 	}
@@ -181,7 +182,7 @@ func (o *options) readPrompt() ([]byte, error) {
 // scheme builds the checkpoint's position scheme under -scaling, with the same checks as
 // cmd/eval: a field flag no chosen scaling takes, a scaling the scheme does not take, and a bad
 // field or factor are refused, naming them.
-func (o *options) scheme(c experiments.Config, f position.Factor) (position.Scheme, error) {
+func (o *options) scheme(c config.Config, f position.Factor) (position.Scheme, error) {
 	name := strings.TrimSpace(o.scaling)
 	if name == "" {
 		return nil, fmt.Errorf("-scaling: empty value; give none or one of %s", strings.Join(position.ScalingTypes(), ","))
@@ -216,7 +217,7 @@ func checkLength(s position.Scheme, prompt, n int) error {
 
 // summary is the line stderr gets: the scheme, the training length and how far past it the text
 // went.
-func summary(t *experiments.Trained, s position.Scheme, prompt, total int) string {
+func summary(t *training.Trained, s position.Scheme, prompt, total int) string {
 	l := t.Config().Train.SeqLen
 	trained := fmt.Sprintf("trained at %d tokens", l)
 	if f := t.Config().Train.Finetune; f != nil {

@@ -18,7 +18,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/compare"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/measure"
+	"extrapolate/experiments/training"
+	"extrapolate/internal/inputerr"
 	"extrapolate/internal/interrupt"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 )
@@ -34,7 +38,7 @@ func main() {
 
 func run() int {
 	var (
-		config    = flag.String("config", "", "config file, or a bare name looked up in configs/ (e.g. rope)")
+		configArg = flag.String("config", "", "config file, or a bare name looked up in configs/ (e.g. rope)")
 		out       = flag.String("out", "", "results folder (default results/<name>)")
 		overwrite = flag.Bool("overwrite", false, "replace a finished run of a different config, and start afresh instead of resuming")
 		quiet     = flag.Bool("quiet", false, "no progress output")
@@ -50,7 +54,7 @@ func run() int {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if *config == "" || flag.NArg() > 0 {
+	if *configArg == "" || flag.NArg() > 0 {
 		flag.Usage()
 		return 2
 	}
@@ -58,24 +62,24 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "train:", err)
 		return 2
 	}
-	if err := experiments.UnknownConfig(*config); err != nil {
+	if err := config.Unknown(*configArg); err != nil {
 		fmt.Fprintln(os.Stderr, "train:", err)
 		return 2
 	}
-	path := experiments.Resolve(*config)
-	isComparison, err := experiments.IsComparison(path)
+	path := config.Resolve(*configArg)
+	isComparison, err := compare.IsConfig(path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "train:", err)
 		return 2
 	}
 	if isComparison {
-		return compare(path, overrides, comparisonFlags{out: *out, shard: *shard, runs: *only, report: *report, overwrite: *overwrite, quiet: *quiet, check: *check})
+		return runComparison(path, overrides, comparisonFlags{out: *out, shard: *shard, runs: *only, report: *report, overwrite: *overwrite, quiet: *quiet, check: *check})
 	}
 	if *shard != "" || *only != "" || *report {
 		fmt.Fprintln(os.Stderr, "train: -shard, -runs and -report apply to comparison configs only")
 		return 2
 	}
-	resolved, err := experiments.LoadResolved(path, overrides)
+	resolved, err := config.LoadResolved(path, overrides)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "train:", err)
 		return 2
@@ -88,7 +92,7 @@ func run() int {
 			fmt.Fprintln(os.Stderr, note)
 		}
 	}
-	r := &experiments.Run{Resolved: resolved, Dir: dir, Overwrite: *overwrite, Progress: os.Stderr}
+	r := &training.Run{Resolved: resolved, Dir: dir, Overwrite: *overwrite, Progress: os.Stderr}
 	if *quiet {
 		r.Progress = nil
 	}
@@ -106,7 +110,7 @@ func run() int {
 	if err != nil {
 		return failed(err)
 	}
-	fmt.Print(experiments.Summary(res))
+	fmt.Print(measure.Summary(res))
 	fmt.Printf("results in %s\n", dir)
 	return 0
 }
@@ -117,10 +121,10 @@ type comparisonFlags struct {
 	report, overwrite, quiet, check bool
 }
 
-// compare runs a comparison config. It exits 1 when a claim the comparison checks is not
+// runComparison runs a comparison config. It exits 1 when a claim the comparison checks is not
 // reproduced, so that CI fails.
-func compare(path string, overrides []string, f comparisonFlags) int {
-	plan, err := experiments.LoadPlan(path, overrides)
+func runComparison(path string, overrides []string, f comparisonFlags) int {
+	plan, err := compare.LoadPlan(path, overrides)
 	if err == nil && f.runs != "" {
 		plan, err = part(plan, f.runs, f.out)
 	}
@@ -129,7 +133,7 @@ func compare(path string, overrides []string, f comparisonFlags) int {
 		return 2
 	}
 	c := plan.Comparison
-	r := &experiments.Runner{Plan: plan, Dir: f.out, Overwrite: f.overwrite, Progress: os.Stderr, Command: commandLine()}
+	r := &compare.Runner{Plan: plan, Dir: f.out, Overwrite: f.overwrite, Progress: os.Stderr, Command: commandLine()}
 	if r.Dir == "" {
 		r.Dir = filepath.Join("results", c.Name)
 	}
@@ -137,7 +141,7 @@ func compare(path string, overrides []string, f comparisonFlags) int {
 		r.Progress = nil
 	}
 	if f.shard != "" {
-		if r.Shard, err = experiments.ParseShard(f.shard); err == nil {
+		if r.Shard, err = compare.ParseShard(f.shard); err == nil {
 			err = plan.CheckShard(r.Shard)
 		}
 		if err != nil {
@@ -158,7 +162,7 @@ func compare(path string, overrides []string, f comparisonFlags) int {
 		return failed(err)
 	}
 	defer r.Unlock()
-	var rep *experiments.Report
+	var rep *compare.Report
 	if f.report {
 		// A report of some runs would compare nothing: every run must have results.
 		if err := checkReport(r); err != nil {
@@ -178,7 +182,7 @@ func compare(path string, overrides []string, f comparisonFlags) int {
 		return 0 // runs still missing: a shard finished
 	}
 	fmt.Print(rep.Summary())
-	fmt.Printf("report in %s\n", filepath.Join(r.Dir, experiments.ReportFile))
+	fmt.Printf("report in %s\n", filepath.Join(r.Dir, compare.ReportFile))
 	if failed := rep.Failed(); len(failed) > 0 {
 		for _, cl := range failed {
 			fmt.Fprintf(os.Stderr, "train: claim %s %s\n", cl.ID, cl.Verdict)
@@ -192,7 +196,7 @@ func compare(path string, overrides []string, f comparisonFlags) int {
 // part's report would replace the whole comparison's. An -out that holds runs the part leaves
 // out, the whole's folder given by name among them, is refused by the runner, under the
 // folder's lock.
-func part(plan *experiments.Plan, only, out string) (*experiments.Plan, error) {
+func part(plan *compare.Plan, only, out string) (*compare.Plan, error) {
 	if out == "" {
 		return nil, fmt.Errorf("-runs: give -out too: in results/%s, the report of a part would replace the whole comparison's", plan.Comparison.Name)
 	}
@@ -202,7 +206,7 @@ func part(plan *experiments.Plan, only, out string) (*experiments.Plan, error) {
 // checkComparison checks what running the comparison (or, with reportOnly, writing its report)
 // would check before starting, without training or writing anything, and prints the number of
 // runs and how many have results, for scripts that submit the comparison (slurm/submit.sh).
-func checkComparison(r *experiments.Runner, reportOnly bool) error {
+func checkComparison(r *compare.Runner, reportOnly bool) error {
 	// The folder's writer first: the command would be refused at once.
 	if err := r.CheckLock(); err != nil {
 		return err
@@ -221,7 +225,7 @@ func checkComparison(r *experiments.Runner, reportOnly bool) error {
 	plan := r.Plan.Runs(r.Dir)
 	// Every run trains on the same data and is scored on the same tokens: the first run's
 	// corpus and lengths stand for all.
-	first := &experiments.Run{Resolved: plan[0].Resolved, Dir: plan[0].Dir, Overwrite: true}
+	first := &training.Run{Resolved: plan[0].Resolved, Dir: plan[0].Dir, Overwrite: true}
 	if err := first.Prepare(); err != nil {
 		return err
 	}
@@ -235,7 +239,7 @@ func checkComparison(r *experiments.Runner, reportOnly bool) error {
 
 // checkReport refuses -report while runs lack results: a report of some runs would compare
 // nothing, and exiting 0 would hide that.
-func checkReport(r *experiments.Runner) error {
+func checkReport(r *compare.Runner) error {
 	missing, total, err := r.MissingRuns()
 	if err != nil {
 		return err
@@ -254,12 +258,12 @@ func checkReport(r *experiments.Runner) error {
 // interruption, with the command that resumes, 2 for bad input found on the way (a folder in
 // use, a bad checkpoint to resume from) and 1 otherwise.
 func failed(err error) int {
-	if errors.Is(err, experiments.ErrInterrupted) {
+	if errors.Is(err, measure.ErrInterrupted) {
 		fmt.Fprintf(os.Stderr, "train: %v\nresume with: %s\n", err, resumeCommand())
 		return 130
 	}
 	fmt.Fprintln(os.Stderr, "train:", err)
-	if experiments.IsInputError(err) {
+	if inputerr.Is(err) {
 		return 2
 	}
 	return 1
