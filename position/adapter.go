@@ -2,6 +2,7 @@ package position
 
 import (
 	"fmt"
+	"slices"
 
 	G "gorgonia.org/gorgonia"
 )
@@ -272,6 +273,20 @@ func SourcesOf(s Scheme) string {
 		return src.Sources()
 	}
 	return ""
+}
+
+// LookOf returns how s asks to be drawn (Drawn), false for a scheme that does not ask: its
+// family chooses for it. A marker that is not one of Markers is dropped, as if not asked for.
+func LookOf(s Scheme) (Look, bool) {
+	d, ok := unwrap(s).(Drawn)
+	if !ok {
+		return Look{}, false
+	}
+	l := d.Look()
+	if !slices.Contains(Markers, l.Marker) {
+		l.Marker = ""
+	}
+	return l, true
 }
 
 // IsPerLayer says whether s gives each layer a scheme of its own.

@@ -9,7 +9,7 @@ type ALiBi struct {
 }
 
 func init() {
-	Register("alibi", func(s Spec) (Scheme, error) {
+	register("alibi", func(s Spec) (Scheme, error) {
 		if err := s.Config.Decode(&struct{}{}); err != nil {
 			return nil, err
 		}

@@ -35,7 +35,7 @@ type CoPE struct {
 }
 
 func init() {
-	Register("cope", func(s Spec) (Scheme, error) {
+	register("cope", func(s Spec) (Scheme, error) {
 		p := struct {
 			NPos    int     `yaml:"npos"`
 			LRScale float64 `yaml:"lr_scale"`

@@ -31,7 +31,7 @@ const fireInitL = 512
 const fireEps = 1e-6
 
 func init() {
-	Register("fire", func(s Spec) (Scheme, error) {
+	register("fire", func(s Spec) (Scheme, error) {
 		p := struct {
 			Hidden        int     `yaml:"hidden"`
 			ThresholdInit float64 `yaml:"threshold_init"`

@@ -36,7 +36,7 @@ type FoX struct {
 const foxInitStd = 0.02
 
 func init() {
-	Register("fox", func(s Spec) (Scheme, error) {
+	register("fox", func(s Spec) (Scheme, error) {
 		p := struct {
 			LRScale float64 `yaml:"lr_scale"`
 		}{LRScale: 1}

@@ -21,7 +21,7 @@ type HardALiBi struct {
 const HardMask = -1e9
 
 func init() {
-	Register("hard_alibi", func(s Spec) (Scheme, error) {
+	register("hard_alibi", func(s Spec) (Scheme, error) {
 		p := struct {
 			MaskedHeads *int `yaml:"masked_heads"`
 		}{}

@@ -23,7 +23,7 @@ type KERPLE struct {
 const kerpleMin = 0.01
 
 func init() {
-	Register("kerple", func(s Spec) (Scheme, error) {
+	register("kerple", func(s Spec) (Scheme, error) {
 		p := struct {
 			LRScale float64 `yaml:"lr_scale"`
 		}{LRScale: 1}

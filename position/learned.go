@@ -16,7 +16,7 @@ type Learned struct {
 const maxLearnedRows = 1 << 20
 
 func init() {
-	Register("learned", func(s Spec) (Scheme, error) {
+	register("learned", func(s Spec) (Scheme, error) {
 		p := struct {
 			MaxLen  int     `yaml:"max_len"`
 			LRScale float64 `yaml:"lr_scale"`

@@ -25,7 +25,7 @@ type Mix struct {
 	scaling *Scaling
 }
 
-func init() { Register("mix", newMix) }
+func init() { register("mix", newMix) }
 
 func newMix(s Spec) (Scheme, error) {
 	var p struct {

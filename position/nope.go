@@ -5,7 +5,7 @@ package position
 type NoPE struct{}
 
 func init() {
-	Register("nope", func(s Spec) (Scheme, error) {
+	register("nope", func(s Spec) (Scheme, error) {
 		if err := s.Config.Decode(&struct{}{}); err != nil {
 			return nil, err
 		}

@@ -17,6 +17,7 @@ package position
 import (
 	"errors"
 	"fmt"
+	"image/color"
 	"math"
 
 	G "gorgonia.org/gorgonia"
@@ -343,6 +344,21 @@ var schemes = registry[Factory]{kind: "scheme"}
 // database/sql.Register does, since that is a programming error.
 func Register(name string, f Factory) { schemes.add(name, f) }
 
+// builtin holds the schemes of this package, which register, and only this package's init
+// functions, writes: read-only once a program's packages are initialised.
+var builtin = map[string]bool{}
+
+// register is Register for this package's own schemes, which Builtin tells apart.
+func register(name string, f Factory) {
+	Register(name, f)
+	builtin[name] = true
+}
+
+// Builtin reports whether the scheme name is one of this package's own, rather than one
+// registered from another package: the figures draw the built-in ones from a table made for them
+// (experiments/plot), and a scheme of one's own from what it is (Drawn, and its family).
+func Builtin(name string) bool { return builtin[name] }
+
 // Names lists the registered schemes, sorted.
 func Names() []string { return schemes.names() }
 
@@ -425,6 +441,25 @@ func Check(s Scheme, n int) error {
 type Describer interface {
 	Describe(n int) map[string]any
 }
+
+// Drawn is a scheme registered from another package that says how the figures of every report
+// draw it: its Look. A scheme without it is drawn in a look chosen from its family, which is
+// decided by what it adds (a table, a rotation, a bias, positions from the content), so that a
+// scheme of one's own needs no table in another package edited for it.
+type Drawn interface {
+	Look() Look
+}
+
+// Look is how a scheme asks to be drawn: its colour, or the zero colour for one chosen for it
+// (one no built-in scheme has), and its marker, one of Markers, or "" for one its family's
+// built-in schemes leave free.
+type Look struct {
+	Color  color.RGBA
+	Marker string
+}
+
+// Markers are the names of the markers a Look may ask for.
+var Markers = []string{"ring", "square", "triangle", "cross", "plus", "circle", "box", "pyramid"}
 
 // Sourced is a scheme with weights that says how they are set and trained (initialisation,
 // scale, learning rate, weight decay) and the source of each choice, in a sentence for reports:

@@ -25,7 +25,7 @@ type RoPE struct {
 	scaler  *scaler  // the scaling resolved for Dim, nil for none
 }
 
-func init() { Register("rope", newRoPE) }
+func init() { register("rope", newRoPE) }
 
 // ropeParams are RoPE's own fields with their defaults.
 type ropeParams struct {

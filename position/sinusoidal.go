@@ -9,7 +9,7 @@ type Sinusoidal struct {
 }
 
 func init() {
-	Register("sinusoidal", func(s Spec) (Scheme, error) {
+	register("sinusoidal", func(s Spec) (Scheme, error) {
 		if err := s.Config.Decode(&struct{}{}); err != nil {
 			return nil, err
 		}

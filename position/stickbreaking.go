@@ -30,7 +30,7 @@ type SB struct {
 }
 
 func init() {
-	Register("stickbreaking", func(s Spec) (Scheme, error) {
+	register("stickbreaking", func(s Spec) (Scheme, error) {
 		var p struct {
 			AttendCurrent bool `yaml:"attend_current"`
 		}

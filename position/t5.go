@@ -32,7 +32,7 @@ type T5 struct {
 const t5MaxDistance = 128
 
 func init() {
-	Register("t5", func(s Spec) (Scheme, error) {
+	register("t5", func(s Spec) (Scheme, error) {
 		p := struct {
 			Buckets     int     `yaml:"buckets"`
 			MaxDistance *int    `yaml:"max_distance"`

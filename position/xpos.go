@@ -16,7 +16,7 @@ type XPos struct {
 }
 
 func init() {
-	Register("xpos", func(s Spec) (Scheme, error) {
+	register("xpos", func(s Spec) (Scheme, error) {
 		d := defaultRoPEParams()
 		p := struct {
 			Base           float64 `yaml:"base"`

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"extrapolate/internal/exit"
 )
 
 // parseCopies reads -concurrent: a comma-separated list of how many copies to run at once.
@@ -25,10 +28,11 @@ func parseCopies(s string) ([]int, error) {
 	return ks, nil
 }
 
-// side is one program a contention table measures: its name and the command of one copy.
+// side is one program a contention table measures: its name and the command of one copy, which
+// ctx stops.
 type side struct {
 	name string
-	cmd  func() *exec.Cmd
+	cmd  func(ctx context.Context) *exec.Cmd
 }
 
 // contentionRow is what k copies at once did: the sum of their tokens/s, median over rounds, and
@@ -44,7 +48,7 @@ type contentionRow struct {
 // then one JSON object. Several trainings on one machine (two users, Slurm packing array
 // tasks, CI on a busy machine) are what it measures: a copy that spins while it waits for a
 // core takes that core from the others.
-func contention(cfg string, ks []int, rounds int, sides []side) int {
+func contention(ctx context.Context, ex *exit.Command, cfg string, ks []int, rounds int, sides []side) int {
 	rows := map[string][]contentionRow{}
 	for _, k := range ks {
 		for _, s := range sides {
@@ -54,10 +58,9 @@ func contention(cfg string, ks []int, rounds int, sides []side) int {
 	for r := 0; r < rounds; r++ {
 		for i, k := range ks {
 			for _, s := range sides {
-				agg, err := runCopies(k, s)
+				agg, err := runCopies(ctx, k, s)
 				if err != nil {
-					fmt.Fprintf(os.Stderr, "bench: %s, %d at once: %v\n", s.name, k, err)
-					return 1
+					return ex.Fail(interrupted(ctx, fmt.Errorf("%s, %d at once: %w", s.name, k, err)))
 				}
 				row := &rows[s.name][i]
 				row.Rounds = append(row.Rounds, agg)
@@ -80,19 +83,18 @@ func contention(cfg string, ks []int, rounds int, sides []side) int {
 		}
 		summary[s.name] = rows[s.name]
 	}
-	b, _ := json.Marshal(summary)
-	fmt.Println(string(b))
-	return 0
+	return printJSON(ex, summary)
 }
 
-// runCopies starts k copies of a side at once and returns the sum of their tokens/s.
-func runCopies(k int, s side) (float64, error) {
+// runCopies starts k copies of a side at once and returns the sum of their tokens/s; ctx stops
+// them.
+func runCopies(ctx context.Context, k int, s side) (float64, error) {
 	outs := make([]bytes.Buffer, k)
 	errs := make([]error, k)
 	var wg sync.WaitGroup
 	var started []*exec.Cmd
 	for c := 0; c < k; c++ {
-		cmd := s.cmd()
+		cmd := s.cmd(ctx)
 		cmd.Stdout, cmd.Stderr = &outs[c], os.Stderr
 		if err := cmd.Start(); err != nil {
 			// The copies already started would go on competing with the machine's work.

@@ -10,7 +10,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -27,6 +29,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"extrapolate/data"
+	"extrapolate/internal/exit"
 	"extrapolate/internal/gemm"
 	"extrapolate/model"
 	"extrapolate/model/nn"
@@ -92,7 +95,12 @@ type Result struct {
 
 func main() { os.Exit(run()) }
 
+// run measures as the flags ask and returns the exit status: 2 for bad flags, 1 for a failed
+// measurement, 130 when interrupted, having printed nothing.
 func run() int {
+	ex := exit.New("bench", os.Stderr)
+	ctx, stop := ex.Signals("stopping: nothing will be printed")
+	defer stop()
 	var (
 		cfgName = flag.String("config", "A", configNames()+": the shapes of torch_ref.py's configs")
 		steps   = flag.Int("steps", 200, "training steps (or evaluation batches)")
@@ -112,80 +120,88 @@ func run() int {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: bench [-config A|B|C|tiny] [-scheme NAME] [-steps N] [-eval K] [-torch [-rounds R]] [-concurrent 1,2,...]\n\n")
 		flag.PrintDefaults()
 	}
-	flag.Parse()
-	if flag.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "bench: unexpected argument %q\n", flag.Arg(0))
-		return 2
+	if err := ex.Parse(flag.CommandLine, os.Args[1:]); err != nil {
+		return ex.Bad(err)
 	}
 	c, ok := configs[*cfgName]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "bench: -config: %q, want %s\n", *cfgName, configNames())
-		return 2
+		return ex.Bad(fmt.Errorf("-config: %q, want %s", *cfgName, configNames()))
 	}
 	if *seqLen != 0 {
 		if *seqLen < 1 || *seqLen > maxEvalLen || *torch {
-			fmt.Fprintf(os.Stderr, "bench: -seq-len: %d, want 1 to %d, and not with -torch (torch_ref.py's configs fix theirs)\n", *seqLen, maxEvalLen)
-			return 2
+			return ex.Bad(fmt.Errorf("-seq-len: %d, want 1 to %d, and not with -torch (torch_ref.py's configs fix theirs)", *seqLen, maxEvalLen))
 		}
 		c.batch, c.seqLen = max(1, c.batch*c.seqLen / *seqLen), *seqLen
 	}
 	if err := checkFlags(c.seqLen, *steps, *warmup, *eval, *rounds); err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		return 2
+		return ex.Bad(err)
 	}
 	s, err := benchScheme(c, *eval, *scheme)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		return 2
+		return ex.Bad(err)
 	}
 	if *ops && (*torch || *copies != "" || *stock) {
-		fmt.Fprintln(os.Stderr, "bench: -ops: not with -torch, -concurrent or -stock-ops: it times our fused ops in this process")
-		return 2
+		return ex.Bad(errors.New("-ops: not with -torch, -concurrent or -stock-ops: it times our fused ops in this process"))
 	}
 	if *torch {
 		if err := checkTorch(*eval, s.Name(), *python, *script); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			return 2
+			return ex.Bad(err)
+		}
+	}
+	var ks []int
+	if *copies != "" {
+		if ks, err = parseCopies(*copies); err != nil {
+			return ex.Bad(err)
 		}
 	}
 	if *copies != "" {
-		ks, err := parseCopies(*copies)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			return 2
-		}
 		self, err := os.Executable()
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			return 1
+			return ex.Fail(err)
 		}
 		// Each copy measures what this command would alone: the same flags but these two.
 		args := []string{"-config", *cfgName, "-steps", fmt.Sprint(*steps), "-warmup", fmt.Sprint(*warmup), "-stock-ops=" + fmt.Sprint(*stock), "-eval", fmt.Sprint(*eval)}
 		if *scheme != "" {
 			args = append(args, "-scheme", *scheme)
 		}
-		sides := []side{{"go", func() *exec.Cmd { return exec.Command(self, args...) }}}
+		sides := []side{{"go", func(ctx context.Context) *exec.Cmd { return exec.CommandContext(ctx, self, args...) }}}
 		if *torch {
-			sides = append(sides, side{"torch", func() *exec.Cmd {
-				return exec.Command(*python, *script, "--config", *cfgName, "--steps", fmt.Sprint(*steps), "--warmup", fmt.Sprint(*warmup), "--quiet")
+			sides = append(sides, side{"torch", func(ctx context.Context) *exec.Cmd {
+				return exec.CommandContext(ctx, *python, *script, "--config", *cfgName, "--steps", fmt.Sprint(*steps), "--warmup", fmt.Sprint(*warmup), "--quiet")
 			}})
 		}
-		return contention(*cfgName, ks, *rounds, sides)
+		return contention(ctx, ex, *cfgName, ks, *rounds, sides)
 	}
 	if *torch {
-		return compareTorch(*cfgName, *rounds, *steps, *warmup, *stock, *python, *script)
+		return compareTorch(ctx, ex, *cfgName, *rounds, *steps, *warmup, *stock, *python, *script)
 	}
-	res, err := measure(*cfgName, c, *steps, *warmup, *stock, *eval, s, *ops)
+	res, err := measure(ctx, *cfgName, c, *steps, *warmup, *stock, *eval, s, *ops)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		return 1
+		return ex.Fail(err)
 	}
 	if res.OpsMS != nil {
 		writeOps(os.Stderr, res.OpsMS)
 	}
-	b, _ := json.Marshal(res)
-	fmt.Println(string(b))
+	return printJSON(ex, res)
+}
+
+// printJSON prints v, the measurement, as one line of JSON: the command's output, printed
+// whole or, after a signal, not at all.
+func printJSON(ex *exit.Command, v any) int {
+	b, _ := json.Marshal(v)
+	if err := ex.Write(func() error { _, err := fmt.Println(string(b)); return err }); err != nil {
+		return ex.Fail(err)
+	}
 	return 0
+}
+
+// interrupted is err, or, once ctx is done, an interruption: a copy the signal stopped fails,
+// and that is no failure of the measurement.
+func interrupted(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w (%v); nothing printed", exit.ErrInterrupted, err)
+	}
+	return err
 }
 
 // maxEvalLen bounds the evaluation length, as cmd/inspect's -eval-len: far past what the
@@ -293,7 +309,7 @@ func torchCorpus() ([]byte, error) {
 // measure builds the model of config name with scheme s and times steps training steps (or,
 // with evalMult, forward passes at evalMult times the training length), the first warmup of
 // them untimed; with ops, it times the parts of each timed step too (opTimes).
-func measure(name string, c shapes, steps, warmup int, stock bool, evalMult int, s position.Scheme, ops bool) (*Result, error) {
+func measure(ctx context.Context, name string, c shapes, steps, warmup int, stock bool, evalMult int, s position.Scheme, ops bool) (*Result, error) {
 	corpus, err := torchCorpus()
 	if err != nil {
 		return nil, err
@@ -320,7 +336,7 @@ func measure(name string, c shapes, steps, warmup int, stock bool, evalMult int,
 	}
 	res.BuildMS = float64(time.Since(start).Microseconds()) / 1e3
 	res.Params = m.NumParams()
-	times, err := b.run(res, steps, warmup)
+	times, err := b.run(ctx, res, steps, warmup)
 	if err != nil {
 		return nil, err
 	}
@@ -363,13 +379,17 @@ type bench struct {
 }
 
 // run runs steps steps and returns the times of those after the first warmup, in ms. It records
-// the first and last loss, and the allocations of the timed steps, in res.
-func (b *bench) run(res *Result, steps, warmup int) ([]float64, error) {
+// the first and last loss, and the allocations of the timed steps, in res. It stops before the
+// next step once ctx is done.
+func (b *bench) run(ctx context.Context, res *Result, steps, warmup int) ([]float64, error) {
 	var times []float64
 	var before, after runtime.MemStats
 	var timed time.Duration
 	defer b.ops.stop()
 	for step := 0; step < steps; step++ {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w at step %d of %d; nothing printed", exit.ErrInterrupted, step, steps)
+		}
 		if step == warmup {
 			runtime.GC()
 			runtime.ReadMemStats(&before)
@@ -461,11 +481,10 @@ func flopsPerStep(v, d, l, t, b int) float64 {
 // process, and prints both sides' medians, the BLAS each ran on, and the ratio of tokens/s. It
 // stops after PyTorch's first round when that ran on the reference BLAS. Both sides train
 // (checkTorch refuses the rest), with the same steps and warmup.
-func compareTorch(cfg string, rounds, steps, warmup int, stock bool, python, script string) int {
+func compareTorch(ctx context.Context, ex *exit.Command, cfg string, rounds, steps, warmup int, stock bool, python, script string) int {
 	self, err := os.Executable()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		return 1
+		return ex.Fail(err)
 	}
 	var ours, theirs []map[string]any
 	var torchKind string
@@ -473,28 +492,25 @@ func compareTorch(cfg string, rounds, steps, warmup int, stock bool, python, scr
 		for _, side := range []string{"go", "torch"} {
 			var cmd *exec.Cmd
 			if side == "go" {
-				cmd = exec.Command(self, "-config", cfg, "-steps", fmt.Sprint(steps), "-warmup", fmt.Sprint(warmup), "-stock-ops="+fmt.Sprint(stock))
+				cmd = exec.CommandContext(ctx, self, "-config", cfg, "-steps", fmt.Sprint(steps), "-warmup", fmt.Sprint(warmup), "-stock-ops="+fmt.Sprint(stock))
 			} else {
-				cmd = exec.Command(python, script, "--config", cfg, "--steps", fmt.Sprint(steps), "--warmup", fmt.Sprint(warmup), "--quiet")
+				cmd = exec.CommandContext(ctx, python, script, "--config", cfg, "--steps", fmt.Sprint(steps), "--warmup", fmt.Sprint(warmup), "--quiet")
 			}
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, os.Stderr
 			if err := cmd.Run(); err != nil {
-				fmt.Fprintf(os.Stderr, "bench: %s: %v\n", side, err)
-				return 1
+				return ex.Fail(interrupted(ctx, fmt.Errorf("%s: %w", side, err)))
 			}
 			var m map[string]any
 			if err := json.Unmarshal(out.Bytes(), &m); err != nil {
-				fmt.Fprintf(os.Stderr, "bench: %s printed %q: %v\n", side, out.String(), err)
-				return 1
+				return ex.Fail(fmt.Errorf("%s printed %q: %w", side, out.String(), err))
 			}
 			if side == "go" {
 				ours = append(ours, m)
 			} else {
 				theirs = append(theirs, m)
 				if torchKind, err = torchBLAS(stringsOf(m["blas_libs"]), str(m["blas_build"])); err != nil {
-					fmt.Fprintln(os.Stderr, "bench:", err)
-					return 1
+					return ex.Fail(err)
 				}
 			}
 			fmt.Fprintf(os.Stderr, "round %d %s: %.0f tokens/s, %.1f ms/step, peak %.0f MB\n", r+1, side, m["tokens_per_s"], m["step_ms_median"], m["peak_rss_MB"])
@@ -536,9 +552,7 @@ func compareTorch(cfg string, rounds, steps, warmup int, stock bool, python, scr
 		"go_loss_last": med(ours, "loss_last"), "torch_loss_last": med(theirs, "loss_last"),
 	}
 	summary["ratio_tokens_per_s"] = summary["go_tokens_per_s"].(float64) / summary["torch_tokens_per_s"].(float64)
-	b, _ := json.Marshal(summary)
-	fmt.Println(string(b))
-	return 0
+	return printJSON(ex, summary)
 }
 
 // stringsOf returns the strings of a decoded JSON array, or nil for anything else.

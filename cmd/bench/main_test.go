@@ -33,6 +33,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-config", "tiny", "-rounds", "-3"}, "-rounds: -3"},
 		{[]string{"-config", "tiny", "-warmup", "-5"}, "-warmup: -5"},
 		{[]string{"-config", "tiny", "-steps", "0"}, "-steps: 0"},
+		{[]string{"-config", "tiny", "-steps", "x"}, "-steps"},
+		{[]string{"-config", "tiny", "-bogus"}, "-bogus"},
 		{[]string{"-config", "tiny", "-steps", "5", "-warmup", "5"}, "-steps"},
 		{[]string{"-config", "tiny", "extra"}, "extra"},
 		{[]string{"-config", "tiny", "-concurrent", "0"}, "-concurrent"},

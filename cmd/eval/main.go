@@ -20,13 +20,11 @@ import (
 	"strconv"
 	"strings"
 
+	"extrapolate/cmd/internal/scalingflag"
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/evaluate"
-	"extrapolate/experiments/measure"
 	"extrapolate/experiments/training"
-	"extrapolate/internal/inputerr"
-	"extrapolate/internal/interrupt"
-	"extrapolate/internal/scalingflag"
+	"extrapolate/internal/exit"
 	"extrapolate/internal/writable"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 	"extrapolate/position"
@@ -47,8 +45,8 @@ type options struct {
 	mapGiven     bool
 }
 
-// parseFlags reads the command line into options.
-func parseFlags() *options {
+// parseFlags reads the command line into options, or says on one line what is wrong with it.
+func parseFlags(c *exit.Command) (*options, error) {
 	o := &options{}
 	flag.StringVar(&o.ckpt, "checkpoint", "", "checkpoint file written by train (results/<name>/model.ckpt)")
 	flag.StringVar(&o.scalings, "scaling", "", "comma-separated RoPE scalings to evaluate under; none is plain RoPE (default: none and every scaling the checkpoint's scheme takes: "+strings.Join(position.ScalingTypes(), ",")+" for RoPE, none alone for a scheme without rotation)")
@@ -67,25 +65,27 @@ func parseFlags() *options {
 		fmt.Fprintf(flag.CommandLine.Output(), "A checkpoint trained at randomized positions (train.positions type randomized) is scored as in\ntraining: each window at its own sorted draw of positions from the range it trained on, seeded by\nthe run's seed and the window; a length past the range is not applicable, and -map is refused.\n\n")
 		flag.PrintDefaults()
 	}
-	flag.Parse()
+	if err := c.Parse(flag.CommandLine, os.Args[1:]); err != nil {
+		return nil, err
+	}
+	if o.ckpt == "" {
+		return nil, errors.New("-checkpoint: missing; give the checkpoint file to evaluate (results/<name>/model.ckpt; -h lists the flags)")
+	}
 	flag.Visit(func(f *flag.Flag) {
 		o.scalingGiven = o.scalingGiven || f.Name == "scaling"
 		o.mapGiven = o.mapGiven || f.Name == "map"
 	})
-	return o
+	return o, nil
 }
 
 // run evaluates the checkpoint as the flags ask and returns the exit code: 2 for anything the
 // input gets wrong, 130 when interrupted, 1 for any other failure.
 func run() int {
-	o := parseFlags()
-	if o.ckpt == "" || flag.NArg() > 0 {
-		flag.Usage()
-		return 2
-	}
-	fail := func(err error) int {
-		fmt.Fprintln(os.Stderr, "eval:", err)
-		return 2
+	c := exit.New("eval", os.Stderr)
+	o, err := parseFlags(c)
+	fail := c.Bad
+	if err != nil {
+		return fail(err)
 	}
 	f, err := position.ParseFactor(o.factor)
 	if err != nil {
@@ -109,18 +109,18 @@ func run() int {
 	if t, err = o.applyTasks(t); err != nil {
 		return fail(err)
 	}
-	c := t.Config()
-	maps := []*position.DistanceMapConfig{c.Position.DistanceMap}
+	cfg := t.Config()
+	maps := []*position.DistanceMapConfig{cfg.Position.DistanceMap}
 	if o.mapGiven {
 		if maps, err = parseMaps(o.maps); err != nil {
 			return fail(err)
 		}
 	}
-	list, err := o.variants(c, f, maps)
+	list, err := o.variants(cfg, f, maps)
 	if err != nil {
 		return fail(err)
 	}
-	at, err := positionsLine(c, maps)
+	at, err := positionsLine(cfg, maps)
 	if err != nil {
 		return fail(err)
 	}
@@ -128,7 +128,7 @@ func run() int {
 	if err != nil {
 		return fail(err)
 	}
-	if c.Task != nil {
+	if cfg.Task != nil {
 		memory = fmt.Sprintf("scored in batches of up to %d tokens (eval.batch_tokens), at least one window each", t.Config().Eval.BatchTokens)
 	}
 	if at != "" {
@@ -138,7 +138,7 @@ func run() int {
 	if err := checkOut(dir, o.ckpt, req, o.overwrite); err != nil {
 		return fail(err)
 	}
-	return o.evaluate(t, list, req, memory, dir)
+	return o.evaluate(c, t, list, req, memory, dir)
 }
 
 // applyTasks is the checkpoint with -examples applied, a new value, for one trained on tasks;
@@ -165,11 +165,11 @@ func (o *options) applyTasks(t *training.Trained) (*training.Trained, error) {
 	return u, nil
 }
 
-// evalSettings is the checkpoint with -lengths and -tokens applied to its config's evaluation,
-// a new value, checked as a config's would be, and what it takes in memory, to state. The evaluation is tiled, so any
-// length whose batch fits in memory can be scored: where the longest length exceeds the config's
-// eval.batch_tokens, which a run needs at least the longest length, the batches are raised to
-// hold one window of it, and the memory check applies to that.
+// evalSettings is the checkpoint with -lengths and -tokens applied to its config's evaluation, a
+// new value, checked as a config's would be, and what it takes in memory, to state. The evaluation
+// is tiled, so any length whose batch fits in memory can be scored: where the longest length
+// exceeds the config's eval.batch_tokens, which a run needs at least the longest length, the
+// batches are raised to hold one window of it, and the memory check applies to that.
 //
 // Each length and -tokens is checked against the config's limit here, naming the flag, before
 // anything is computed from it: nothing below adds or multiplies sizes larger than these.
@@ -215,42 +215,32 @@ func (o *options) evalSettings(t *training.Trained) (*training.Trained, string, 
 
 // evaluate scores the trained model under each variant of list, writes the results in dir with
 // the request that asked for them and prints their table, returning the exit code. Nothing is
-// written when interrupted. With -overwrite, results of the other kind (a corpus checkpoint's
-// beside a task checkpoint's) are removed once the new ones are written, so that the folder
-// holds one evaluation's.
-func (o *options) evaluate(t *training.Trained, list []evaluate.Variant, req *evaluate.Request, memory, dir string) int {
+// written when interrupted, and the results are written whole once started (exit.Command.Write).
+// With -overwrite, results of the other kind (a corpus checkpoint's beside a task checkpoint's)
+// are removed once the new ones are written, so that the folder holds one evaluation's.
+func (o *options) evaluate(c *exit.Command, t *training.Trained, list []evaluate.Variant, req *evaluate.Request, memory, dir string) int {
 	w := os.Stderr
 	if o.quiet {
 		w = nil
 	}
-	ctx, stop := interrupt.Context(os.Stderr, "eval", "stopping: nothing will be written")
+	ctx, stop := c.Signals("stopping: nothing will be written")
 	defer stop()
 	rep, err := evaluate.Variants(ctx, t, list, w)
-	if errors.Is(err, measure.ErrInterrupted) {
-		fmt.Fprintln(os.Stderr, "eval: interrupted; nothing written")
-		return interrupt.ExitCode
-	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "eval:", err)
-		if inputerr.Is(err) {
-			return 2
-		}
-		return 1
+		return c.Fail(err)
 	}
 	rep.Checkpoint, rep.Request = o.ckpt, req
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, "eval:", err)
-		return 1
-	}
-	if err := rep.Write(dir); err != nil {
-		fmt.Fprintln(os.Stderr, "eval:", err)
-		return 1
-	}
-	if o.overwrite {
-		if err := removeOthers(dir, req); err != nil {
-			fmt.Fprintln(os.Stderr, "eval:", err)
-			return 1
+	err = c.Write(func() error {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
 		}
+		if err := rep.Write(dir); err != nil || !o.overwrite {
+			return err
+		}
+		return removeOthers(dir, req)
+	})
+	if err != nil {
+		return c.Fail(err)
 	}
 	if t.Progress != "" {
 		fmt.Printf("partly trained: checkpoint saved at %s\n", t.Progress)

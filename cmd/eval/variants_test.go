@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
+	"extrapolate/cmd/internal/scalingflag"
 	"extrapolate/experiments/evaluate"
 	"extrapolate/experiments/training"
-	"extrapolate/internal/scalingflag"
 	"extrapolate/position"
 )
 

@@ -26,6 +26,7 @@ import (
 	"extrapolate/experiments/export"
 	"extrapolate/experiments/training"
 	"extrapolate/internal/atomicfile"
+	"extrapolate/internal/exit"
 	"extrapolate/internal/writable"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 )
@@ -84,7 +85,7 @@ func flagSet(o *options) *flag.FlagSet {
 }
 
 // run exports as args ask and returns the exit status: 2 for anything the input gets wrong, 1
-// for a failure to write.
+// for a failure to write, 130 when interrupted, having written nothing.
 func run(args []string, stdout, stderr io.Writer) int {
 	o, err := parseFlags(args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -96,27 +97,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 		return 0
 	}
-	fail := func(code int, err error) int {
-		fmt.Fprintln(stderr, "export:", err)
-		return code
-	}
+	c := exit.New("export", stderr)
+	_, stop := c.Signals("stopping: nothing will be written")
+	defer stop()
 	if err != nil {
-		return fail(2, err)
+		return c.Bad(err)
 	}
 	weights, config := filepath.Join(o.out, export.WeightsFile), filepath.Join(o.out, export.ConfigFile)
 	if err := o.checkOut(weights, config); err != nil {
-		return fail(2, err)
+		return c.Bad(err)
 	}
 	t, what, err := o.model()
 	if err != nil {
-		return fail(2, err)
+		return c.Bad(err)
 	}
 	e, err := export.New(t)
-	if err != nil {
-		return fail(1, err)
+	if err == nil {
+		err = c.Write(func() error { return write(o.out, weights, config, e) })
 	}
-	if err := write(o.out, weights, config, e); err != nil {
-		return fail(1, err)
+	if err != nil {
+		return c.Fail(err)
 	}
 	fmt.Fprintf(stdout, "exported %s (%s scheme, %d weights) to %s and %s\n", what, t.Config().Position.Scheme, len(t.Model.Params), weights, config)
 	return 0

@@ -26,8 +26,7 @@ import (
 
 	"extrapolate/experiments/export"
 	"extrapolate/experiments/measure"
-	"extrapolate/internal/inputerr"
-	"extrapolate/internal/interrupt"
+	"extrapolate/internal/exit"
 	"extrapolate/internal/writable"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 )
@@ -81,31 +80,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 		return 0
 	}
-	fail := func(code int, err error) int {
-		fmt.Fprintln(stderr, "import:", err)
-		return code
-	}
+	c := exit.New("import", stderr)
+	_, stop := c.Signals("stopping: nothing will be written")
+	defer stop()
 	if err != nil {
-		return fail(2, err)
+		return c.Bad(err)
 	}
 	if err := o.checkOut(); err != nil {
-		return fail(2, err)
+		return c.Bad(err)
 	}
-	ctx, stop := interrupt.Context(stderr, "import", "stopping: nothing will be written")
-	defer stop()
 	im, err := export.Import(o.export)
+	if err == nil {
+		err = c.Write(func() error { return im.Write(o.out) })
+	}
 	if err != nil {
-		code := 1
-		if inputerr.Is(err) {
-			code = 2
-		}
-		return fail(code, err)
-	}
-	if ctx.Err() != nil {
-		return interrupt.ExitCode
-	}
-	if err := im.Write(o.out); err != nil {
-		return fail(1, err)
+		return c.Fail(err)
 	}
 	note := ""
 	if im.Rounded() {

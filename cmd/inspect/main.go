@@ -26,11 +26,12 @@ import (
 	"go.yaml.in/yaml/v3"
 	"gorgonia.org/tensor"
 
+	"extrapolate/cmd/internal/scalingflag"
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/measure"
 	"extrapolate/experiments/training"
 	"extrapolate/internal/atomicfile"
-	"extrapolate/internal/scalingflag"
+	"extrapolate/internal/exit"
 	"extrapolate/model"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 	"extrapolate/position"
@@ -137,8 +138,8 @@ type options struct {
 	defaults map[string]string
 }
 
-// parseFlags reads the command line into options.
-func parseFlags() *options {
+// parseFlags reads the command line into options, or says on one line what is wrong with it.
+func parseFlags(c *exit.Command) (*options, error) {
 	o := &options{given: map[string]bool{}}
 	flag.StringVar(&o.scheme, "scheme", "rope", "position scheme: "+strings.Join(position.Names(), ", "))
 	flag.StringVar(&o.scaling, "scaling", "none", "RoPE scaling: none or "+strings.Join(position.ScalingTypes(), ", "))
@@ -164,9 +165,11 @@ func parseFlags() *options {
 	}
 	o.defaults = map[string]string{}
 	flag.VisitAll(func(f *flag.Flag) { o.defaults[f.Name] = f.Value.String() })
-	flag.Parse()
+	if err := c.Parse(flag.CommandLine, os.Args[1:]); err != nil {
+		return nil, err
+	}
 	flag.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
-	return o
+	return o, nil
 }
 
 // configs is the config every file in configs/ is read on top of, and whose model and training
@@ -258,12 +261,18 @@ func checkpointName(path string) string {
 }
 
 // run inspects what the flags ask for and returns the exit code: 2 for anything the input
-// gets wrong, 1 for a picture that could not be written.
+// gets wrong, 1 for a picture that could not be written, 130 when interrupted, having printed
+// and written nothing.
 func run() int {
-	o := parseFlags()
-	fail := func(err error) int {
-		fmt.Fprintln(os.Stderr, "inspect:", err)
-		return 2
+	c := exit.New("inspect", os.Stderr)
+	// What follows reads, computes for up to about 17 s (maxWork) and draws, then prints or
+	// writes: a signal stops it before the output.
+	_, stop := c.Signals("stopping: nothing will be written")
+	defer stop()
+	o, err := parseFlags(c)
+	fail := c.Bad
+	if err != nil {
+		return fail(err)
 	}
 	if err := o.check(); err != nil {
 		return fail(err)
@@ -320,20 +329,21 @@ func run() int {
 		if err != nil {
 			return fail(err)
 		}
-		fmt.Println(string(b))
+		if err := c.Write(func() error { _, err := fmt.Println(string(b)); return err }); err != nil {
+			return c.Fail(err)
+		}
 		return 0
-	}
-	if partial != "" {
-		// As cmd/eval says it: these are not the weights of a finished run.
-		fmt.Printf("partly trained: checkpoint saved at %s\n", partial)
 	}
 	png, err := picture(rep)
 	if err != nil {
 		return fail(err)
 	}
-	if err := atomicfile.WriteFile(path, png); err != nil {
-		fmt.Fprintln(os.Stderr, "inspect:", err)
-		return 1
+	if err := c.Write(func() error { return atomicfile.WriteFile(path, png) }); err != nil {
+		return c.Fail(err)
+	}
+	if partial != "" {
+		// As cmd/eval says it: these are not the weights of a finished run.
+		fmt.Printf("partly trained: checkpoint saved at %s\n", partial)
 	}
 	fmt.Println("wrote", path)
 	return 0
@@ -341,9 +351,6 @@ func run() int {
 
 // check refuses arguments and sizes out of bounds, each by its flag, before anything is made.
 func (o *options) check() error {
-	if flag.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", flag.Arg(0))
-	}
 	if o.params.err != nil {
 		return o.params.err
 	}

@@ -23,11 +23,12 @@ import (
 	"os"
 	"strings"
 
+	"extrapolate/cmd/internal/scalingflag"
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/generate"
 	"extrapolate/experiments/training"
+	"extrapolate/internal/exit"
 	"extrapolate/internal/inputfile"
-	"extrapolate/internal/scalingflag"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 	"extrapolate/position"
 )
@@ -85,12 +86,13 @@ func parseFlags(args []string) (*options, error) {
 }
 
 // run samples as args ask and returns the exit code: 2 for anything the input gets wrong, 1 for
-// a failure while generating. Nothing is printed to stdout unless the whole text was made.
+// a failure while generating, 130 when interrupted. Nothing is printed to stdout unless the whole
+// text was made.
 func run(args []string) int {
-	fail := func(err error) int {
-		fmt.Fprintln(os.Stderr, "sample:", err)
-		return 2
-	}
+	c := exit.New("sample", os.Stderr)
+	ctx, stop := c.Signals("stopping: nothing will be printed")
+	defer stop()
+	fail := c.Bad
 	o, err := parseFlags(args)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -123,12 +125,16 @@ func run(args []string) int {
 	if err := checkLength(s, len(prompt), o.n); err != nil {
 		return fail(err)
 	}
-	text, err := generate.Continue(t.Model, s, prompt, o.n, newSampler(o.temperature, o.topK, o.seed).next)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "sample:", err)
-		return 1
+	text, err := generate.Continue(ctx, t.Model, s, prompt, o.n, newSampler(o.temperature, o.topK, o.seed).next)
+	switch {
+	case err == nil:
+		err = c.Write(func() error { _, err := os.Stdout.Write(text); return err })
+	case errors.Is(err, exit.ErrInterrupted):
+		err = fmt.Errorf("%w; nothing printed", err)
 	}
-	os.Stdout.Write(text)
+	if err != nil {
+		return c.Fail(err)
+	}
 	if text[len(text)-1] != '\n' {
 		// The summary starts a line of its own in a terminal, where stderr follows stdout; stdout
 		// stays the text to the byte.

@@ -22,8 +22,7 @@ import (
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/measure"
 	"extrapolate/experiments/training"
-	"extrapolate/internal/inputerr"
-	"extrapolate/internal/interrupt"
+	"extrapolate/internal/exit"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 )
 
@@ -36,7 +35,10 @@ func main() {
 	os.Exit(run())
 }
 
+// run trains as the flags ask and returns the exit status (internal/exit): 2 for bad input, 1
+// for a failure during the run or a claim not reproduced, 130 when interrupted.
 func run() int {
+	c := exit.New("train", os.Stderr)
 	var (
 		configArg = flag.String("config", "", "config file, or a bare name looked up in configs/ (e.g. rope)")
 		out       = flag.String("out", "", "results folder (default results/<name>)")
@@ -53,36 +55,32 @@ func run() int {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: train -config NAME [-set key=value]... [-out DIR] [-overwrite] [-check]\n\n")
 		flag.PrintDefaults()
 	}
-	flag.Parse()
-	if *configArg == "" || flag.NArg() > 0 {
-		flag.Usage()
-		return 2
+	if err := c.Parse(flag.CommandLine, os.Args[1:]); err != nil {
+		return c.Bad(err)
+	}
+	if *configArg == "" {
+		return c.Bad(errors.New("-config: missing; give a config file, or a bare name looked up in configs/ (-h lists the flags)"))
 	}
 	if err := emptyFlags(); err != nil {
-		fmt.Fprintln(os.Stderr, "train:", err)
-		return 2
+		return c.Bad(err)
 	}
 	if err := config.Unknown(*configArg); err != nil {
-		fmt.Fprintln(os.Stderr, "train:", err)
-		return 2
+		return c.Bad(err)
 	}
 	path := config.Resolve(*configArg)
 	isComparison, err := compare.IsConfig(path)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "train:", err)
-		return 2
+		return c.Bad(err)
 	}
 	if isComparison {
-		return runComparison(path, overrides, comparisonFlags{out: *out, shard: *shard, runs: *only, report: *report, overwrite: *overwrite, quiet: *quiet, check: *check})
+		return runComparison(c, path, overrides, comparisonFlags{out: *out, shard: *shard, runs: *only, report: *report, overwrite: *overwrite, quiet: *quiet, check: *check})
 	}
 	if *shard != "" || *only != "" || *report {
-		fmt.Fprintln(os.Stderr, "train: -shard, -runs and -report apply to comparison configs only")
-		return 2
+		return c.Bad(errors.New("-shard, -runs and -report apply to comparison configs only"))
 	}
 	resolved, err := config.LoadResolved(path, overrides)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "train:", err)
-		return 2
+		return c.Bad(err)
 	}
 	cfg := resolved.Config()
 	dir := *out
@@ -97,18 +95,17 @@ func run() int {
 		r.Progress = nil
 	}
 	if err := r.Prepare(); err != nil {
-		fmt.Fprintln(os.Stderr, "train:", err)
-		return 2
+		return c.Bad(err)
 	}
 	if *check {
 		fmt.Printf("check: run %s into %s: ok\n", cfg.Name, dir)
 		return 0
 	}
-	ctx, stop := interrupt.Context(os.Stderr, "train", "stopping after this step to save a checkpoint")
+	ctx, stop := c.Signals(stopTraining)
 	defer stop()
 	res, err := r.Execute(ctx)
 	if err != nil {
-		return failed(err)
+		return failed(c, err)
 	}
 	fmt.Print(measure.Summary(res))
 	fmt.Printf("results in %s\n", dir)
@@ -121,21 +118,22 @@ type comparisonFlags struct {
 	report, overwrite, quiet, check bool
 }
 
+// stopTraining is what a first signal does to a training run, a comparison's included.
+const stopTraining = "stopping after this step to save a checkpoint"
+
 // runComparison runs a comparison config. It exits 1 when a claim the comparison checks is not
 // reproduced, so that CI fails.
-func runComparison(path string, overrides []string, f comparisonFlags) int {
+func runComparison(c *exit.Command, path string, overrides []string, f comparisonFlags) int {
 	plan, err := compare.LoadPlan(path, overrides)
 	if err == nil && f.runs != "" {
 		plan, err = part(plan, f.runs, f.out)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "train:", err)
-		return 2
+		return c.Bad(err)
 	}
-	c := plan.Comparison
 	r := &compare.Runner{Plan: plan, Dir: f.out, Overwrite: f.overwrite, Progress: os.Stderr, Command: commandLine()}
 	if r.Dir == "" {
-		r.Dir = filepath.Join("results", c.Name)
+		r.Dir = filepath.Join("results", plan.Comparison.Name)
 	}
 	if f.quiet {
 		r.Progress = nil
@@ -145,40 +143,41 @@ func runComparison(path string, overrides []string, f comparisonFlags) int {
 			err = plan.CheckShard(r.Shard)
 		}
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "train:", err)
-			return 2
+			return c.Bad(err)
 		}
 	}
 	if f.check {
 		if err := checkComparison(r, f.report); err != nil {
-			fmt.Fprintln(os.Stderr, "train:", err)
-			return 2
+			return c.Bad(err)
 		}
 		return 0
 	}
 	// One writer in the comparison's folder, from before the first check of it to the last file
 	// written; the shards of one comparison share it.
 	if err := r.Lock(); err != nil {
-		return failed(err)
+		return failed(c, err)
 	}
 	defer r.Unlock()
 	var rep *compare.Report
 	if f.report {
 		// A report of some runs would compare nothing: every run must have results.
 		if err := checkReport(r); err != nil {
-			fmt.Fprintln(os.Stderr, "train:", err)
-			return 2
+			return c.Bad(err)
 		}
-		rep, err = r.WriteReport()
-	} else {
-		ctx, stop := interrupt.Context(os.Stderr, "train", "stopping after this step to save a checkpoint")
+		// The report is the output: written whole, or, after a signal, not started.
+		_, stop := c.Signals("stopping: the report will not be written")
 		defer stop()
-		rep, err = r.Execute(ctx)
+		if err := c.Write(func() (err error) { rep, err = r.WriteReport(); return err }); err != nil {
+			return c.Fail(err)
+		}
+	} else {
+		ctx, stop := c.Signals(stopTraining)
+		defer stop()
+		if rep, err = r.Execute(ctx); err != nil {
+			return failed(c, err)
+		}
 	}
-	switch {
-	case err != nil:
-		return failed(err)
-	case rep == nil:
+	if rep == nil {
 		return 0 // runs still missing: a shard finished
 	}
 	fmt.Print(rep.Summary())
@@ -254,19 +253,15 @@ func checkReport(r *compare.Runner) error {
 	return fmt.Errorf("-report: %s holds results for %d of the %d runs; missing %s", r.Dir, total-len(missing), total, names)
 }
 
-// failed reports an error that stopped a run and returns the exit status: 130 for an
-// interruption, with the command that resumes, 2 for bad input found on the way (a folder in
-// use, a bad checkpoint to resume from) and 1 otherwise.
-func failed(err error) int {
-	if errors.Is(err, measure.ErrInterrupted) {
-		fmt.Fprintf(os.Stderr, "train: %v\nresume with: %s\n", err, resumeCommand())
-		return 130
+// failed reports an error that stopped a run and returns the exit status (exit.Command.Fail):
+// 130 for an interruption, with the command that resumes, 2 for bad input found on the way (a
+// folder in use, a bad checkpoint to resume from) and 1 otherwise.
+func failed(c *exit.Command, err error) int {
+	code := c.Fail(err)
+	if code == exit.Interrupted {
+		fmt.Fprintf(os.Stderr, "resume with: %s\n", resumeCommand())
 	}
-	fmt.Fprintln(os.Stderr, "train:", err)
-	if inputerr.Is(err) {
-		return 2
-	}
-	return 1
+	return code
 }
 
 // commandLine is how this command was invoked, for the report.

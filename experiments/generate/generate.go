@@ -4,21 +4,27 @@
 package generate
 
 import (
+	"context"
 	"fmt"
 
+	"extrapolate/internal/exit"
 	"extrapolate/model"
 	"extrapolate/position"
 )
 
 // Continue continues prompt by n bytes, each the byte draw picks from the logits of the model
-// m with scheme s after the text so far, and returns the prompt followed by them.
-func Continue(m *model.Model, s position.Scheme, prompt []byte, n int, draw func(logits []float64) int) ([]byte, error) {
+// m with scheme s after the text so far, and returns the prompt followed by them. It stops before
+// the next byte once ctx is done, with an error wrapping exit.ErrInterrupted.
+func Continue(ctx context.Context, m *model.Model, s position.Scheme, prompt []byte, n int, draw func(logits []float64) int) ([]byte, error) {
 	ids := make([]int, len(prompt), len(prompt)+n)
 	for i, b := range prompt {
 		ids[i] = int(b)
 	}
 	text := append([]byte(nil), prompt...)
 	for range n {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w after %d of %d bytes", exit.ErrInterrupted, len(text)-len(prompt), n)
+		}
 		logits, err := NextLogits(m, s, ids)
 		if err != nil {
 			return nil, fmt.Errorf("generating byte %d: %w", len(text)-len(prompt)+1, err)

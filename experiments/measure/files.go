@@ -2,10 +2,10 @@ package measure
 
 import (
 	"encoding/json"
-	"errors"
 	"strconv"
 
 	"extrapolate/internal/atomicfile"
+	"extrapolate/internal/exit"
 )
 
 // Files of a run folder that are the run's own, not a measure's: the run writes them, and they
@@ -39,5 +39,6 @@ func WriteJSON(path string, v any) error {
 }
 
 // ErrInterrupted says a run stopped on request: in training, after saving a checkpoint; in
-// evaluation, with nothing recorded.
-var ErrInterrupted = errors.New("interrupted")
+// evaluation, with nothing recorded. It is the commands' own (exit.ErrInterrupted), so that an
+// error wrapping it exits with the status of an interrupted command.
+var ErrInterrupted = exit.ErrInterrupted

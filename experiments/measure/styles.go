@@ -1,10 +1,12 @@
 package measure
 
 import (
+	"image/color"
 	"strings"
 
 	"extrapolate/experiments/config"
 	"extrapolate/experiments/plot"
+	"extrapolate/position"
 )
 
 // SchemeKey names what a run's series is, for its style in every figure (plot.SchemeStyle):
@@ -73,7 +75,7 @@ func fraction(v any) bool {
 }
 
 // Styles gives each series of the report its style in every figure, by its place in
-// rep.Series: its scheme's (SchemeKey, plot.SchemeStyle), whatever the series' order, so that a
+// rep.Series: its scheme's (SchemeKey, schemeStyle), whatever the series' order, so that a
 // scheme looks the same in every report; plain RoPE's is the reference's. A series that would
 // be drawn like an earlier one (a scheme's runs on another task, or at another setting) keeps
 // its colour and marker with another dash pattern (plot.Variant).
@@ -81,13 +83,13 @@ func (rep *Report) Styles() []plot.Style {
 	ref := rep.Reference()
 	out := make([]plot.Style, len(rep.Series))
 	for i, s := range rep.Series {
-		key := SchemeKey(rep.runOf(s.Label).Config())
-		st := plot.SchemeStyle(key)
+		base := schemeStyle(rep.runOf(s.Label))
+		st := base
 		if i == ref {
 			st = plot.ReferenceStyle
 		}
 		for k := 1; taken(out[:i], st); k++ {
-			st = plot.Variant(plot.SchemeStyle(key), k)
+			st = plot.Variant(base, k)
 		}
 		out[i] = st
 	}
@@ -118,5 +120,22 @@ func (rep *Report) StyleOf(label string) *plot.Style {
 // series of one scheme apart: for a figure that draws each scheme once in a panel, such as a
 // panel per task.
 func (rep *Report) SchemeStyleOf(label string) plot.Style {
-	return plot.SchemeStyle(SchemeKey(rep.runOf(label).Config()))
+	return schemeStyle(rep.runOf(label))
+}
+
+// schemeStyle is the style of a run's scheme: the table's for the repository's own schemes
+// (plot.SchemeStyle), and for one registered from another package, the look it asks for
+// (position.Drawn) or one from its family (plot.OwnStyle), so that no table is edited for it.
+func schemeStyle(r RunResult) plot.Style {
+	key := SchemeKey(r.Config())
+	if r.Resolved == nil || position.Builtin(r.Config().Position.Scheme) {
+		return plot.SchemeStyle(key)
+	}
+	s, _ := r.Resolved.Schemes()
+	look, _ := position.LookOf(s)
+	var c color.Color
+	if look.Color != (color.RGBA{}) {
+		c = look.Color
+	}
+	return plot.OwnStyle(key, familyOf(r), c, look.Marker)
 }

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot/plotter"
@@ -75,48 +76,52 @@ var ReferenceStyle = Style{Color: color.Gray{Y: 150}, Width: vg.Points(1.2)}
 // and marker in every figure of every report. Within a family of schemes (a panel of a
 // comparison's figures) no two share a colour, nor do the schemes the passkey, task and scale
 // comparisons draw together (nope, learned, sinusoidal, RoPE, YaRN, PI, ALiBi, T5, KERPLE,
-// FIRE); across families a colour comes back with another marker. Every line is solid: dashes mean a fine-tuned run (FineTuned) or a second
-// series of a scheme in one report (Variant), and dash-dots a scheme not in the table.
+// FIRE); across families a colour comes back with another marker. It holds the repository's
+// own schemes: one registered from another package is drawn from what it is (OwnStyle). Every
+// line is solid: dashes mean a fine-tuned run (FineTuned) or a second series of a scheme in one
+// report (Variant), and dash-dots a setting of a built-in scheme the table does not name (a
+// distance map, a gate, Hard-ALiBi).
 var schemeStyles = map[string]struct {
 	c     color.Color
 	shape draw.GlyphDrawer
+	fam   Family // the panel it is drawn in, for the markers a scheme of one's own takes there
 }{
 	// absolute positions
-	"nope":       {black, ring},
-	"learned":    {olive, square},
-	"sinusoidal": {wine, triangle},
+	"nope":       {black, ring, Absolute},
+	"learned":    {olive, square, Absolute},
+	"sinusoidal": {wine, triangle, Absolute},
 	// RoPE and its scalings; plain RoPE is the reference (ReferenceStyle)
-	"rope+linear":      {brown, cross},
-	"rope+ntk":         {indigo, circle},
-	"rope+dynamic_ntk": {rose, box},
-	"rope+yarn":        {red, pyramid},
-	"rope+llama3":      {olive, ring},
-	"rope+partial":     {skyBlue, square},
-	"rope+p":           {magenta, plus},
-	"xpos":             {black, triangle},
+	"rope+linear":      {brown, cross, RoPE},
+	"rope+ntk":         {indigo, circle, RoPE},
+	"rope+dynamic_ntk": {rose, box, RoPE},
+	"rope+yarn":        {red, pyramid, RoPE},
+	"rope+llama3":      {olive, ring, RoPE},
+	"rope+partial":     {skyBlue, square, RoPE},
+	"rope+p":           {magenta, plus, RoPE},
+	"xpos":             {black, triangle, RoPE},
 	// attention biases
-	"alibi":  {blue, circle},
-	"t5":     {orange, triangle},
-	"kerple": {green, box},
-	"fire":   {violet, cross},
+	"alibi":  {blue, circle, Bias},
+	"t5":     {orange, triangle, Bias},
+	"kerple": {green, box, Bias},
+	"fire":   {violet, cross, Bias},
 	// positions from the content
-	"fox":           {navy, triangle},
-	"cope":          {lime, circle},
-	"stickbreaking": {cyan, square},
+	"fox":           {navy, triangle, Content},
+	"cope":          {lime, circle, Content},
+	"stickbreaking": {cyan, square, Content},
 	// temperatures and mixes
-	"mix":              {orange, ring},
-	"mix+window":       {red, square},
-	"mix+window+sinks": {violet, plus},
-	"nope+logn":        {indigo, square},
-	"rope+logn":        {darkBrown, triangle},
-	"nope+logn_train":  {skyBlue, triangle},
-	"rope+logn_train":  {green, pyramid},
-	"nope+ssmax":       {olive, box},
-	"rope+ssmax":       {wine, plus},
+	"mix":              {orange, ring, Temperature},
+	"mix+window":       {red, square, Temperature},
+	"mix+window+sinks": {violet, plus, Temperature},
+	"nope+logn":        {indigo, square, Temperature},
+	"rope+logn":        {darkBrown, triangle, Temperature},
+	"nope+logn_train":  {skyBlue, triangle, Temperature},
+	"rope+logn_train":  {green, pyramid, Temperature},
+	"nope+ssmax":       {olive, box, Temperature},
+	"rope+ssmax":       {wine, plus, Temperature},
 }
 
 // fallbackColors colour the schemes the table does not know (a scheme registered outside this
-// repository): vivid colours, each at least a CIE76 ΔE of 30 from every colour of the table, the
+// repository, a setting of a built-in one it does not name): vivid colours, each at least a CIE76 ΔE of 30 from every colour of the table, the
 // reference's grey and each other, so that such a scheme is never drawn like one of the table's
 // nor mistaken for one (tab10's blue, which these replace, was the table's blue to the eye).
 var fallbackColors = []color.Color{
@@ -125,8 +130,12 @@ var fallbackColors = []color.Color{
 	color.RGBA{34, 136, 17, 255}, color.RGBA{0, 85, 85, 255}, color.RGBA{238, 170, 119, 255},
 }
 
-// fallbackShapes are the markers a scheme outside the table may take.
-var fallbackShapes = []draw.GlyphDrawer{ring, square, triangle, cross, plus, circle, box, pyramid}
+// fallbackShapes are the markers a scheme outside the table may take, by the names a scheme of
+// one's own asks for them (position.Markers).
+var (
+	fallbackShapes = []draw.GlyphDrawer{ring, square, triangle, cross, plus, circle, box, pyramid}
+	shapeNames     = []string{"ring", "square", "triangle", "cross", "plus", "circle", "box", "pyramid"}
+)
 
 // Dash patterns: a fine-tuned run's, a scheme outside the table's (dash-dot), and a second,
 // third... series of one scheme in a report's.
@@ -147,8 +156,9 @@ const FineTuned = "ft"
 
 // SchemeStyle is the style of a series of the scheme key in every figure: the table's
 // (schemeStyles), "rope" the reference's. A fine-tuned run's key (ending in "+ft") takes its
-// scheme's colour and marker, dashed. A scheme not in the table takes a colour no table entry
-// has, a marker and dash-dots, all chosen by a hash of its key, so the same in every figure.
+// scheme's colour and marker, dashed. A key not in the table (a setting of a built-in scheme the
+// table does not name) takes a colour no table entry has, a marker and dash-dots, all chosen by
+// a hash of its key, so the same in every figure.
 func SchemeStyle(key string) Style {
 	if key == "rope" {
 		return ReferenceStyle
@@ -169,15 +179,64 @@ func SchemeStyle(key string) Style {
 		}
 		return s
 	}
-	h := fnv.New32a()
-	h.Write([]byte(key))
-	n := h.Sum32()
+	n := hash(key)
 	return Style{
 		Color:  fallbackColors[n%uint32(len(fallbackColors))],
 		Shape:  fallbackShapes[(n/uint32(len(fallbackColors)))%uint32(len(fallbackShapes))],
 		Dashes: fallbackDashes,
 		Width:  seriesWidth,
 	}
+}
+
+// OwnStyle is the style of a scheme registered outside the repository's position package, keyed
+// as SchemeKey words it, in family f, in every figure: a solid line, drawn like the table's
+// schemes rather than dash-dotted as a setting the table does not name, in the colour c and the
+// marker named marker when the scheme asks for them (position.Drawn), and otherwise in a colour
+// no table entry has and a marker none of f's table entries has (all of them where f's take
+// every one), each chosen by a hash of the key, so the same in every figure. A fine-tuned run's
+// key (ending in "+ft") takes its scheme's style, dashed.
+func OwnStyle(key string, f Family, c color.Color, marker string) Style {
+	if base, ok := strings.CutSuffix(key, "+"+FineTuned); ok {
+		s := OwnStyle(base, f, c, marker)
+		s.Dashes = fineTunedDashes
+		return s
+	}
+	n := hash(key)
+	if c == nil {
+		c = fallbackColors[n%uint32(len(fallbackColors))]
+	}
+	free := freeShapes(f)
+	shape := free[(n/uint32(len(fallbackColors)))%uint32(len(free))]
+	if i := slices.Index(shapeNames, marker); i >= 0 {
+		shape = fallbackShapes[i]
+	}
+	return Style{Color: c, Shape: shape, Width: seriesWidth}
+}
+
+// freeShapes are the markers none of family f's table entries has, in fallbackShapes' order;
+// all of them when f's entries take every one.
+func freeShapes(f Family) []draw.GlyphDrawer {
+	var free []draw.GlyphDrawer
+	for _, g := range fallbackShapes {
+		taken := false
+		for _, s := range schemeStyles {
+			taken = taken || s.fam == f && Same(Style{Shape: s.shape}, Style{Shape: g})
+		}
+		if !taken {
+			free = append(free, g)
+		}
+	}
+	if len(free) == 0 {
+		return fallbackShapes
+	}
+	return free
+}
+
+// hash is the FNV-1a hash of a scheme key, which picks the looks of schemes outside the table.
+func hash(key string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	return h.Sum32()
 }
 
 // Variant is the style of the k-th further series (k ≥ 1) drawn in style s in one report, such

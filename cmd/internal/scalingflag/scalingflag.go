@@ -1,7 +1,8 @@
 // Package scalingflag gives a command one flag per field of the registered RoPE scaling types
 // (-beta-fast for YaRN's beta_fast, -low-freq-factor for Llama 3's low_freq_factor, ...), so that
 // a scaling registered with position.RegisterScaling is usable from the command line without
-// editing the commands.
+// editing the commands. It is the commands' concern, under cmd/internal where only they import it,
+// above position, whose registry of scalings it reads.
 package scalingflag
 
 import (
