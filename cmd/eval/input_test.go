@@ -9,7 +9,10 @@ import (
 	"testing"
 
 	"extrapolate/data"
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/evaluate"
+	"extrapolate/experiments/measure"
+	"extrapolate/experiments/training"
 	"extrapolate/position"
 )
 
@@ -19,13 +22,13 @@ func partial(t *testing.T) string {
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus.txt")
 	os.WriteFile(corpus, []byte(strings.Repeat("func f(x int) int { return x * 2 }\n", 200)), 0o644)
-	c := experiments.Default()
+	c := config.Default()
 	c.Name = "partial"
 	c.Data = data.Config{Corpus: "text", Path: corpus}
 	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 1, 2
 	c.Position = position.Config{Scheme: "rope"}
 	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps = 16, 4, 10
-	c.Eval = experiments.Eval{Lengths: []int{16, 32}, Tokens: 256, BatchTokens: 256}
+	c.Eval = config.Eval{Lengths: []int{16, 32}, Tokens: 256, BatchTokens: 256}
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
@@ -35,11 +38,11 @@ func partial(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &experiments.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
-	if _, err := r.Execute(ctx); !errors.Is(err, experiments.ErrInterrupted) {
+	r := &training.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
+	if _, err := r.Execute(ctx); !errors.Is(err, measure.ErrInterrupted) {
 		t.Fatalf("interrupted run: %v", err)
 	}
-	return filepath.Join(r.Dir, experiments.CheckpointFile)
+	return filepath.Join(r.Dir, measure.CheckpointFile)
 }
 
 // TestEvalRefusesUpFront checks the input eval used to find bad only after evaluating, or not
@@ -81,7 +84,7 @@ func TestEvalRefusesUpFront(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "train step 0 of 10") {
 		t.Fatalf("-partial: exit %d, stdout %q, stderr %q; want 0 and the step in the output", code, stdout, stderr)
 	}
-	b, _ := os.ReadFile(filepath.Join(out, experiments.ScalingsJSON))
+	b, _ := os.ReadFile(filepath.Join(out, evaluate.ScalingsJSON))
 	if !strings.Contains(string(b), `"partial"`) {
 		t.Errorf("the report does not say the checkpoint is partial:\n%s", b)
 	}
@@ -93,13 +96,13 @@ func TestEvalRefusesXPosOverflow(t *testing.T) {
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus.txt")
 	os.WriteFile(corpus, []byte(strings.Repeat("func f(x int) int { return x * 2 }\n", 2000)), 0o644)
-	c := experiments.Default()
+	c := config.Default()
 	c.Name = "xpos8"
 	c.Data = data.Config{Corpus: "text", Path: corpus}
 	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 1, 2
 	c.Position = position.Config{Scheme: "xpos", Params: map[string]any{"scale_base": 8}}
 	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps = 16, 4, 5
-	c.Eval = experiments.Eval{Lengths: []int{16, 32}, Tokens: 1024, BatchTokens: 1024}
+	c.Eval = config.Eval{Lengths: []int{16, 32}, Tokens: 1024, BatchTokens: 1024}
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
@@ -107,12 +110,12 @@ func TestEvalRefusesXPosOverflow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &experiments.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
+	r := &training.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
 	if _, err := r.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "scal")
-	code, _, stderr := runEval(t, "-checkpoint", filepath.Join(r.Dir, experiments.CheckpointFile), "-scaling", "none", "-lengths", "16,1024", "-out", out, "-quiet")
+	code, _, stderr := runEval(t, "-checkpoint", filepath.Join(r.Dir, measure.CheckpointFile), "-scaling", "none", "-lengths", "16,1024", "-out", out, "-quiet")
 	msg := strings.TrimSpace(stderr)
 	if code != 2 || strings.Contains(msg, "\n") || !strings.Contains(msg, "position.scale_base: 8 is too small for 1024 positions") {
 		t.Fatalf("exit %d, stderr %q; want 2 and one line naming position.scale_base", code, msg)

@@ -21,8 +21,11 @@ import (
 	"strings"
 
 	"extrapolate/cmd/internal/scalingflag"
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/evaluate"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/exit"
+	"extrapolate/internal/writable"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 	"extrapolate/position"
 )
@@ -93,10 +96,10 @@ func run() int {
 		dir = filepath.Join(filepath.Dir(o.ckpt), "scalings")
 	}
 	// Before evaluating, which takes long, so that its results have somewhere to go.
-	if err := experiments.CheckWritable(dir); err != nil {
+	if err := writable.Check(dir); err != nil {
 		return fail(err)
 	}
-	t, err := experiments.LoadCheckpoint(o.ckpt)
+	t, err := training.LoadCheckpoint(o.ckpt)
 	if err != nil {
 		return fail(err)
 	}
@@ -106,42 +109,43 @@ func run() int {
 	if t, err = o.applyTasks(t); err != nil {
 		return fail(err)
 	}
-	maps := []*position.DistanceMapConfig{t.Config.Position.DistanceMap}
+	cfg := t.Config()
+	maps := []*position.DistanceMapConfig{cfg.Position.DistanceMap}
 	if o.mapGiven {
 		if maps, err = parseMaps(o.maps); err != nil {
 			return fail(err)
 		}
 	}
-	list, err := o.variants(t.Config, f, maps)
+	list, err := o.variants(cfg, f, maps)
 	if err != nil {
 		return fail(err)
 	}
-	at, err := positionsLine(t.Config, maps)
+	at, err := positionsLine(cfg, maps)
 	if err != nil {
 		return fail(err)
 	}
-	e, memory, err := o.evalSettings(t.Config)
+	t, memory, err := o.evalSettings(t)
 	if err != nil {
 		return fail(err)
 	}
-	if t.Config.Task != nil {
-		memory = fmt.Sprintf("scored in batches of up to %d tokens (eval.batch_tokens), at least one window each", e.BatchTokens)
+	if cfg.Task != nil {
+		memory = fmt.Sprintf("scored in batches of up to %d tokens (eval.batch_tokens), at least one window each", t.Config().Eval.BatchTokens)
 	}
 	if at != "" {
 		memory += "\n" + at
 	}
-	req := o.request(t, list, e)
+	req := o.request(t, list)
 	if err := checkOut(dir, o.ckpt, req, o.overwrite); err != nil {
 		return fail(err)
 	}
-	return o.evaluate(c, t, list, e, req, memory, dir)
+	return o.evaluate(c, t, list, req, memory, dir)
 }
 
 // applyTasks is the checkpoint with -examples applied, a new value, for one trained on tasks;
 // it refuses the flags that choose what is scored on the corpus, which such a checkpoint is not
 // scored on, and -examples for one trained on the corpus.
-func (o *options) applyTasks(t *experiments.Trained) (*experiments.Trained, error) {
-	tc := t.Config.Task
+func (o *options) applyTasks(t *training.Trained) (*training.Trained, error) {
+	tc := t.Config().Task
 	if tc == nil {
 		if o.examples != 0 {
 			return nil, fmt.Errorf("-examples: %s was trained on the corpus, not on tasks; it is scored at -lengths on -tokens", o.ckpt)
@@ -161,16 +165,16 @@ func (o *options) applyTasks(t *experiments.Trained) (*experiments.Trained, erro
 	return u, nil
 }
 
-// evalSettings is the checkpoint config's evaluation with -lengths and -tokens applied, checked
-// as a config's would be, and what it takes in memory, to state. The evaluation is tiled, so any
-// length whose batch fits in memory can be scored: where the longest length exceeds the config's
-// eval.batch_tokens, which a run needs at least the longest length, the batches are raised to
-// hold one window of it, and the memory check applies to that.
+// evalSettings is the checkpoint with -lengths and -tokens applied to its config's evaluation, a
+// new value, checked as a config's would be, and what it takes in memory, to state. The evaluation
+// is tiled, so any length whose batch fits in memory can be scored: where the longest length
+// exceeds the config's eval.batch_tokens, which a run needs at least the longest length, the
+// batches are raised to hold one window of it, and the memory check applies to that.
 //
 // Each length and -tokens is checked against the config's limit here, naming the flag, before
 // anything is computed from it: nothing below adds or multiplies sizes larger than these.
-func (o *options) evalSettings(c experiments.Config) (experiments.Eval, string, error) {
-	e := c.Eval
+func (o *options) evalSettings(t *training.Trained) (*training.Trained, string, error) {
+	e := t.Config().Eval
 	if o.lengths != "" {
 		e.Lengths = nil
 		for _, s := range strings.Split(o.lengths, ",") {
@@ -178,22 +182,22 @@ func (o *options) evalSettings(c experiments.Config) (experiments.Eval, string, 
 			n, err := strconv.Atoi(s)
 			switch {
 			case errors.Is(err, strconv.ErrRange) && strings.HasPrefix(s, "-"), err == nil && n <= 0:
-				return e, "", fmt.Errorf("-lengths: %s, want positive lengths", s)
+				return nil, "", fmt.Errorf("-lengths: %s, want positive lengths", s)
 			case errors.Is(err, strconv.ErrRange):
-				return e, "", fmt.Errorf("-lengths: %s, above the limit of %d, the longest length eval takes", s, experiments.MaxEvalLength)
+				return nil, "", fmt.Errorf("-lengths: %s, above the limit of %d, the longest length eval takes", s, config.MaxEvalLength)
 			case err != nil:
-				return e, "", fmt.Errorf("-lengths: %q is not a length", s)
-			case n > experiments.MaxEvalLength:
-				return e, "", fmt.Errorf("-lengths: %d, above the limit of %d, the longest length eval takes", n, experiments.MaxEvalLength)
+				return nil, "", fmt.Errorf("-lengths: %q is not a length", s)
+			case n > config.MaxEvalLength:
+				return nil, "", fmt.Errorf("-lengths: %d, above the limit of %d, the longest length eval takes", n, config.MaxEvalLength)
 			}
 			e.Lengths = append(e.Lengths, n)
 		}
 	}
 	switch {
 	case o.tokens < 0:
-		return e, "", fmt.Errorf("-tokens: %d, want a positive number", o.tokens)
-	case o.tokens > experiments.MaxEvalTokens:
-		return e, "", fmt.Errorf("-tokens: %d, above the limit of %d", o.tokens, experiments.MaxEvalTokens)
+		return nil, "", fmt.Errorf("-tokens: %d, want a positive number", o.tokens)
+	case o.tokens > config.MaxEvalTokens:
+		return nil, "", fmt.Errorf("-tokens: %d, above the limit of %d", o.tokens, config.MaxEvalTokens)
 	case o.tokens != 0:
 		e.Tokens = o.tokens
 	}
@@ -202,12 +206,11 @@ func (o *options) evalSettings(c experiments.Config) (experiments.Eval, string, 
 		batches = fmt.Sprintf("eval.batch_tokens %d, raised to the longest length", e.BatchTokens)
 		e.BatchTokens = n
 	}
-	c.Eval = e
-	rc, err := c.Resolve()
+	u, err := t.WithEval(e)
 	if err != nil {
-		return e, "", fmt.Errorf("-lengths/-tokens: %v", err)
+		return nil, "", fmt.Errorf("-lengths/-tokens: %v", err)
 	}
-	return e, fmt.Sprintf("evaluated in batches of up to %d tokens (%s), needing %s", e.BatchTokens, batches, rc.Memory().Evaluation()), nil
+	return u, fmt.Sprintf("evaluated in batches of up to %d tokens (%s), needing %s", e.BatchTokens, batches, u.Resolved.Memory().Evaluation()), nil
 }
 
 // evaluate scores the trained model under each variant of list, writes the results in dir with
@@ -215,14 +218,14 @@ func (o *options) evalSettings(c experiments.Config) (experiments.Eval, string, 
 // written when interrupted, and the results are written whole once started (exit.Command.Write).
 // With -overwrite, results of the other kind (a corpus checkpoint's beside a task checkpoint's)
 // are removed once the new ones are written, so that the folder holds one evaluation's.
-func (o *options) evaluate(c *exit.Command, t *experiments.Trained, list []experiments.Variant, e experiments.Eval, req *experiments.ScalingRequest, memory, dir string) int {
+func (o *options) evaluate(c *exit.Command, t *training.Trained, list []evaluate.Variant, req *evaluate.Request, memory, dir string) int {
 	w := os.Stderr
 	if o.quiet {
 		w = nil
 	}
 	ctx, stop := c.Signals("stopping: nothing will be written")
 	defer stop()
-	rep, err := experiments.EvaluateVariants(ctx, t, list, e, w)
+	rep, err := evaluate.Variants(ctx, t, list, w)
 	if err != nil {
 		return c.Fail(err)
 	}

@@ -10,7 +10,10 @@ import (
 	"testing"
 
 	"extrapolate/data"
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/evaluate"
+	"extrapolate/experiments/measure"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/cmdtest"
 	"extrapolate/position"
 )
@@ -32,18 +35,18 @@ func train(t *testing.T, scheme string) string {
 
 // trainWith makes a checkpoint of a tiny model with the given scheme, its config changed by set
 // before it is completed.
-func trainWith(t *testing.T, scheme string, set func(c *experiments.Config)) string {
+func trainWith(t *testing.T, scheme string, set func(c *config.Config)) string {
 	t.Helper()
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus.txt")
 	os.WriteFile(corpus, []byte(strings.Repeat("func f(x int) int { return x * 2 }\n", 200)), 0o644)
-	c := experiments.Default()
+	c := config.Default()
 	c.Name = "tiny"
 	c.Data = data.Config{Corpus: "text", Path: corpus}
 	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 1, 2
 	c.Position = position.Config{Scheme: scheme}
 	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps = 16, 4, 10
-	c.Eval = experiments.Eval{Lengths: []int{16, 32, 64}, Tokens: 256, BatchTokens: 256}
+	c.Eval = config.Eval{Lengths: []int{16, 32, 64}, Tokens: 256, BatchTokens: 256}
 	if set != nil {
 		set(&c)
 	}
@@ -54,11 +57,11 @@ func trainWith(t *testing.T, scheme string, set func(c *experiments.Config)) str
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &experiments.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
+	r := &training.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
 	if _, err := r.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return filepath.Join(r.Dir, experiments.CheckpointFile)
+	return filepath.Join(r.Dir, measure.CheckpointFile)
 }
 
 func TestEvalScalings(t *testing.T) {
@@ -73,15 +76,15 @@ func TestEvalScalings(t *testing.T) {
 			t.Errorf("the table lacks %s:\n%s", s, stdout)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(out, experiments.ScalingsJSON))
+	b, err := os.ReadFile(filepath.Join(out, evaluate.ScalingsJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep experiments.ScalingReport
+	var rep evaluate.Report
 	if err := json.Unmarshal(b, &rep); err != nil || len(rep.Results) != 5 || len(rep.Results[0].Lengths) != 3 {
 		t.Fatalf("report %+v: %v", rep, err)
 	}
-	for _, f := range []string{experiments.ScalingsCSV, experiments.ScalingsPNG, experiments.ScalingsSVG} {
+	for _, f := range []string{evaluate.ScalingsCSV, evaluate.ScalingsPNG, evaluate.ScalingsSVG} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
@@ -156,11 +159,11 @@ func TestDefaultScalings(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", c.scheme, code, stdout, stderr)
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(out, experiments.ScalingsJSON))
+		b, err := os.ReadFile(filepath.Join(out, evaluate.ScalingsJSON))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rep experiments.ScalingReport
+		var rep evaluate.Report
 		if err := json.Unmarshal(b, &rep); err != nil {
 			t.Fatal(err)
 		}
@@ -189,11 +192,11 @@ func TestEvalPastBatchTokens(t *testing.T) {
 	if !strings.Contains(stdout, want) || !strings.Contains(stdout, "of memory (weights and optimizer state ") {
 		t.Errorf("stdout %q lacks %q and the memory", stdout, want)
 	}
-	b, err := os.ReadFile(filepath.Join(out, experiments.ScalingsJSON))
+	b, err := os.ReadFile(filepath.Join(out, evaluate.ScalingsJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep experiments.ScalingReport
+	var rep evaluate.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/evaluate"
 )
 
 // TestEvalMaps checks -map on one checkpoint: a result per map, named by type and the fields
@@ -22,11 +22,11 @@ func TestEvalMaps(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	names := []string{"none", "rerope(window=4)", "lm_infinite", "streaming(sinks=2)", "yarn(factor=auto)", "yarn(factor=auto) + rerope(window=4)", "yarn(factor=auto) + lm_infinite", "yarn(factor=auto) + streaming(sinks=2)"}
-	b, err := os.ReadFile(filepath.Join(out, experiments.ScalingsJSON))
+	b, err := os.ReadFile(filepath.Join(out, evaluate.ScalingsJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep experiments.ScalingReport
+	var rep evaluate.Report
 	if err := json.Unmarshal(b, &rep); err != nil || len(rep.Results) != len(names) {
 		t.Fatalf("report of %d results, want %d: %v", len(rep.Results), len(names), err)
 	}

@@ -10,43 +10,44 @@ import (
 	"sort"
 	"strings"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/evaluate"
+	"extrapolate/experiments/training"
 )
 
 // Files of an evaluation: a corpus checkpoint's and a task checkpoint's, and the report, which
 // both write.
 var (
-	corpusFiles = []string{experiments.ScalingsCSV, experiments.ScalingsPNG, experiments.ScalingsSVG}
-	taskFiles   = []string{experiments.TaskScalingsCSV, experiments.TaskScalingsPNG, experiments.TaskScalingsSVG}
+	corpusFiles = []string{evaluate.ScalingsCSV, evaluate.ScalingsPNG, evaluate.ScalingsSVG}
+	taskFiles   = []string{evaluate.TaskScalingsCSV, evaluate.TaskScalingsPNG, evaluate.TaskScalingsSVG}
 )
 
 // files are the files the evaluation asked by req writes, the report last, and others those of
 // the other kind of checkpoint, which it does not write.
-func files(req *experiments.ScalingRequest) (writes, others []string) {
+func files(req *evaluate.Request) (writes, others []string) {
 	writes, others = corpusFiles, taskFiles
 	if req.Examples > 0 {
 		writes, others = taskFiles, corpusFiles
 	}
-	return append(slices.Clone(writes), experiments.ScalingsJSON), others
+	return append(slices.Clone(writes), evaluate.ScalingsJSON), others
 }
 
 // request is what this evaluation is asked, resolved, as its report records it.
-func (o *options) request(t *experiments.Trained, list []experiments.Variant, e experiments.Eval) *experiments.ScalingRequest {
-	r := &experiments.ScalingRequest{Checksum: t.Checksum}
+func (o *options) request(t *training.Trained, list []evaluate.Variant) *evaluate.Request {
+	r := &evaluate.Request{Checksum: t.Checksum}
 	for _, v := range list {
 		r.Variants = append(r.Variants, spec(v))
 	}
-	if tc := t.Config.Task; tc != nil {
-		_, r.Examples, _ = tc.Resolve() // checked by applyTasks
+	if c := t.Config(); c.Task != nil {
+		_, r.Examples = t.Resolved.Tasks()
 	} else {
-		r.Lengths, r.Tokens = e.Lengths, e.Tokens
+		r.Lengths, r.Tokens = c.Eval.Lengths, c.Eval.Tokens
 	}
 	return r
 }
 
 // spec names a variant with every field of its scaling and map, sorted, where its name in the
 // results gives the scaling's factor alone: "yarn(beta_fast=16, factor=auto) + rerope(window=16)".
-func spec(v experiments.Variant) string {
+func spec(v evaluate.Variant) string {
 	var parts []string
 	if sc := v.Scaling; sc != nil {
 		fields := []string{"factor=" + sc.Factor.String()}
@@ -72,7 +73,7 @@ func spec(v experiments.Variant) string {
 // it replaces them as train finishes or resumes a run of the same config. A file named like a
 // result but that is a folder is refused even with -overwrite, which could not replace it.
 // Other files in the folder are not looked at.
-func checkOut(dir, ckpt string, req *experiments.ScalingRequest, overwrite bool) error {
+func checkOut(dir, ckpt string, req *evaluate.Request, overwrite bool) error {
 	writes, _ := files(req)
 	var found []string
 	for _, f := range writes {
@@ -90,19 +91,19 @@ func checkOut(dir, ckpt string, req *experiments.ScalingRequest, overwrite bool)
 	if overwrite || len(found) == 0 {
 		return nil
 	}
-	b, err := os.ReadFile(filepath.Join(dir, experiments.ScalingsJSON))
+	b, err := os.ReadFile(filepath.Join(dir, evaluate.ScalingsJSON))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("results folder %s holds %s but no %s, so they are not this evaluation's; use -overwrite to replace them, or -out to write elsewhere", dir, strings.Join(found, ", "), experiments.ScalingsJSON)
+		return fmt.Errorf("results folder %s holds %s but no %s, so they are not this evaluation's; use -overwrite to replace them, or -out to write elsewhere", dir, strings.Join(found, ", "), evaluate.ScalingsJSON)
 	case err != nil:
 		return fmt.Errorf("results folder %s: %w", dir, err)
 	}
-	var old experiments.ScalingReport
+	var old evaluate.Report
 	if err := json.Unmarshal(b, &old); err != nil {
-		return fmt.Errorf("results folder %s holds a %s that does not read as eval's results (%v); use -overwrite to replace it, or -out to write elsewhere", dir, experiments.ScalingsJSON, err)
+		return fmt.Errorf("results folder %s holds a %s that does not read as eval's results (%v); use -overwrite to replace it, or -out to write elsewhere", dir, evaluate.ScalingsJSON, err)
 	}
 	if old.Request == nil {
-		return fmt.Errorf("results folder %s holds results whose %s does not record what was evaluated, so they may be another evaluation's; use -overwrite to replace them, or -out to write elsewhere", dir, experiments.ScalingsJSON)
+		return fmt.Errorf("results folder %s holds results whose %s does not record what was evaluated, so they may be another evaluation's; use -overwrite to replace them, or -out to write elsewhere", dir, evaluate.ScalingsJSON)
 	}
 	if d := describeDiff(old.Checkpoint, ckpt, old.Request, req); d != "" {
 		return fmt.Errorf("results folder %s holds the results of a different evaluation (%s); use -overwrite to replace them, or -out to write elsewhere", dir, d)
@@ -112,7 +113,7 @@ func checkOut(dir, ckpt string, req *experiments.ScalingRequest, overwrite bool)
 
 // describeDiff names what differs between the request of the results in a folder, whose
 // checkpoint was at there, and this one's, of the checkpoint at here: "" when nothing does.
-func describeDiff(there, here string, old, req *experiments.ScalingRequest) string {
+func describeDiff(there, here string, old, req *evaluate.Request) string {
 	var diffs []string
 	differ := func(flag, there, here string) {
 		if there != here {
@@ -153,7 +154,7 @@ func orNone(s string) string {
 
 // removeOthers removes the results of the other kind of checkpoint from dir, after -overwrite
 // replaced the folder's results with req's: files only, never a folder of the same name.
-func removeOthers(dir string, req *experiments.ScalingRequest) error {
+func removeOthers(dir string, req *evaluate.Request) error {
 	_, others := files(req)
 	for _, f := range others {
 		path := filepath.Join(dir, f)

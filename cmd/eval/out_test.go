@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/evaluate"
 )
 
 // snapshot is every file of a folder, by name, with its content.
@@ -27,13 +28,13 @@ func snapshot(t *testing.T, dir string) map[string]string {
 }
 
 // readRequest is the request recorded in a folder's report.
-func readRequest(t *testing.T, dir string) *experiments.ScalingRequest {
+func readRequest(t *testing.T, dir string) *evaluate.Request {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, experiments.ScalingsJSON))
+	b, err := os.ReadFile(filepath.Join(dir, evaluate.ScalingsJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep experiments.ScalingReport
+	var rep evaluate.Report
 	if err := json.Unmarshal(b, &rep); err != nil || rep.Request == nil {
 		t.Fatalf("report %s: request %v, %v", b, rep.Request, err)
 	}
@@ -67,7 +68,7 @@ func refused(t *testing.T, out, want string, args ...string) {
 // replaces any, and leaves the user's own files alone.
 func TestEvalRefusesOtherResults(t *testing.T) {
 	ckpt := train(t, "rope") // eval.lengths 16, 32, 64, eval.tokens 256
-	other := trainWith(t, "rope", func(c *experiments.Config) { c.Seed = 2 })
+	other := trainWith(t, "rope", func(c *config.Config) { c.Seed = 2 })
 	out := filepath.Join(t.TempDir(), "out")
 	first := []string{"-checkpoint", ckpt, "-scaling", "none,yarn", "-quiet"}
 	if code, _, stderr := runEval(t, append(first, "-out", out)...); code != 0 {
@@ -98,19 +99,19 @@ func TestEvalRefusesOtherResults(t *testing.T) {
 	os.WriteFile(cp, b, 0o644)
 	want := readRequest(t, out)
 	for _, args := range [][]string{first, {"-checkpoint", cp, "-scaling", "none, yarn", "-lengths", "16,32,64", "-tokens", "256", "-quiet"}} {
-		os.Remove(filepath.Join(out, experiments.ScalingsPNG))
+		os.Remove(filepath.Join(out, evaluate.ScalingsPNG))
 		if code, _, stderr := runEval(t, append(args, "-out", out)...); code != 0 {
 			t.Fatalf("%v: exit %d: %s; want the same request to replace its results", args, code, stderr)
 		}
-		if _, err := os.Stat(filepath.Join(out, experiments.ScalingsPNG)); err != nil {
+		if _, err := os.Stat(filepath.Join(out, evaluate.ScalingsPNG)); err != nil {
 			t.Errorf("%v: the results were not written again: %v", args, err)
 		}
 		if got := readRequest(t, out); !reflect.DeepEqual(got, want) {
 			t.Errorf("%v: request %+v, want %+v", args, got, want)
 		}
 	}
-	var rep experiments.ScalingReport
-	b, _ = os.ReadFile(filepath.Join(out, experiments.ScalingsJSON))
+	var rep evaluate.Report
+	b, _ = os.ReadFile(filepath.Join(out, evaluate.ScalingsJSON))
 	if json.Unmarshal(b, &rep); rep.Checkpoint != cp {
 		t.Errorf("the report names %s, want the copy %s", rep.Checkpoint, cp)
 	}
@@ -156,10 +157,10 @@ func TestEvalRefusesUnrecordedResults(t *testing.T) {
 		files map[string]string
 		want  string
 	}{
-		{"no request", map[string]string{experiments.ScalingsJSON: `{"checkpoint": "x.ckpt", "results": []}`, experiments.ScalingsCSV: "scaling\n"}, "whose ppl_by_scaling.json does not record what was evaluated"},
-		{"not JSON", map[string]string{experiments.ScalingsJSON: "{"}, "holds a ppl_by_scaling.json that does not read as eval's results"},
-		{"no report", map[string]string{experiments.ScalingsCSV: "scaling\n", experiments.ScalingsSVG: "<svg/>"}, "holds ppl_by_scaling.csv, ppl_by_scaling.svg but no ppl_by_scaling.json, so they are not this evaluation's"},
-		{"a task checkpoint's", map[string]string{experiments.ScalingsJSON: tasksReport, experiments.TaskScalingsCSV: "scaling\n", experiments.TaskScalingsPNG: "png", experiments.TaskScalingsSVG: "<svg/>"},
+		{"no request", map[string]string{evaluate.ScalingsJSON: `{"checkpoint": "x.ckpt", "results": []}`, evaluate.ScalingsCSV: "scaling\n"}, "whose ppl_by_scaling.json does not record what was evaluated"},
+		{"not JSON", map[string]string{evaluate.ScalingsJSON: "{"}, "holds a ppl_by_scaling.json that does not read as eval's results"},
+		{"no report", map[string]string{evaluate.ScalingsCSV: "scaling\n", evaluate.ScalingsSVG: "<svg/>"}, "holds ppl_by_scaling.csv, ppl_by_scaling.svg but no ppl_by_scaling.json, so they are not this evaluation's"},
+		{"a task checkpoint's", map[string]string{evaluate.ScalingsJSON: tasksReport, evaluate.TaskScalingsCSV: "scaling\n", evaluate.TaskScalingsPNG: "png", evaluate.TaskScalingsSVG: "<svg/>"},
 			"-checkpoint: t.ckpt (checksum 00…) there, " + ckpt + " ("},
 	} {
 		out := filepath.Join(t.TempDir(), "out")
@@ -173,7 +174,7 @@ func TestEvalRefusesUnrecordedResults(t *testing.T) {
 			continue
 		}
 		got := snapshot(t, out)
-		for _, f := range []string{experiments.TaskScalingsCSV, experiments.TaskScalingsPNG, experiments.TaskScalingsSVG} {
+		for _, f := range []string{evaluate.TaskScalingsCSV, evaluate.TaskScalingsPNG, evaluate.TaskScalingsSVG} {
 			if _, ok := got[f]; ok {
 				t.Errorf("%s, -overwrite: %s is left beside the new results", c.name, f)
 			}
@@ -184,7 +185,7 @@ func TestEvalRefusesUnrecordedResults(t *testing.T) {
 	}
 
 	out := filepath.Join(t.TempDir(), "out")
-	os.MkdirAll(filepath.Join(out, experiments.ScalingsCSV), 0o755)
+	os.MkdirAll(filepath.Join(out, evaluate.ScalingsCSV), 0o755)
 	for _, extra := range [][]string{nil, {"-overwrite"}} {
 		code, stdout, stderr := runEval(t, append(append(args, "-out", out), extra...)...)
 		msg := strings.TrimSpace(stderr)

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
 	"extrapolate/position"
 )
 
@@ -12,7 +12,7 @@ import (
 // kind drawn at evaluation too (randomized positions) places each window at a draw of its own
 // from the range it trained on, as the kind's reference code evaluates, and a distance map,
 // whose spans are of positions 0..n−1, cannot be applied there: maps names one given.
-func positionsLine(c experiments.Config, maps []*position.DistanceMapConfig) (string, error) {
+func positionsLine(c config.Config, maps []*position.DistanceMapConfig) (string, error) {
 	ids, err := c.Train.Positions.Resolve(c.Train.SeqLen)
 	if err != nil || !ids.AtEvaluation() {
 		return "", err

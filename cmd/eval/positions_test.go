@@ -9,7 +9,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/evaluate"
 )
 
 // TestEvalRandomizedPositions checks cmd/eval on a checkpoint trained at randomized positions:
@@ -17,8 +18,8 @@ import (
 // windows at the same draws: the same loss, to the bit), finds a length past the range not
 // applicable, and refuses a distance map, naming the flag.
 func TestEvalRandomizedPositions(t *testing.T) {
-	ckpt := trainWith(t, "rope", func(c *experiments.Config) {
-		var tr experiments.Config
+	ckpt := trainWith(t, "rope", func(c *config.Config) {
+		var tr config.Config
 		if err := yaml.Unmarshal([]byte("train: {positions: {type: randomized, noise_max_length: 32}}"), &tr); err != nil {
 			t.Fatal(err)
 		}
@@ -46,11 +47,11 @@ func TestEvalRandomizedPositions(t *testing.T) {
 	if !strings.Contains(stdout, "own sorted draw of positions from [0, 32)") {
 		t.Errorf("the output does not say where the windows are placed:\n%s", stdout)
 	}
-	b, err = os.ReadFile(filepath.Join(out, experiments.ScalingsJSON))
+	b, err = os.ReadFile(filepath.Join(out, evaluate.ScalingsJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep experiments.ScalingReport
+	var rep evaluate.Report
 	if err := json.Unmarshal(b, &rep); err != nil || len(rep.Results) != 1 {
 		t.Fatalf("report %s: %v", b, err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
 )
 
 // TestEvalRefusesHugeSizes gives -lengths, -tokens and -examples the extreme values of an int:
@@ -17,8 +17,8 @@ import (
 func TestEvalRefusesHugeSizes(t *testing.T) {
 	ckpt := train(t, "rope")
 	tasks := trainCopy(t)
-	maxLen := fmt.Sprintf("above the limit of %d, the longest length eval takes", experiments.MaxEvalLength)
-	maxTokens := fmt.Sprintf("above the limit of %d", experiments.MaxEvalTokens)
+	maxLen := fmt.Sprintf("above the limit of %d, the longest length eval takes", config.MaxEvalLength)
+	maxTokens := fmt.Sprintf("above the limit of %d", config.MaxEvalTokens)
 	big, half := fmt.Sprint(math.MaxInt64), fmt.Sprint(math.MaxInt64/2)
 	for _, c := range []struct {
 		args []string
@@ -28,7 +28,7 @@ func TestEvalRefusesHugeSizes(t *testing.T) {
 		{[]string{"-checkpoint", ckpt, "-lengths", half}, "-lengths: " + half + ", " + maxLen},
 		{[]string{"-checkpoint", ckpt, "-lengths", "16," + big}, "-lengths: " + big + ", " + maxLen},
 		{[]string{"-checkpoint", ckpt, "-lengths", "16,99999999999999999999"}, "-lengths: 99999999999999999999, " + maxLen},
-		{[]string{"-checkpoint", ckpt, "-lengths", fmt.Sprint(2 * experiments.MaxEvalLength), "-tokens", fmt.Sprint(2 * experiments.MaxEvalLength)}, "-lengths: 2097152, " + maxLen},
+		{[]string{"-checkpoint", ckpt, "-lengths", fmt.Sprint(2 * config.MaxEvalLength), "-tokens", fmt.Sprint(2 * config.MaxEvalLength)}, "-lengths: 2097152, " + maxLen},
 		{[]string{"-checkpoint", ckpt, "-lengths", fmt.Sprint(math.MinInt64)}, "-lengths: -9223372036854775808, want positive lengths"},
 		{[]string{"-checkpoint", ckpt, "-lengths", "-99999999999999999999"}, "-lengths: -99999999999999999999, want positive lengths"},
 		{[]string{"-checkpoint", ckpt, "-lengths", big, "-tokens", big}, "-lengths: " + big + ", " + maxLen},

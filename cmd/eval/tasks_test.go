@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/evaluate"
 	"extrapolate/task"
 )
 
@@ -16,7 +17,7 @@ import (
 // held-out examples a size.
 func trainCopy(t *testing.T) string {
 	t.Helper()
-	return trainWith(t, "rope", func(c *experiments.Config) {
+	return trainWith(t, "rope", func(c *config.Config) {
 		c.Task = &task.Config{Names: []string{"copy"}, Examples: 20}
 		c.Train.SeqLen, c.Eval.Lengths = 38, []int{32}
 	})
@@ -37,11 +38,11 @@ func TestEvalTasks(t *testing.T) {
 			t.Errorf("the table lacks %q:\n%s", s, stdout)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(out, experiments.ScalingsJSON))
+	b, err := os.ReadFile(filepath.Join(out, evaluate.ScalingsJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep experiments.ScalingReport
+	var rep evaluate.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -81,13 +82,13 @@ func TestEvalTasks(t *testing.T) {
 			t.Errorf("cell %d: eval without a scaling %v, the run %v", i, c, run.Cells[i])
 		}
 	}
-	for _, f := range []string{experiments.TaskScalingsCSV, experiments.TaskScalingsPNG, experiments.TaskScalingsSVG} {
+	for _, f := range []string{evaluate.TaskScalingsCSV, evaluate.TaskScalingsPNG, evaluate.TaskScalingsSVG} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(out, experiments.ScalingsCSV)); err == nil {
-		t.Errorf("%s written for a task checkpoint", experiments.ScalingsCSV)
+	if _, err := os.Stat(filepath.Join(out, evaluate.ScalingsCSV)); err == nil {
+		t.Errorf("%s written for a task checkpoint", evaluate.ScalingsCSV)
 	}
 }
 
@@ -100,8 +101,8 @@ func TestEvalTasksExamples(t *testing.T) {
 	if code, _, stderr := runEval(t, "-checkpoint", ckpt, "-scaling", "none", "-examples", "7", "-out", out, "-quiet"); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	b, _ := os.ReadFile(filepath.Join(out, experiments.ScalingsJSON))
-	var rep experiments.ScalingReport
+	b, _ := os.ReadFile(filepath.Join(out, evaluate.ScalingsJSON))
+	var rep evaluate.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}

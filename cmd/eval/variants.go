@@ -5,16 +5,17 @@ import (
 	"reflect"
 	"strings"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/evaluate"
 	"extrapolate/position"
 )
 
 // variants is what the checkpoint is scored under: the scalings of -scaling (or, by default,
 // every one its scheme takes) with factor f, crossed with the distance maps, scalings outer.
-// Each variant's scheme is built once, here (experiments.NewVariant), so that a scaling or map
+// Each variant's scheme is built once, here (evaluate.NewVariant), so that a scaling or map
 // the scheme does not take is refused before anything is evaluated, and evaluation uses the
 // scheme built.
-func (o *options) variants(c experiments.Config, f position.Factor, maps []*position.DistanceMapConfig) ([]experiments.Variant, error) {
+func (o *options) variants(c config.Config, f position.Factor, maps []*position.DistanceMapConfig) ([]evaluate.Variant, error) {
 	names, tried, err := o.scalingNames(c, maps)
 	if err != nil {
 		return nil, err
@@ -22,7 +23,7 @@ func (o *options) variants(c experiments.Config, f position.Factor, maps []*posi
 	if u := o.fields.Unused(names); u != "" {
 		return nil, fmt.Errorf("%s: none of the scalings %s takes it", u, strings.Join(names, ","))
 	}
-	var out []experiments.Variant
+	var out []evaluate.Variant
 	for _, name := range names {
 		var sc *position.Scaling
 		if name != "none" {
@@ -33,7 +34,7 @@ func (o *options) variants(c experiments.Config, f position.Factor, maps []*posi
 				out = append(out, v) // the default list's trial, at these settings
 				continue
 			}
-			v, err := experiments.NewVariant(c, sc, m)
+			v, err := evaluate.NewVariant(c, sc, m)
 			if err != nil {
 				return nil, o.blame(c, name, sc, m, err)
 			}
@@ -47,14 +48,14 @@ func (o *options) variants(c experiments.Config, f position.Factor, maps []*posi
 // the checkpoint's scheme takes with the config's own map at its defaults: each tried once, the
 // variants of those it takes returned by name, so that one at the settings given is not built
 // again. At its defaults, so that a bad -factor or field is reported, not left out.
-func (o *options) scalingNames(c experiments.Config, maps []*position.DistanceMapConfig) ([]string, map[string]experiments.Variant, error) {
+func (o *options) scalingNames(c config.Config, maps []*position.DistanceMapConfig) ([]string, map[string]evaluate.Variant, error) {
 	switch {
 	case !o.scalingGiven && o.mapGiven:
 		return []string{"none"}, nil, nil
 	case !o.scalingGiven:
-		names, tried := []string{"none"}, map[string]experiments.Variant{}
+		names, tried := []string{"none"}, map[string]evaluate.Variant{}
 		for _, name := range position.ScalingTypes() {
-			v, err := experiments.NewVariant(c, &position.Scaling{Type: name, Factor: position.Factor{Auto: true}}, maps[0])
+			v, err := evaluate.NewVariant(c, &position.Scaling{Type: name, Factor: position.Factor{Auto: true}}, maps[0])
 			if err == nil {
 				names, tried[name] = append(names, name), v
 			}
@@ -75,12 +76,12 @@ func (o *options) scalingNames(c experiments.Config, maps []*position.DistanceMa
 // blame names the flag behind err, the error of the variant of scaling sc (name) and map m:
 // -scaling, unless -map gave m and the scaling alone is taken (tried again only now, on the way
 // out); the checkpoint's own map is no flag's.
-func (o *options) blame(c experiments.Config, name string, sc *position.Scaling, m *position.DistanceMapConfig, err error) error {
+func (o *options) blame(c config.Config, name string, sc *position.Scaling, m *position.DistanceMapConfig, err error) error {
 	if m == nil || !o.mapGiven {
 		return fmt.Errorf("-scaling %s: %v", name, err)
 	}
 	if sc != nil {
-		if _, alone := experiments.NewVariant(c, sc, nil); alone != nil {
+		if _, alone := evaluate.NewVariant(c, sc, nil); alone != nil {
 			return fmt.Errorf("-scaling %s: %v", name, alone)
 		}
 	}

@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"extrapolate/cmd/internal/scalingflag"
-	"extrapolate/experiments"
+	"extrapolate/experiments/evaluate"
+	"extrapolate/experiments/training"
 	"extrapolate/position"
 )
 
@@ -53,14 +54,14 @@ func countBuilds(f func()) map[string]int {
 // scaling (RoPE takes each), each variant's scheme is built once, when the variants are made,
 // and evaluating them builds none.
 func TestVariantsBuiltOnce(t *testing.T) {
-	tr, err := experiments.LoadCheckpoint(train(t, "counted_rope"))
+	tr, err := training.LoadCheckpoint(train(t, "counted_rope"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := &options{fields: scalingflag.Register(flag.NewFlagSet("eval", flag.ContinueOnError))}
-	var list []experiments.Variant
+	var list []evaluate.Variant
 	got := countBuilds(func() {
-		if list, err = o.variants(tr.Config, position.Factor{Auto: true}, []*position.DistanceMapConfig{nil}); err != nil {
+		if list, err = o.variants(tr.Config(), position.Factor{Auto: true}, []*position.DistanceMapConfig{nil}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -72,7 +73,7 @@ func TestVariantsBuiltOnce(t *testing.T) {
 		t.Errorf("%d variants, schemes built by scaling %v; want %d variants, %v", len(list), got, len(want), want)
 	}
 	got = countBuilds(func() {
-		if _, err := experiments.EvaluateVariants(context.Background(), tr, list, tr.Config.Eval, nil); err != nil {
+		if _, err := evaluate.Variants(context.Background(), tr, list, nil); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -82,7 +83,7 @@ func TestVariantsBuiltOnce(t *testing.T) {
 	// A -factor of the user's builds each scaling again at it: twice, the trial at the defaults
 	// that says RoPE takes it and the variant, and none once.
 	got = countBuilds(func() {
-		if _, err = o.variants(tr.Config, position.Factor{Value: 2}, []*position.DistanceMapConfig{nil}); err != nil {
+		if _, err = o.variants(tr.Config(), position.Factor{Value: 2}, []*position.DistanceMapConfig{nil}); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/export"
 	"extrapolate/internal/cmdtest"
 )
 
@@ -17,5 +17,5 @@ func TestInterrupt(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "export")
 	cmdtest.Interrupted(t, binary, "", "export", "stopping: nothing will be written", time.Second,
 		[]string{"-config", tinyConfig(t), "-set", "model.d_model=512", "-set", "model.layers=8", "-out", dir},
-		filepath.Join(dir, experiments.ExportWeights), filepath.Join(dir, experiments.ExportConfig))
+		filepath.Join(dir, export.WeightsFile), filepath.Join(dir, export.ConfigFile))
 }

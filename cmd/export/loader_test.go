@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
 	"extrapolate/internal/cmdtest"
 	"extrapolate/internal/exporttest"
 	"extrapolate/position"
@@ -133,7 +133,7 @@ func writeConfig(t *testing.T, dir, text string) {
 func TestLoaderRefusesDistanceMap(t *testing.T) {
 	exporttest.NeedTorch(t)
 	dir := filepath.Join(t.TempDir(), "export")
-	ckpt := exporttest.TrainTiny(t, func(c *experiments.Config) {
+	ckpt := exporttest.TrainTiny(t, func(c *config.Config) {
 		c.Position = position.Config{Scheme: "rope", DistanceMap: &position.DistanceMapConfig{Type: "rerope", Params: map[string]any{"window": 4}}}
 	})
 	if code, _, stderr := cmdtest.Run(t, binary, "", "-checkpoint", ckpt, "-out", dir); code != 0 {

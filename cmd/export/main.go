@@ -22,9 +22,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/export"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/atomicfile"
 	"extrapolate/internal/exit"
+	"extrapolate/internal/writable"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 )
 
@@ -75,7 +78,7 @@ func flagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.ckpt, "checkpoint", "", "checkpoint file written by train (results/<name>/model.ckpt)")
 	fs.StringVar(&o.config, "config", "", "instead of -checkpoint: a config file, or a bare name looked up in configs/, whose model is exported untrained, as train draws it")
 	fs.Var(&o.sets, "set", "with -config: override a config field, key=value with a dotted key (repeatable), e.g. -set model.d_model=256")
-	fs.StringVar(&o.out, "out", "", "folder to write "+experiments.ExportWeights+" and "+experiments.ExportConfig+" into (default: export/ beside the checkpoint)")
+	fs.StringVar(&o.out, "out", "", "folder to write "+export.WeightsFile+" and "+export.ConfigFile+" into (default: export/ beside the checkpoint)")
 	fs.BoolVar(&o.overwrite, "overwrite", false, "replace an existing export in -out")
 	fs.BoolVar(&o.partial, "partial", false, "export a checkpoint saved before training finished")
 	return fs
@@ -100,7 +103,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.Bad(err)
 	}
-	weights, config := filepath.Join(o.out, experiments.ExportWeights), filepath.Join(o.out, experiments.ExportConfig)
+	weights, config := filepath.Join(o.out, export.WeightsFile), filepath.Join(o.out, export.ConfigFile)
 	if err := o.checkOut(weights, config); err != nil {
 		return c.Bad(err)
 	}
@@ -108,32 +111,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.Bad(err)
 	}
-	e, err := experiments.NewExport(t)
+	e, err := export.New(t)
 	if err == nil {
 		err = c.Write(func() error { return write(o.out, weights, config, e) })
 	}
 	if err != nil {
 		return c.Fail(err)
 	}
-	fmt.Fprintf(stdout, "exported %s (%s scheme, %d weights) to %s and %s\n", what, t.Config.Position.Scheme, len(t.Model.Params), weights, config)
+	fmt.Fprintf(stdout, "exported %s (%s scheme, %d weights) to %s and %s\n", what, t.Config().Position.Scheme, len(t.Model.Params), weights, config)
 	return 0
 }
 
 // model is the model to export, the checkpoint's or the config's untrained one, and what it
 // is, to say.
-func (o *options) model() (*experiments.Trained, string, error) {
+func (o *options) model() (*training.Trained, string, error) {
 	if o.config != "" {
-		if err := experiments.UnknownConfig(o.config); err != nil {
+		if err := config.Unknown(o.config); err != nil {
 			return nil, "", err
 		}
-		r, err := experiments.LoadResolved(experiments.Resolve(o.config), o.sets)
+		r, err := config.LoadResolved(config.Resolve(o.config), o.sets)
 		if err != nil {
 			return nil, "", err
 		}
-		t, err := experiments.Untrained(r)
+		t, err := training.Untrained(r)
 		return t, "the untrained model of " + r.Config().Name, err
 	}
-	t, err := experiments.LoadCheckpoint(o.ckpt)
+	t, err := training.LoadCheckpoint(o.ckpt)
 	if err != nil {
 		return nil, "", err
 	}
@@ -146,7 +149,7 @@ func (o *options) model() (*experiments.Trained, string, error) {
 // checkOut refuses an output folder that cannot be written, or that holds an export already
 // when -overwrite is not given.
 func (o *options) checkOut(files ...string) error {
-	if err := experiments.CheckWritable(o.out); err != nil {
+	if err := writable.Check(o.out); err != nil {
 		return fmt.Errorf("-out: %w", err)
 	}
 	if o.overwrite {
@@ -164,7 +167,7 @@ func (o *options) checkOut(files ...string) error {
 
 // write writes the export's two files, each atomically. The weights go first, and are removed
 // again if the config cannot be written, so that a failure leaves no export that is half new.
-func write(dir, weights, config string, e *experiments.Export) error {
+func write(dir, weights, config string, e *export.Files) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/export"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/cmdtest"
 	"extrapolate/internal/exporttest"
 	"extrapolate/internal/safetensors"
@@ -28,19 +30,19 @@ var loader = exporttest.Script("load.py")
 // variant is one model the loader must rebuild: a scheme, a scaling or a temperature.
 type variant struct {
 	name string
-	set  func(c *experiments.Config)
+	set  func(c *config.Config)
 	// scalings are evaluated by cmd/eval's computation and named to the loader by -scaling;
 	// nil scores the config's own: none, and its scaling if it has one, as the loader does
 	// by default.
 	scalings []string
 }
 
-func scheme(name string, params map[string]any) func(c *experiments.Config) {
-	return func(c *experiments.Config) { c.Position = position.Config{Scheme: name, Params: params} }
+func scheme(name string, params map[string]any) func(c *config.Config) {
+	return func(c *config.Config) { c.Position = position.Config{Scheme: name, Params: params} }
 }
 
-func temperature(scale string) func(c *experiments.Config) {
-	return func(c *experiments.Config) { c.Position.Scheme, c.Attention.Scale = "nope", scale }
+func temperature(scale string) func(c *config.Config) {
+	return func(c *config.Config) { c.Position.Scheme, c.Attention.Scale = "nope", scale }
 }
 
 // variants are every scheme (Hard-ALiBi on 4 heads, 2 of them windowed), every scaling, p-RoPE and partial rotation, a mix, every
@@ -56,26 +58,26 @@ var variants = []variant{
 	{name: "rope_interleaved", set: scheme("rope", map[string]any{"pairing": "interleaved"})},
 	{name: "rope_frequency_fraction", set: scheme("rope", map[string]any{"frequency_fraction": 0.5}), scalings: []string{"none", "yarn"}},
 	{name: "rope_rotary_fraction", set: scheme("rope", map[string]any{"rotary_fraction": 0.5, "base": 500}), scalings: []string{"none", "ntk"}},
-	{name: "rope_config_yarn", set: func(c *experiments.Config) {
+	{name: "rope_config_yarn", set: func(c *config.Config) {
 		c.Position = position.Config{Scheme: "rope", Scaling: &position.Scaling{Type: "yarn", Factor: position.Factor{Auto: true}, Params: map[string]any{"beta_fast": 16.0}}}
 	}},
-	{name: "xpos_config_ntk2", set: func(c *experiments.Config) {
+	{name: "xpos_config_ntk2", set: func(c *config.Config) {
 		c.Position = position.Config{Scheme: "xpos", Params: map[string]any{"scale_base": 64}, Scaling: &position.Scaling{Type: "ntk", Factor: position.Factor{Value: 2}}}
 	}},
-	{name: "alibi_sliding", set: func(c *experiments.Config) {
+	{name: "alibi_sliding", set: func(c *config.Config) {
 		c.Position, c.Model.Heads = position.Config{Scheme: "alibi"}, 4 // heads 4: slopes 2^-2, 2^-4, ...
 		stride := 8
 		c.Eval.Stride = &stride
 	}},
 	{name: "t5", set: scheme("t5", map[string]any{"buckets": 8, "max_distance": 12})},
-	{name: "hard_alibi", set: func(c *experiments.Config) { c.Position, c.Model.Heads = position.Config{Scheme: "hard_alibi"}, 4 }},
+	{name: "hard_alibi", set: func(c *config.Config) { c.Position, c.Model.Heads = position.Config{Scheme: "hard_alibi"}, 4 }},
 	{name: "kerple", set: scheme("kerple", nil)},
 	{name: "fire", set: scheme("fire", map[string]any{"hidden": 8, "threshold_init": 8})},
 	{name: "fox", set: scheme("fox", nil)},
 	{name: "stickbreaking", set: scheme("stickbreaking", nil)},
 	{name: "stickbreaking_current", set: scheme("stickbreaking", map[string]any{"attend_current": true})},
 	{name: "cope", set: scheme("cope", nil)},
-	{name: "mix_yarn", set: func(c *experiments.Config) {
+	{name: "mix_yarn", set: func(c *config.Config) {
 		c.Position = position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{"rope", "kerple"}},
 			Scaling: &position.Scaling{Type: "yarn", Factor: position.Factor{Auto: true}}}
 	}},
@@ -83,24 +85,24 @@ var variants = []variant{
 	{name: "mix_rope_fox", set: scheme("mix", map[string]any{"layers": []any{"rope", "fox"}})},
 	{name: "mix_rope_stickbreaking", set: scheme("mix", map[string]any{"layers": []any{"rope", "stickbreaking"}})},
 	{name: "mix_rope_cope", set: scheme("mix", map[string]any{"layers": []any{"rope", map[string]any{"scheme": "cope", "npos": 5}}})},
-	{name: "rope_logn", set: func(c *experiments.Config) { c.Attention.Scale = "logn" }},
+	{name: "rope_logn", set: func(c *config.Config) { c.Attention.Scale = "logn" }},
 	{name: "nope_logn_train", set: temperature("logn_train")},
 	{name: "nope_ssmax", set: temperature("ssmax")},
-	{name: "rope_softpick", set: func(c *experiments.Config) { c.Attention.Normaliser = "softpick" }},
-	{name: "rope_gate", set: func(c *experiments.Config) { c.Attention.Gate = "elementwise" }},
-	{name: "t5_sinks_gate", set: func(c *experiments.Config) {
+	{name: "rope_softpick", set: func(c *config.Config) { c.Attention.Normaliser = "softpick" }},
+	{name: "rope_gate", set: func(c *config.Config) { c.Attention.Gate = "elementwise" }},
+	{name: "t5_sinks_gate", set: func(c *config.Config) {
 		c.Position, c.Attention.Sinks, c.Attention.Gate = position.Config{Scheme: "t5"}, true, "headwise"
 	}},
-	{name: "fox_gate_headwise", set: func(c *experiments.Config) { c.Position.Scheme, c.Attention.Gate = "fox", "headwise" }},
-	{name: "t5_ssmax_softpick", set: func(c *experiments.Config) {
+	{name: "fox_gate_headwise", set: func(c *config.Config) { c.Position.Scheme, c.Attention.Gate = "fox", "headwise" }},
+	{name: "t5_ssmax_softpick", set: func(c *config.Config) {
 		c.Position, c.Attention.Scale, c.Attention.Normaliser = position.Config{Scheme: "t5"}, "ssmax", "softpick"
 	}},
-	{name: "mix_window_sinks", set: func(c *experiments.Config) {
+	{name: "mix_window_sinks", set: func(c *config.Config) {
 		c.Position = position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{map[string]any{"scheme": "rope", "window": 4}, "rope"}}}
 		c.Attention.Sinks = true
 	}},
-	{name: "stickbreaking_window", set: func(c *experiments.Config) { c.Position = position.Config{Scheme: "stickbreaking", Window: 4} }},
-	{name: "mix_window_softpick", set: func(c *experiments.Config) {
+	{name: "stickbreaking_window", set: func(c *config.Config) { c.Position = position.Config{Scheme: "stickbreaking", Window: 4} }},
+	{name: "mix_window_softpick", set: func(c *config.Config) {
 		c.Position = position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{map[string]any{"scheme": "rope", "window": 4}, "rope"}}}
 		c.Attention.Normaliser = "softpick"
 	}},
@@ -175,25 +177,25 @@ func tinyConfig(t *testing.T) string {
 // are the ones train draws before its first step, and config.json says it was saved at step 0
 // of the steps -set gave, which pytorch/train.py reads as a model to train from scratch.
 func TestExportUntrained(t *testing.T) {
-	config := tinyConfig(t)
+	path := tinyConfig(t)
 	dir := filepath.Join(t.TempDir(), "untrained")
-	code, stdout, stderr := cmdtest.Run(t, binary, "", "-config", config, "-set", "train.steps=7", "-out", dir)
+	code, stdout, stderr := cmdtest.Run(t, binary, "", "-config", path, "-set", "train.steps=7", "-out", dir)
 	if code != 0 || !strings.HasPrefix(stdout, "exported the untrained model of tiny (t5 scheme") {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
 	}
-	r, err := experiments.LoadResolved(config, []string{"train.steps=7"})
+	r, err := config.LoadResolved(path, []string{"train.steps=7"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := experiments.Untrained(r)
+	u, err := training.Untrained(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := experiments.NewExport(u)
+	want, err := export.New(u)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, w := range map[string][]byte{experiments.ExportWeights: want.Weights, experiments.ExportConfig: want.Config} {
+	for name, w := range map[string][]byte{export.WeightsFile: want.Weights, export.ConfigFile: want.Config} {
 		if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !bytes.Equal(got, w) {
 			t.Errorf("%s differs from the export of the untrained model (%v)", name, err)
 		}
@@ -217,7 +219,7 @@ func TestExportFiles(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "exported") {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, experiments.ExportWeights))
+	b, err := os.ReadFile(filepath.Join(dir, export.WeightsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +227,7 @@ func TestExportFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := experiments.LoadCheckpoint(ckpt)
+	tr, err := training.LoadCheckpoint(ckpt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +260,7 @@ func TestExportFiles(t *testing.T) {
 		Train map[string]any `json:"train"`
 		SHA   string         `json:"weights_sha256"`
 	}
-	cb, err := os.ReadFile(filepath.Join(dir, experiments.ExportConfig))
+	cb, err := os.ReadFile(filepath.Join(dir, export.ConfigFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +342,7 @@ func TestExportBadInput(t *testing.T) {
 	if code, _, stderr := cmdtest.Run(t, binary, "", "-checkpoint", ckpt, "-out", out); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	before, _ := os.ReadFile(filepath.Join(out, experiments.ExportConfig))
+	before, _ := os.ReadFile(filepath.Join(out, export.ConfigFile))
 	code, _, stderr := cmdtest.Run(t, binary, "", "-checkpoint", ckpt, "-out", out)
 	if code != 2 || !strings.Contains(stderr, "exists; use -overwrite") {
 		t.Errorf("a second export: exit %d, %q; want 2 and -overwrite named", code, stderr)
@@ -348,7 +350,7 @@ func TestExportBadInput(t *testing.T) {
 	if code, _, stderr := cmdtest.Run(t, binary, "", "-checkpoint", ckpt, "-out", out, "-overwrite"); code != 0 {
 		t.Errorf("-overwrite: exit %d: %s", code, stderr)
 	}
-	after, _ := os.ReadFile(filepath.Join(out, experiments.ExportConfig))
+	after, _ := os.ReadFile(filepath.Join(out, export.ConfigFile))
 	if !bytes.Equal(before, after) {
 		t.Errorf("exporting the same checkpoint again gave another config.json")
 	}

@@ -7,7 +7,10 @@ import (
 	"time"
 
 	"extrapolate/data"
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/export"
+	"extrapolate/experiments/measure"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/cmdtest"
 )
 
@@ -16,14 +19,14 @@ import (
 func TestInterrupt(t *testing.T) {
 	dir := largeExport(t)
 	cmdtest.Interrupted(t, binary, "", "import", "stopping: nothing will be written", 300*time.Millisecond,
-		[]string{"-export", dir}, filepath.Join(dir, experiments.CheckpointFile))
+		[]string{"-export", dir}, filepath.Join(dir, measure.CheckpointFile))
 }
 
 // largeExport writes the export of an untrained model of width 512 and 8 layers, marked as
 // trained (config.json without "partial"), as cmd/export writes it, and returns its folder.
 func largeExport(t *testing.T) string {
 	t.Helper()
-	c := experiments.Default()
+	c := config.Default()
 	c.Name = "large"
 	c.Data = data.Config{Corpus: "text", Path: cmdtest.TextCorpus(t)}
 	c.Model.DModel, c.Model.Layers = 512, 8
@@ -34,11 +37,11 @@ func largeExport(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := experiments.Untrained(rc)
+	u, err := training.Untrained(rc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := experiments.NewExport(u)
+	e, err := export.New(u)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +49,8 @@ func largeExport(t *testing.T) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, experiments.ExportWeights), e.Weights)
-	writeFile(t, filepath.Join(dir, experiments.ExportConfig), e.Config)
+	writeFile(t, filepath.Join(dir, export.WeightsFile), e.Weights)
+	writeFile(t, filepath.Join(dir, export.ConfigFile), e.Config)
 	editConfig(t, dir, func(c map[string]any) { delete(c, "partial") })
 	return dir
 }

@@ -24,8 +24,10 @@ import (
 	"os"
 	"path/filepath"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/export"
+	"extrapolate/experiments/measure"
 	"extrapolate/internal/exit"
+	"extrapolate/internal/writable"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 )
 
@@ -51,7 +53,7 @@ func parseFlags(args []string) (*options, error) {
 		return nil, fmt.Errorf("-export: missing; give the folder of config.json and model.safetensors to import")
 	}
 	if o.out == "" {
-		o.out = filepath.Join(o.export, experiments.CheckpointFile)
+		o.out = filepath.Join(o.export, measure.CheckpointFile)
 	}
 	return o, nil
 }
@@ -60,8 +62,8 @@ func parseFlags(args []string) (*options, error) {
 func flagSet(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.export, "export", "", "folder holding "+experiments.ExportConfig+" and "+experiments.ExportWeights+", as cmd/export and pytorch/train.py write them")
-	fs.StringVar(&o.out, "out", "", "checkpoint file to write (default: "+experiments.CheckpointFile+" in the -export folder)")
+	fs.StringVar(&o.export, "export", "", "folder holding "+export.ConfigFile+" and "+export.WeightsFile+", as cmd/export and pytorch/train.py write them")
+	fs.StringVar(&o.out, "out", "", "checkpoint file to write (default: "+measure.CheckpointFile+" in the -export folder)")
 	fs.BoolVar(&o.overwrite, "overwrite", false, "replace an existing checkpoint at -out")
 	return fs
 }
@@ -87,7 +89,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := o.checkOut(); err != nil {
 		return c.Bad(err)
 	}
-	im, err := experiments.Import(o.export)
+	im, err := export.Import(o.export)
 	if err == nil {
 		err = c.Write(func() error { return im.Write(o.out) })
 	}
@@ -98,14 +100,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if im.Rounded() {
 		note = ", its float64 weights rounded to float32"
 	}
-	fmt.Fprintf(stdout, "imported %s (%s, %s scheme, %d weights%s) to %s\n", o.export, im.Config.Name, im.Config.Position.Scheme, len(im.Model.Params), note, o.out)
+	fmt.Fprintf(stdout, "imported %s (%s, %s scheme, %d weights%s) to %s\n", o.export, im.Config().Name, im.Config().Position.Scheme, len(im.Model.Params), note, o.out)
 	return 0
 }
 
 // checkOut refuses a checkpoint path whose folder cannot be written, or that holds a file
 // already when -overwrite is not given.
 func (o *options) checkOut() error {
-	if err := experiments.CheckWritable(filepath.Dir(o.out)); err != nil {
+	if err := writable.Check(filepath.Dir(o.out)); err != nil {
 		return fmt.Errorf("-out: %w", err)
 	}
 	st, err := os.Lstat(o.out)

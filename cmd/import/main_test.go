@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/export"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/cmdtest"
 	"extrapolate/internal/exporttest"
 	"extrapolate/internal/safetensors"
@@ -25,19 +27,19 @@ func TestMain(m *testing.M) { cmdtest.Main(m, "import", &binary) }
 // exportTo writes the export of the checkpoint into dir, as cmd/export does.
 func exportTo(t *testing.T, ckpt, dir string) {
 	t.Helper()
-	tr, err := experiments.LoadCheckpoint(ckpt)
+	tr, err := training.LoadCheckpoint(ckpt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := experiments.NewExport(tr)
+	e, err := export.New(tr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, experiments.ExportWeights), e.Weights)
-	writeFile(t, filepath.Join(dir, experiments.ExportConfig), e.Config)
+	writeFile(t, filepath.Join(dir, export.WeightsFile), e.Weights)
+	writeFile(t, filepath.Join(dir, export.ConfigFile), e.Config)
 }
 
 func writeFile(t *testing.T, path string, b []byte) {
@@ -62,11 +64,11 @@ func importTo(t *testing.T, dir, out string, flags ...string) string {
 // learned bias with a temperature of its own and for a RoPE/KERPLE mix with its config's
 // YaRN scaling.
 func TestImportOfExport(t *testing.T) {
-	for name, set := range map[string]func(c *experiments.Config){
-		"t5_ssmax": func(c *experiments.Config) {
+	for name, set := range map[string]func(c *config.Config){
+		"t5_ssmax": func(c *config.Config) {
 			c.Position, c.Attention.Scale = position.Config{Scheme: "t5"}, "ssmax"
 		},
-		"mix_yarn": func(c *experiments.Config) {
+		"mix_yarn": func(c *config.Config) {
 			c.Position = position.Config{Scheme: "mix", Params: map[string]any{"layers": []any{"rope", "kerple"}},
 				Scaling: &position.Scaling{Type: "yarn", Factor: position.Factor{Auto: true}}}
 		},
@@ -77,16 +79,16 @@ func TestImportOfExport(t *testing.T) {
 			exportTo(t, ckpt, dir)
 			out := filepath.Join(t.TempDir(), "imported.ckpt")
 			importTo(t, dir, out)
-			was, err := experiments.LoadCheckpoint(ckpt)
+			was, err := training.LoadCheckpoint(ckpt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := experiments.LoadCheckpoint(out)
+			got, err := training.LoadCheckpoint(out)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !got.Finished || string(got.Config.Marshal()) != string(was.Config.Marshal()) {
-				t.Errorf("finished %v, config\n%s\nwant\n%s", got.Finished, got.Config.Marshal(), was.Config.Marshal())
+			if !got.Finished || string(got.Config().Marshal()) != string(was.Config().Marshal()) {
+				t.Errorf("finished %v, config\n%s\nwant\n%s", got.Finished, got.Config().Marshal(), was.Config().Marshal())
 			}
 			for i, p := range was.Model.Params {
 				q := got.Model.Params[i]
@@ -106,7 +108,7 @@ func TestImportOfExport(t *testing.T) {
 // editConfig rewrites config.json of the export in dir as edit changes it.
 func editConfig(t *testing.T, dir string, edit func(c map[string]any)) {
 	t.Helper()
-	path := filepath.Join(dir, experiments.ExportConfig)
+	path := filepath.Join(dir, export.ConfigFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +128,7 @@ func editConfig(t *testing.T, dir string, edit func(c map[string]any)) {
 // encode, and its checksum in config.json, so that only the tensors are wrong.
 func editWeights(t *testing.T, dir string, edit func(ts []safetensors.Tensor) []safetensors.Tensor, encode func([]safetensors.Tensor) []byte) {
 	t.Helper()
-	path := filepath.Join(dir, experiments.ExportWeights)
+	path := filepath.Join(dir, export.WeightsFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +185,7 @@ func without(ts []safetensors.Tensor, name string) []safetensors.Tensor {
 // nothing is written; and that a checkpoint is replaced only with -overwrite.
 func TestImportBadInput(t *testing.T) {
 	good := filepath.Join(t.TempDir(), "export")
-	exportTo(t, exporttest.TrainTiny(t, func(c *experiments.Config) { c.Position = position.Config{Scheme: "kerple"} }), good)
+	exportTo(t, exporttest.TrainTiny(t, func(c *config.Config) { c.Position = position.Config{Scheme: "kerple"} }), good)
 	cfg := func(edit func(c map[string]any)) func(string) {
 		return func(dir string) { editConfig(t, dir, edit) }
 	}
@@ -276,7 +278,7 @@ func TestImportBadInput(t *testing.T) {
 // TestImportFloat64 imports weights saved in float64, as pytorch/train.py --dtype float64
 // saves them: rounded to float32, which float32 weights widened give back to the bit.
 func TestImportFloat64(t *testing.T) {
-	ckpt := exporttest.TrainTiny(t, func(c *experiments.Config) {})
+	ckpt := exporttest.TrainTiny(t, func(c *config.Config) {})
 	dir := filepath.Join(t.TempDir(), "export")
 	exportTo(t, ckpt, dir)
 	editWeights(t, dir, func(ts []safetensors.Tensor) []safetensors.Tensor {
@@ -290,8 +292,8 @@ func TestImportFloat64(t *testing.T) {
 	if got := importTo(t, dir, out); !strings.Contains(got, "float64 weights rounded to float32") {
 		t.Errorf("stdout %q says nothing of the rounding", got)
 	}
-	was, _ := experiments.LoadCheckpoint(ckpt)
-	got, err := experiments.LoadCheckpoint(out)
+	was, _ := training.LoadCheckpoint(ckpt)
+	got, err := training.LoadCheckpoint(out)
 	if err != nil {
 		t.Fatal(err)
 	}

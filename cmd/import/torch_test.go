@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/export"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/cmdtest"
 	"extrapolate/internal/exporttest"
 	"extrapolate/position"
@@ -37,12 +39,12 @@ func TestTorchStepRoundTrip(t *testing.T) {
 	exporttest.NeedTorch(t)
 	variants := []struct {
 		name  string
-		set   func(c *experiments.Config)
+		set   func(c *config.Config)
 		flags []string
 	}{
-		{"rope_yarn", func(c *experiments.Config) {}, []string{"--scaling", "yarn", "--factor", "2"}},
-		{"kerple", func(c *experiments.Config) { c.Position = position.Config{Scheme: "kerple"} }, nil},
-		{"t5_ssmax_sinks_gate", func(c *experiments.Config) {
+		{"rope_yarn", func(c *config.Config) {}, []string{"--scaling", "yarn", "--factor", "2"}},
+		{"kerple", func(c *config.Config) { c.Position = position.Config{Scheme: "kerple"} }, nil},
+		{"t5_ssmax_sinks_gate", func(c *config.Config) {
 			c.Position, c.Attention.Scale, c.Attention.Sinks, c.Attention.Gate = position.Config{Scheme: "t5"}, "ssmax", true, "headwise"
 		}, nil},
 	}
@@ -58,14 +60,14 @@ func TestTorchStepRoundTrip(t *testing.T) {
 	before, after := exporttest.LoaderScores(t, exported), exporttest.LoaderScores(t, stepped)
 	for i, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
-			tr, err := experiments.LoadCheckpoint(ckpts[i])
+			tr, err := training.LoadCheckpoint(ckpts[i])
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f := tr.Config.Train.Finetune; !tr.Finished || f == nil || f.SeqLen != 32 || f.Steps != 1 || f.LR != 0.001 {
+			if f := tr.Config().Train.Finetune; !tr.Finished || f == nil || f.SeqLen != 32 || f.Steps != 1 || f.LR != 0.001 {
 				t.Errorf("finished %v, train.finetune %+v; want a finished fine-tune of 1 step at 32, lr 0.001", tr.Finished, f)
 			}
-			if sc := tr.Config.Position.Scaling; (v.flags != nil) != (sc != nil && sc.Type == "yarn" && sc.Factor.Value == 2) {
+			if sc := tr.Config().Position.Scaling; (v.flags != nil) != (sc != nil && sc.Type == "yarn" && sc.Factor.Value == 2) {
 				t.Errorf("position.scaling %+v, want yarn at 2 for %v", sc, v.flags)
 			}
 			worst := exporttest.Compare(t, exporttest.EvalScores(t, ckpts[i], nil), after[i])
@@ -85,20 +87,20 @@ func TestTorchStepRoundTrip(t *testing.T) {
 // and training must have taught the model something: its loss well below the untrained one's.
 func TestTorchFromScratch(t *testing.T) {
 	exporttest.NeedTorch(t)
-	config := filepath.Join(t.TempDir(), "scratch.yaml")
-	writeFile(t, config, []byte("name: scratch\ndata: {corpus: text, path: "+cmdtest.TextCorpus(t)+"}\n"+
+	path := filepath.Join(t.TempDir(), "scratch.yaml")
+	writeFile(t, path, []byte("name: scratch\ndata: {corpus: text, path: "+cmdtest.TextCorpus(t)+"}\n"+
 		"model: {d_model: 16, layers: 2, heads: 2}\nposition: {scheme: rope, scaling: {type: linear, factor: 2}}\n"+
 		"train: {seq_len: 16, batch_size: 8, steps: 150, lr: 1.0e-2, finetune: {seq_len: 32, steps: 10}}\n"+
 		"eval: {lengths: [16, 32, 64], tokens: 256, batch_tokens: 128}\n"))
-	r, err := experiments.LoadResolved(config, nil)
+	r, err := config.LoadResolved(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	untrained, err := experiments.Untrained(r)
+	untrained, err := training.Untrained(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := experiments.NewExport(untrained)
+	e, err := export.New(untrained)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,16 +108,16 @@ func TestTorchFromScratch(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, experiments.ExportWeights), e.Weights)
-	writeFile(t, filepath.Join(dir, experiments.ExportConfig), e.Config)
+	writeFile(t, filepath.Join(dir, export.WeightsFile), e.Weights)
+	writeFile(t, filepath.Join(dir, export.ConfigFile), e.Config)
 	trainPy(t, dir, out, "--steps", "40")
 	ckpt := filepath.Join(t.TempDir(), "model.ckpt")
 	importTo(t, out, ckpt)
-	tr, err := experiments.LoadCheckpoint(ckpt)
+	tr, err := training.LoadCheckpoint(ckpt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := tr.Config.Train; !tr.Finished || c.Steps != 40 || c.Finetune == nil || c.Finetune.Steps != 10 || fmt.Sprint(*c.Warmup) != "15" {
+	if c := tr.Config().Train; !tr.Finished || c.Steps != 40 || c.Finetune == nil || c.Finetune.Steps != 10 || fmt.Sprint(*c.Warmup) != "15" {
 		t.Errorf("finished %v, train %+v; want 40 steps, warmup 15 and the fine-tune of 10", tr.Finished, c)
 	}
 	scores := exporttest.LoaderScores(t, []string{dir, out})
@@ -133,8 +135,8 @@ func TestTorchFromScratch(t *testing.T) {
 func TestTrainPyBadInput(t *testing.T) {
 	exporttest.NeedTorch(t)
 	good, learned := filepath.Join(t.TempDir(), "rope"), filepath.Join(t.TempDir(), "learned")
-	exportTo(t, exporttest.TrainTiny(t, func(c *experiments.Config) {}), good)
-	exportTo(t, exporttest.TrainTiny(t, func(c *experiments.Config) { c.Position = position.Config{Scheme: "learned"} }), learned)
+	exportTo(t, exporttest.TrainTiny(t, func(c *config.Config) {}), good)
+	exportTo(t, exporttest.TrainTiny(t, func(c *config.Config) { c.Position = position.Config{Scheme: "learned"} }), learned)
 	section := func(c map[string]any, key string) map[string]any { return c[key].(map[string]any) }
 	taken := filepath.Join(t.TempDir(), "taken")
 	if err := os.CopyFS(taken, os.DirFS(good)); err != nil {

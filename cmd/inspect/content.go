@@ -8,7 +8,7 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/inputfile"
 	"extrapolate/model"
 	"extrapolate/position"
@@ -132,7 +132,7 @@ func (o *options) readText() (text []byte, flag string, err error) {
 
 // contentOf runs the trained model over text with scheme s and returns what the layers that
 // read the content made of it; flag names where the text came from, for the messages.
-func contentOf(t *experiments.Trained, s position.Scheme, text []byte, flag string) (*content, error) {
+func contentOf(t *training.Trained, s position.Scheme, text []byte, flag string) (*content, error) {
 	c := t.Model.Config
 	layers := readsContent(s, c.Layers)
 	n := len(text)
@@ -174,7 +174,7 @@ func contentOf(t *experiments.Trained, s position.Scheme, text []byte, flag stri
 
 // widened is the checkpoint's model in float64: the same weights, so that the numbers shown
 // are the model's, without float32's rounding in sums over the text.
-func widened(t *experiments.Trained) (*model.Model, error) {
+func widened(t *training.Trained) (*model.Model, error) {
 	train, _ := t.Resolved.Schemes()
 	m, err := model.New(t.Model.Config, train, tensor.Float64, 1)
 	if err != nil {

@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"extrapolate/data"
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/measure"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/cmdtest"
 	"extrapolate/model"
 	"extrapolate/position"
@@ -24,13 +26,13 @@ const contentText = "a\nbb\nccc\nfunc main() {\n\treturn\n}\n"
 // pc and attention temperature a, and returns its checkpoint.
 func trainTiny(t *testing.T, dir string, pc position.Config, a model.Attention) string {
 	t.Helper()
-	c := experiments.Default()
+	c := config.Default()
 	c.Name = pc.Scheme
 	c.Data = data.Config{Corpus: "text", Path: cmdtest.TextCorpus(t)}
 	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 2, 2
 	c.Position, c.Attention = pc, a
 	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps, c.Train.LogEvery = 16, 4, 10, 5
-	c.Eval = experiments.Eval{Lengths: []int{16}, Tokens: 256, BatchTokens: 256}
+	c.Eval = config.Eval{Lengths: []int{16}, Tokens: 256, BatchTokens: 256}
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
@@ -38,11 +40,11 @@ func trainTiny(t *testing.T, dir string, pc position.Config, a model.Attention) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := &experiments.Run{Resolved: rc, Dir: filepath.Join(dir, pc.Scheme)}
+	run := &training.Run{Resolved: rc, Dir: filepath.Join(dir, pc.Scheme)}
 	if _, err := run.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return filepath.Join(run.Dir, experiments.CheckpointFile)
+	return filepath.Join(run.Dir, measure.CheckpointFile)
 }
 
 // shownContent is what a test reads of -json's content.
@@ -68,7 +70,7 @@ type shownContent struct {
 
 // showContent trains a tiny model with pc and temperature a, shows it on contentText with
 // -json, draws it, and returns what it printed and the checkpoint.
-func showContent(t *testing.T, pc position.Config, a model.Attention) (shownContent, *experiments.Trained) {
+func showContent(t *testing.T, pc position.Config, a model.Attention) (shownContent, *training.Trained) {
 	t.Helper()
 	dir := t.TempDir()
 	ckpt := trainTiny(t, dir, pc, a)
@@ -90,7 +92,7 @@ func showContent(t *testing.T, pc position.Config, a model.Attention) (shownCont
 	if len(c.Layers) != 2 || c.Layers[1].Layer != 1 || c.Layers[1].Scheme != pc.Scheme {
 		t.Fatalf("%d layers, want both of the %s scheme", len(c.Layers), pc.Scheme)
 	}
-	tr, err := experiments.LoadCheckpoint(ckpt)
+	tr, err := training.LoadCheckpoint(ckpt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +118,7 @@ type byHand struct {
 	n            int
 }
 
-func layer0(t *testing.T, tr *experiments.Trained, ids []int) *byHand {
+func layer0(t *testing.T, tr *training.Trained, ids []int) *byHand {
 	t.Helper()
 	c := tr.Model.Config
 	b := &byHand{w: map[string][]float64{}, d: c.DModel, heads: c.Heads, hd: c.DModel / c.Heads, n: len(ids)}
@@ -176,13 +178,14 @@ func close1(got, want float64) bool { return math.Abs(got-want) <= 1e-9*(1+math.
 // modelStats runs the checkpoint's model in float64 over ids with attention statistics and
 // returns each layer's q and k as the model computed them, and the entropy and far mass of each
 // head's attention at each query, at h·n+i, from the attention op itself.
-func modelStats(t *testing.T, tr *experiments.Trained, ids []int) ([]model.LayerInputs, [][]float64, [][]float64, int) {
+func modelStats(t *testing.T, tr *training.Trained, ids []int) ([]model.LayerInputs, [][]float64, [][]float64, int) {
 	t.Helper()
 	m, err := widened(tr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := position.New(tr.Config.Spec(tr.Config.EvalPhase().Position))
+	c := tr.Config()
+	s, err := position.New(c.Spec(c.EvalPhase().Position))
 	if err != nil {
 		t.Fatal(err)
 	}

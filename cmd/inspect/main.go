@@ -27,7 +27,9 @@ import (
 	"gorgonia.org/tensor"
 
 	"extrapolate/cmd/internal/scalingflag"
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/measure"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/atomicfile"
 	"extrapolate/internal/exit"
 	"extrapolate/model"
@@ -98,7 +100,7 @@ const (
 	maxEvalLen = 1 << 14
 	maxValues  = 1 << 24 // values of a table, or of a bias by distance for every layer and head
 	maxCells   = 1 << 20 // cells of a heat map, which take a few seconds to draw
-	// maxWork bounds the values a scheme computes (experiments.PositionCost.Values), so that no
+	// maxWork bounds the values a scheme computes (config.PositionCost.Values), so that no
 	// setting runs for minutes: 64 layers of FIRE's bias at 64 heads and 4096 positions are
 	// 6.9e10 values, about 16 minutes. FIRE is the costliest per value, an MLP at every query
 	// and key; 2^30 of its values take about 17 s.
@@ -172,7 +174,7 @@ func parseFlags(c *exit.Command) (*options, error) {
 
 // configs is the config every file in configs/ is read on top of, and whose model and training
 // length each of them trains: a fresh scheme is shown by default at the size a run trains it.
-var configs = experiments.Default()
+var configs = config.Default()
 
 // configFlag defines an int flag whose default is the configs' value, saying so (and what it
 // comes from, if not the config field of the same name) in its description instead of the flag
@@ -248,7 +250,7 @@ func namePart(name, value string) string {
 // (examples/checkpoints/rope_ntk.ckpt: rope_ntk).
 func checkpointName(path string) string {
 	base := filepath.Base(path)
-	if base == experiments.CheckpointFile {
+	if base == measure.CheckpointFile {
 		if abs, err := filepath.Abs(path); err == nil {
 			if dir := filepath.Base(filepath.Dir(abs)); dir != string(filepath.Separator) && dir != "." {
 				return dir
@@ -371,7 +373,7 @@ func (o *options) check() error {
 
 // setting is the scheme's spec: a checkpoint's, with the trained model, or the one the flags
 // describe, with no model yet.
-func (o *options) setting() (spec position.Spec, t *experiments.Trained, err error) {
+func (o *options) setting() (spec position.Spec, t *training.Trained, err error) {
 	if o.checkpoint != "" {
 		return o.checkpointSetting()
 	}
@@ -404,7 +406,7 @@ func (o *options) setting() (spec position.Spec, t *experiments.Trained, err err
 
 // checkpointSetting loads the checkpoint, refusing the flags that describe a scheme: its config
 // gives the scheme, and a flag that silently did nothing would mislead.
-func (o *options) checkpointSetting() (spec position.Spec, t *experiments.Trained, err error) {
+func (o *options) checkpointSetting() (spec position.Spec, t *training.Trained, err error) {
 	var setting []string
 	flag.Visit(func(f *flag.Flag) {
 		switch f.Name {
@@ -416,16 +418,16 @@ func (o *options) checkpointSetting() (spec position.Spec, t *experiments.Traine
 	if len(setting) > 0 {
 		return spec, nil, fmt.Errorf("%s: not with -checkpoint, whose config gives the scheme", setting[0])
 	}
-	if t, err = experiments.LoadCheckpoint(o.checkpoint); err != nil {
+	if t, err = training.LoadCheckpoint(o.checkpoint); err != nil {
 		return spec, nil, err
 	}
-	c := t.Config
+	c := t.Config()
 	return c.Spec(c.EvalPhase().Position), t, nil
 }
 
 // content shows what the layers of a trained model whose scheme reads the content made of the
 // text: nil without a checkpoint, or for a scheme that reads none, which refuses a text given.
-func (o *options) content(t *experiments.Trained, s position.Scheme, layers int) (*content, error) {
+func (o *options) content(t *training.Trained, s position.Scheme, layers int) (*content, error) {
 	if t == nil {
 		return nil, nil
 	}
@@ -451,7 +453,7 @@ func (o *options) checkCost(spec position.Spec, s position.Scheme) error {
 		flags = "-eval-len (with the checkpoint's model)"
 	}
 	n := o.evalLen
-	cost, err := experiments.CheckInspect(spec, s, n, flags)
+	cost, err := config.CheckInspect(spec, s, n, flags)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"extrapolate/data"
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/measure"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/cmdtest"
 	"extrapolate/internal/sysmem"
 	"extrapolate/position"
@@ -123,7 +125,7 @@ func TestPictures(t *testing.T) {
 // train it, read from configs/rope.yaml by the config loader (head dimension d_model / heads,
 // heads, layers, and train.seq_len as the training length), and that -h says so.
 func TestDefaultsAreTheConfigs(t *testing.T) {
-	r, err := experiments.LoadResolved(filepath.Join("..", "..", "configs", "rope.yaml"), nil)
+	r, err := config.LoadResolved(filepath.Join("..", "..", "configs", "rope.yaml"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +175,7 @@ func TestOutputNamedAfterInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(run, experiments.CheckpointFile), ckpt, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(run, measure.CheckpointFile), ckpt, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "rope_ntk.ckpt"), ckpt, 0o644); err != nil {
@@ -197,7 +199,7 @@ func TestOutputNamedAfterInputs(t *testing.T) {
 		{[]string{"-scheme", "alibi", "-eval-len", "64", "-heads", "8", "-base", "500"}, "inspect_alibi_L64_n64_heads8.png"},
 		{[]string{"-scheme", "t5", "-eval-len", "64", "-param", "buckets=16"}, "inspect_t5_L64_n64_param-buckets16.png"},
 		{[]string{"-scheme", "t5", "-eval-len", "64", "-param", "buckets=8"}, "inspect_t5_L64_n64_param-buckets8.png"},
-		{[]string{"-checkpoint", filepath.Join(run, experiments.CheckpointFile), "-eval-len", "64"}, "inspect_rope_s2_n64.png"},
+		{[]string{"-checkpoint", filepath.Join(run, measure.CheckpointFile), "-eval-len", "64"}, "inspect_rope_s2_n64.png"},
 		{[]string{"-checkpoint", "rope_ntk.ckpt", "-eval-len", "64"}, "inspect_rope_ntk_n64.png"},
 		{[]string{"-checkpoint", "rope_ntk.ckpt", "-eval-len", "128"}, "inspect_rope_ntk_n128.png"},
 	} {
@@ -216,7 +218,7 @@ func TestOutputNamedAfterInputs(t *testing.T) {
 		checkIgnored(t, c.name)
 	}
 	// A run's model.ckpt named from the folder it is run in.
-	if code, out, stderr := inspect(t, run, "-checkpoint", experiments.CheckpointFile, "-eval-len", "64"); code != 0 || strings.TrimSpace(out) != "wrote inspect_rope_s2_n64.png" {
+	if code, out, stderr := inspect(t, run, "-checkpoint", measure.CheckpointFile, "-eval-len", "64"); code != 0 || strings.TrimSpace(out) != "wrote inspect_rope_s2_n64.png" {
 		t.Errorf("-checkpoint model.ckpt in its run folder: exit %d, stdout %q, stderr %s; want inspect_rope_s2_n64.png", code, out, stderr)
 	}
 	// The same inspection again names the same file, which is kept.
@@ -348,13 +350,13 @@ func TestT5Buckets(t *testing.T) {
 func TestCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	corpus := cmdtest.TextCorpus(t)
-	c := experiments.Default()
+	c := config.Default()
 	c.Name = "kerple"
 	c.Data = data.Config{Corpus: "text", Path: corpus}
 	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 2, 2
 	c.Position = position.Config{Scheme: "kerple"}
 	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps, c.Train.LogEvery = 16, 4, 20, 5
-	c.Eval = experiments.Eval{Lengths: []int{16}, Tokens: 256, BatchTokens: 256}
+	c.Eval = config.Eval{Lengths: []int{16}, Tokens: 256, BatchTokens: 256}
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
@@ -362,11 +364,11 @@ func TestCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := &experiments.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
+	run := &training.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
 	if _, err := run.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	ckpt := filepath.Join(run.Dir, experiments.CheckpointFile)
+	ckpt := filepath.Join(run.Dir, measure.CheckpointFile)
 	code, out, stderr := inspect(t, dir, "-checkpoint", ckpt, "-eval-len", "32", "-json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -378,7 +380,7 @@ func TestCheckpoint(t *testing.T) {
 	if len(r.Bias) != 2 || len(r.Bias[0]) != 2 || len(r.Bias[0][0]) != 32 {
 		t.Fatalf("bias: %d layers, want 2 of 2 heads of 32 distances", len(r.Bias))
 	}
-	trained, err := experiments.LoadCheckpoint(ckpt)
+	trained, err := training.LoadCheckpoint(ckpt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,13 +410,13 @@ func TestCheckpoint(t *testing.T) {
 // partly trained, as cmd/eval says it: in the JSON, the picture's title and the output.
 func TestPartialCheckpoint(t *testing.T) {
 	dir := t.TempDir()
-	c := experiments.Default()
+	c := config.Default()
 	c.Name = "partial"
 	c.Data = data.Config{Corpus: "text", Path: cmdtest.TextCorpus(t)}
 	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 1, 2
 	c.Position = position.Config{Scheme: "kerple"}
 	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps = 16, 4, 10
-	c.Eval = experiments.Eval{Lengths: []int{16}, Tokens: 256, BatchTokens: 256}
+	c.Eval = config.Eval{Lengths: []int{16}, Tokens: 256, BatchTokens: 256}
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
@@ -424,11 +426,11 @@ func TestPartialCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := &experiments.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
-	if _, err := run.Execute(ctx); !errors.Is(err, experiments.ErrInterrupted) {
+	run := &training.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
+	if _, err := run.Execute(ctx); !errors.Is(err, measure.ErrInterrupted) {
 		t.Fatalf("interrupted run: %v", err)
 	}
-	ckpt := filepath.Join(run.Dir, experiments.CheckpointFile)
+	ckpt := filepath.Join(run.Dir, measure.CheckpointFile)
 	code, out, stderr := inspect(t, dir, "-checkpoint", ckpt, "-eval-len", "16", "-json")
 	var r struct {
 		Partial string `json:"partial"`

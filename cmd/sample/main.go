@@ -15,7 +15,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -25,7 +24,9 @@ import (
 	"strings"
 
 	"extrapolate/cmd/internal/scalingflag"
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/generate"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/exit"
 	"extrapolate/internal/inputfile"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
@@ -110,23 +111,26 @@ func run(args []string) int {
 	if err != nil {
 		return fail(fmt.Errorf("-factor: %v", err))
 	}
-	t, err := experiments.LoadCheckpoint(o.ckpt)
+	t, err := training.LoadCheckpoint(o.ckpt)
 	if err != nil {
 		return fail(err)
 	}
 	if !t.Finished && !o.partial {
 		return fail(fmt.Errorf("%s: saved at %s, before training finished; finish it with train, or sample from it as it is with -partial", o.ckpt, t.Progress))
 	}
-	s, err := o.scheme(t.Config, f)
+	s, err := o.scheme(t.Config(), f)
 	if err != nil {
 		return fail(err)
 	}
 	if err := checkLength(s, len(prompt), o.n); err != nil {
 		return fail(err)
 	}
-	text, err := generate(ctx, t, s, prompt, o.n, newSampler(o.temperature, o.topK, o.seed))
-	if err == nil {
+	text, err := generate.Continue(ctx, t.Model, s, prompt, o.n, newSampler(o.temperature, o.topK, o.seed).next)
+	switch {
+	case err == nil:
 		err = c.Write(func() error { _, err := os.Stdout.Write(text); return err })
+	case errors.Is(err, exit.ErrInterrupted):
+		err = fmt.Errorf("%w; nothing printed", err)
 	}
 	if err != nil {
 		return c.Fail(err)
@@ -184,7 +188,7 @@ func (o *options) readPrompt() ([]byte, error) {
 // scheme builds the checkpoint's position scheme under -scaling, with the same checks as
 // cmd/eval: a field flag no chosen scaling takes, a scaling the scheme does not take, and a bad
 // field or factor are refused, naming them.
-func (o *options) scheme(c experiments.Config, f position.Factor) (position.Scheme, error) {
+func (o *options) scheme(c config.Config, f position.Factor) (position.Scheme, error) {
 	name := strings.TrimSpace(o.scaling)
 	if name == "" {
 		return nil, fmt.Errorf("-scaling: empty value; give none or one of %s", strings.Join(position.ScalingTypes(), ","))
@@ -217,34 +221,12 @@ func checkLength(s position.Scheme, prompt, n int) error {
 	return nil
 }
 
-// generate continues prompt by n bytes, drawing each from the model's logits after the text so
-// far, and returns the prompt followed by them. It stops before the next byte once ctx is done.
-func generate(ctx context.Context, t *experiments.Trained, s position.Scheme, prompt []byte, n int, smp *sampler) ([]byte, error) {
-	ids := make([]int, len(prompt), len(prompt)+n)
-	for i, b := range prompt {
-		ids[i] = int(b)
-	}
-	text := append([]byte(nil), prompt...)
-	for range n {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%w after %d of %d bytes; nothing printed", exit.ErrInterrupted, len(text)-len(prompt), n)
-		}
-		logits, err := t.NextLogits(s, ids)
-		if err != nil {
-			return nil, fmt.Errorf("generating byte %d: %w", len(text)-len(prompt)+1, err)
-		}
-		next := smp.next(logits)
-		ids, text = append(ids, next), append(text, byte(next))
-	}
-	return text, nil
-}
-
 // summary is the line stderr gets: the scheme, the training length and how far past it the text
 // went.
-func summary(t *experiments.Trained, s position.Scheme, prompt, total int) string {
-	l := t.Config.Train.SeqLen
+func summary(t *training.Trained, s position.Scheme, prompt, total int) string {
+	l := t.Config().Train.SeqLen
 	trained := fmt.Sprintf("trained at %d tokens", l)
-	if f := t.Config.Train.Finetune; f != nil {
+	if f := t.Config().Train.Finetune; f != nil {
 		trained += fmt.Sprintf(", fine-tuned at %d", f.SeqLen)
 	}
 	if t.Progress != "" {

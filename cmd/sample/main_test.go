@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"extrapolate/data"
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/measure"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/cmdtest"
 	"extrapolate/model"
 	"extrapolate/position"
@@ -34,13 +36,13 @@ const trainLen = 16
 func checkpoint(t *testing.T, scheme string, steps int) string {
 	t.Helper()
 	dir := t.TempDir()
-	c := experiments.Default()
+	c := config.Default()
 	c.Name = "tiny"
 	c.Data = data.Config{Corpus: "text", Path: cmdtest.TextCorpus(t)}
 	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 1, 2
 	c.Position = position.Config{Scheme: scheme}
 	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps = trainLen, 4, max(steps, 10)
-	c.Eval = experiments.Eval{Lengths: []int{16, 32}, Tokens: 256, BatchTokens: 256}
+	c.Eval = config.Eval{Lengths: []int{16, 32}, Tokens: 256, BatchTokens: 256}
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}
@@ -53,11 +55,11 @@ func checkpoint(t *testing.T, scheme string, steps int) string {
 	if steps == 0 {
 		cancel()
 	}
-	r := &experiments.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
-	if _, err := r.Execute(ctx); err != nil && !(steps == 0 && errors.Is(err, experiments.ErrInterrupted)) {
+	r := &training.Run{Resolved: rc, Dir: filepath.Join(dir, "run")}
+	if _, err := r.Execute(ctx); err != nil && !(steps == 0 && errors.Is(err, measure.ErrInterrupted)) {
 		t.Fatal(err)
 	}
-	return filepath.Join(r.Dir, experiments.CheckpointFile)
+	return filepath.Join(r.Dir, measure.CheckpointFile)
 }
 
 // step is what the model predicts after a prefix of a text: the logits of its last position
@@ -72,13 +74,14 @@ type step struct {
 // none).
 func steps(t *testing.T, ckpt string, scaling *position.Scaling, text string, prompt int) []step {
 	t.Helper()
-	tr, err := experiments.LoadCheckpoint(ckpt)
+	tr, err := training.LoadCheckpoint(ckpt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pc := tr.Config.Position
+	c := tr.Config()
+	pc := c.Position
 	pc.Scaling = scaling
-	s, err := position.New(tr.Config.Spec(pc))
+	s, err := position.New(c.Spec(pc))
 	if err != nil {
 		t.Fatal(err)
 	}

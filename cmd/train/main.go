@@ -18,7 +18,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/compare"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/measure"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/exit"
 	_ "extrapolate/plugins" // schemes, tasks and measures from outside, in every command
 )
@@ -37,7 +40,7 @@ func main() {
 func run() int {
 	c := exit.New("train", os.Stderr)
 	var (
-		config    = flag.String("config", "", "config file, or a bare name looked up in configs/ (e.g. rope)")
+		configArg = flag.String("config", "", "config file, or a bare name looked up in configs/ (e.g. rope)")
 		out       = flag.String("out", "", "results folder (default results/<name>)")
 		overwrite = flag.Bool("overwrite", false, "replace a finished run of a different config, and start afresh instead of resuming")
 		quiet     = flag.Bool("quiet", false, "no progress output")
@@ -55,27 +58,27 @@ func run() int {
 	if err := c.Parse(flag.CommandLine, os.Args[1:]); err != nil {
 		return c.Bad(err)
 	}
-	if *config == "" {
+	if *configArg == "" {
 		return c.Bad(errors.New("-config: missing; give a config file, or a bare name looked up in configs/ (-h lists the flags)"))
 	}
 	if err := emptyFlags(); err != nil {
 		return c.Bad(err)
 	}
-	if err := experiments.UnknownConfig(*config); err != nil {
+	if err := config.Unknown(*configArg); err != nil {
 		return c.Bad(err)
 	}
-	path := experiments.Resolve(*config)
-	isComparison, err := experiments.IsComparison(path)
+	path := config.Resolve(*configArg)
+	isComparison, err := compare.IsConfig(path)
 	if err != nil {
 		return c.Bad(err)
 	}
 	if isComparison {
-		return compare(c, path, overrides, comparisonFlags{out: *out, shard: *shard, runs: *only, report: *report, overwrite: *overwrite, quiet: *quiet, check: *check})
+		return runComparison(c, path, overrides, comparisonFlags{out: *out, shard: *shard, runs: *only, report: *report, overwrite: *overwrite, quiet: *quiet, check: *check})
 	}
 	if *shard != "" || *only != "" || *report {
 		return c.Bad(errors.New("-shard, -runs and -report apply to comparison configs only"))
 	}
-	resolved, err := experiments.LoadResolved(path, overrides)
+	resolved, err := config.LoadResolved(path, overrides)
 	if err != nil {
 		return c.Bad(err)
 	}
@@ -87,7 +90,7 @@ func run() int {
 			fmt.Fprintln(os.Stderr, note)
 		}
 	}
-	r := &experiments.Run{Resolved: resolved, Dir: dir, Overwrite: *overwrite, Progress: os.Stderr}
+	r := &training.Run{Resolved: resolved, Dir: dir, Overwrite: *overwrite, Progress: os.Stderr}
 	if *quiet {
 		r.Progress = nil
 	}
@@ -104,7 +107,7 @@ func run() int {
 	if err != nil {
 		return failed(c, err)
 	}
-	fmt.Print(experiments.Summary(res))
+	fmt.Print(measure.Summary(res))
 	fmt.Printf("results in %s\n", dir)
 	return 0
 }
@@ -118,17 +121,17 @@ type comparisonFlags struct {
 // stopTraining is what a first signal does to a training run, a comparison's included.
 const stopTraining = "stopping after this step to save a checkpoint"
 
-// compare runs a comparison config. It exits 1 when a claim the comparison checks is not
+// runComparison runs a comparison config. It exits 1 when a claim the comparison checks is not
 // reproduced, so that CI fails.
-func compare(c *exit.Command, path string, overrides []string, f comparisonFlags) int {
-	plan, err := experiments.LoadPlan(path, overrides)
+func runComparison(c *exit.Command, path string, overrides []string, f comparisonFlags) int {
+	plan, err := compare.LoadPlan(path, overrides)
 	if err == nil && f.runs != "" {
 		plan, err = part(plan, f.runs, f.out)
 	}
 	if err != nil {
 		return c.Bad(err)
 	}
-	r := &experiments.Runner{Plan: plan, Dir: f.out, Overwrite: f.overwrite, Progress: os.Stderr, Command: commandLine()}
+	r := &compare.Runner{Plan: plan, Dir: f.out, Overwrite: f.overwrite, Progress: os.Stderr, Command: commandLine()}
 	if r.Dir == "" {
 		r.Dir = filepath.Join("results", plan.Comparison.Name)
 	}
@@ -136,7 +139,7 @@ func compare(c *exit.Command, path string, overrides []string, f comparisonFlags
 		r.Progress = nil
 	}
 	if f.shard != "" {
-		if r.Shard, err = experiments.ParseShard(f.shard); err == nil {
+		if r.Shard, err = compare.ParseShard(f.shard); err == nil {
 			err = plan.CheckShard(r.Shard)
 		}
 		if err != nil {
@@ -155,7 +158,7 @@ func compare(c *exit.Command, path string, overrides []string, f comparisonFlags
 		return failed(c, err)
 	}
 	defer r.Unlock()
-	var rep *experiments.Report
+	var rep *compare.Report
 	if f.report {
 		// A report of some runs would compare nothing: every run must have results.
 		if err := checkReport(r); err != nil {
@@ -178,7 +181,7 @@ func compare(c *exit.Command, path string, overrides []string, f comparisonFlags
 		return 0 // runs still missing: a shard finished
 	}
 	fmt.Print(rep.Summary())
-	fmt.Printf("report in %s\n", filepath.Join(r.Dir, experiments.ReportFile))
+	fmt.Printf("report in %s\n", filepath.Join(r.Dir, compare.ReportFile))
 	if failed := rep.Failed(); len(failed) > 0 {
 		for _, cl := range failed {
 			fmt.Fprintf(os.Stderr, "train: claim %s %s\n", cl.ID, cl.Verdict)
@@ -192,7 +195,7 @@ func compare(c *exit.Command, path string, overrides []string, f comparisonFlags
 // part's report would replace the whole comparison's. An -out that holds runs the part leaves
 // out, the whole's folder given by name among them, is refused by the runner, under the
 // folder's lock.
-func part(plan *experiments.Plan, only, out string) (*experiments.Plan, error) {
+func part(plan *compare.Plan, only, out string) (*compare.Plan, error) {
 	if out == "" {
 		return nil, fmt.Errorf("-runs: give -out too: in results/%s, the report of a part would replace the whole comparison's", plan.Comparison.Name)
 	}
@@ -202,7 +205,7 @@ func part(plan *experiments.Plan, only, out string) (*experiments.Plan, error) {
 // checkComparison checks what running the comparison (or, with reportOnly, writing its report)
 // would check before starting, without training or writing anything, and prints the number of
 // runs and how many have results, for scripts that submit the comparison (slurm/submit.sh).
-func checkComparison(r *experiments.Runner, reportOnly bool) error {
+func checkComparison(r *compare.Runner, reportOnly bool) error {
 	// The folder's writer first: the command would be refused at once.
 	if err := r.CheckLock(); err != nil {
 		return err
@@ -221,7 +224,7 @@ func checkComparison(r *experiments.Runner, reportOnly bool) error {
 	plan := r.Plan.Runs(r.Dir)
 	// Every run trains on the same data and is scored on the same tokens: the first run's
 	// corpus and lengths stand for all.
-	first := &experiments.Run{Resolved: plan[0].Resolved, Dir: plan[0].Dir, Overwrite: true}
+	first := &training.Run{Resolved: plan[0].Resolved, Dir: plan[0].Dir, Overwrite: true}
 	if err := first.Prepare(); err != nil {
 		return err
 	}
@@ -235,7 +238,7 @@ func checkComparison(r *experiments.Runner, reportOnly bool) error {
 
 // checkReport refuses -report while runs lack results: a report of some runs would compare
 // nothing, and exiting 0 would hide that.
-func checkReport(r *experiments.Runner) error {
+func checkReport(r *compare.Runner) error {
 	missing, total, err := r.MissingRuns()
 	if err != nil {
 		return err

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"extrapolate/experiments"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/cmdtest"
 )
 
@@ -328,7 +328,7 @@ func TestSecondInterruptQuits(t *testing.T) {
 	// Whatever checkpoint is on disk is whole.
 	path := filepath.Join(dir, "out", "model.ckpt")
 	if _, err := os.Stat(path); err == nil {
-		if _, err := experiments.LoadCheckpoint(path); err != nil {
+		if _, err := training.LoadCheckpoint(path); err != nil {
 			t.Fatalf("the checkpoint left by two interrupts: %v", err)
 		}
 	}

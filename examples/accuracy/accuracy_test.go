@@ -11,8 +11,9 @@ import (
 
 	"extrapolate/data"
 	"extrapolate/examples/accuracy"
-	"extrapolate/experiments"
+	"extrapolate/experiments/compare"
 	"extrapolate/experiments/measure"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/cmdtest"
 	"extrapolate/model"
 )
@@ -49,20 +50,20 @@ runs:
 `
 	path := filepath.Join(dir, "tiny.yaml")
 	os.WriteFile(path, []byte(comp), 0o644)
-	c, err := experiments.LoadPlan(path, nil)
+	c, err := compare.LoadPlan(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "results")
-	rep, err := (&experiments.Runner{Plan: c, Dir: out, Command: "test"}).Execute(context.Background())
+	rep, err := (&compare.Runner{Plan: c, Dir: out, Command: "test"}).Execute(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, _ := os.ReadFile(filepath.Join(out, experiments.ReportFile))
+	md, _ := os.ReadFile(filepath.Join(out, compare.ReportFile))
 	if !strings.Contains(string(md), "## Next-token accuracy") {
 		t.Fatalf("REPORT.md has no accuracy section:\n%s", md)
 	}
-	for _, f := range []string{accuracy.ComparisonCSV, accuracy.ComparisonPNG, filepath.Join(experiments.RunsDir, "rope-s1", accuracy.RunCSV)} {
+	for _, f := range []string{accuracy.ComparisonCSV, accuracy.ComparisonPNG, filepath.Join(compare.RunsDir, "rope-s1", accuracy.RunCSV)} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
@@ -97,26 +98,26 @@ runs:
 // length whose most likely token is right.
 func checkFromCheckpoint(t *testing.T, dir string, got []accuracy.Length) {
 	t.Helper()
-	tr, err := experiments.LoadCheckpoint(filepath.Join(dir, experiments.CheckpointFile))
+	tr, err := training.LoadCheckpoint(filepath.Join(dir, measure.CheckpointFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, s := tr.Resolved.Schemes()
-	corpus, err := data.Load(tr.Config.Data)
+	corpus, err := data.Load(tr.Config().Data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := data.NewEvalSet(corpus.Valid, tr.Config.Eval.Tokens)
+	set, err := data.NewEvalSet(corpus.Valid, tr.Config().Eval.Tokens)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, n := range tr.Config.Eval.Lengths {
+	for i, n := range tr.Config().Eval.Lengths {
 		// The pass's batch: the most windows within the budget that divide them all.
 		ws, err := set.Plan(n, n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		windows, batch := len(ws), tr.Config.Eval.BatchTokens/n
+		windows, batch := len(ws), tr.Config().Eval.BatchTokens/n
 		for windows%batch != 0 {
 			batch--
 		}

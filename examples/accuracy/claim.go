@@ -32,8 +32,8 @@ func alibiSeries(rep *measure.Report) []string {
 			if r.Label != s.Label {
 				continue
 			}
-			p := r.Config.Position
-			if p.Scheme == "alibi" && p.DistanceMap == nil && slices.Contains(r.Config.Eval.Measures, Measure{}.Name()) {
+			p := r.Config().Position
+			if p.Scheme == "alibi" && p.DistanceMap == nil && slices.Contains(r.Config().Eval.Measures, Measure{}.Name()) {
 				out = append(out, s.Label)
 			}
 			break

@@ -36,7 +36,7 @@ func judgeALiBi(t *testing.T, scheme string, acc [][2]float64) claims.Verdict {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep.Runs = append(rep.Runs, measure.RunResult{Label: scheme, Seed: uint64(s + 1), Config: c, Resolved: resolved, Result: res})
+		rep.Runs = append(rep.Runs, measure.RunResult{Label: scheme, Seed: uint64(s + 1), Resolved: resolved, Result: res})
 	}
 	rep.Aggregate()
 	for _, r := range claims.Judge(rep, nil) {

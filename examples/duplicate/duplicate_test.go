@@ -6,7 +6,7 @@ import (
 
 	"extrapolate/data"
 	"extrapolate/examples/duplicate"
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
 	"extrapolate/experiments/measure/tasks"
 	"extrapolate/internal/cmdtest"
 	"extrapolate/internal/rng"
@@ -36,12 +36,12 @@ func TestTrainsAndScores(t *testing.T) {
 	if _, err := task.Lookup("duplicate"); err != nil {
 		t.Fatal(err)
 	}
-	c := experiments.Default()
+	c := config.Default()
 	c.Name = "duplicate"
 	c.Data = data.Config{Corpus: "text", Path: cmdtest.TextCorpus(t)}
 	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 1, 2
 	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps, c.Train.LogEvery = 41, 4, 20, 5
-	c.Eval = experiments.Eval{Lengths: []int{16}, Tokens: 512, BatchTokens: 256}
+	c.Eval = config.Eval{Lengths: []int{16}, Tokens: 512, BatchTokens: 256}
 	c.Task = &task.Config{Names: []string{"duplicate"}, Examples: 5}
 	res, _ := stepcheck.Protocol(t, c)
 	cells, err := tasks.Of(res)

@@ -42,7 +42,7 @@ func report(t *testing.T, schemes ...string) *measure.Report {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep.Runs = append(rep.Runs, measure.RunResult{Label: scheme, Seed: 1, Config: c, Resolved: rc, Result: &measure.Result{Status: measure.OK}})
+		rep.Runs = append(rep.Runs, measure.RunResult{Label: scheme, Seed: 1, Resolved: rc, Result: &measure.Result{Status: measure.OK}})
 	}
 	rep.Aggregate()
 	return rep

@@ -6,7 +6,7 @@ import (
 
 	"extrapolate/data"
 	_ "extrapolate/examples/logbias"
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
 	"extrapolate/internal/cmdtest"
 	"extrapolate/internal/stepcheck"
 	"extrapolate/position"
@@ -26,7 +26,7 @@ func TestTrainsAndEvaluates(t *testing.T) {
 			t.Errorf("head %d: the slope is still its initial 0.5: not trained", h)
 		}
 	}
-	c := experiments.Default()
+	c := config.Default()
 	c.Name = "logbias"
 	c.Data = data.Config{Corpus: "text", Path: cmdtest.TextCorpus(t)}
 	c.Position = pc

@@ -124,7 +124,7 @@ func TestGraphBiasMatchesHandWritten(t *testing.T) {
 // norm; in float64, where rounding cannot hide a difference in the computation, every one of 30
 // steps' losses agrees within 10⁻¹⁰: the same trained numbers. (In float32 the two round
 // differently, by an ulp of the bias, and training carries that along: run through
-// experiments.Run for 30 steps, their evaluation losses differ by about 5·10⁻⁵ relative.)
+// training.Run for 30 steps, their evaluation losses differ by about 5·10⁻⁵ relative.)
 func TestGraphModelMatchesHandWritten(t *testing.T) {
 	graph, hand := schemes(t, 2)
 	for _, c := range []struct {

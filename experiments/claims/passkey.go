@@ -96,7 +96,7 @@ var passkeyALiBiLocal = claim{
 // hasPasskey reports whether some run of the comparison was trained with passkeys.
 func hasPasskey(rep *judging) bool {
 	for _, r := range rep.Runs {
-		if r.Config.Train.Passkey != nil {
+		if r.Config().Train.Passkey != nil {
 			return true
 		}
 	}
@@ -165,7 +165,7 @@ func checkPasskeyExtends(rep *judging) (Verdict, string) {
 		var ft int
 		for _, r := range rep.Runs {
 			if r.Label == s.Label {
-				ft = r.Config.Train.Finetune.SeqLen
+				ft = r.Config().Train.Finetune.SeqLen
 				break
 			}
 		}

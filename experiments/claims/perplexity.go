@@ -185,13 +185,13 @@ func checkLearned(rep *judging) (Verdict, string) {
 	found := false
 	ok := true
 	for _, r := range rep.Runs {
-		if !anyLearned.matches(r.Config) || !r.Result.OK() {
+		if !anyLearned.matches(r.Config()) || !r.Result.OK() {
 			continue
 		}
 		p := struct {
 			MaxLen int `yaml:"max_len"`
-		}{MaxLen: r.Config.Train.SeqLen}
-		if err := r.Config.Position.Decode(&p); err != nil {
+		}{MaxLen: r.Config().Train.SeqLen}
+		if err := r.Config().Position.Decode(&p); err != nil {
 			return NotReproduced, fmt.Sprintf("%s: %v", r.Label, err)
 		}
 		maxLen := p.MaxLen
@@ -363,7 +363,7 @@ func checkRelative(rep *judging) (Verdict, string) {
 	}
 	n := rep.Lengths[len(rep.Lengths)-1]
 	for _, r := range rep.Runs {
-		c := r.Config
+		c := r.Config()
 		if !anyRoPE.matches(c) || seen[r.Label] {
 			continue
 		}

@@ -99,7 +99,7 @@ var tasksNoPERanking = claim{
 // hasTasks reports whether some run of the comparison was trained on tasks.
 func hasTasks(rep *judging) bool {
 	for _, r := range rep.Runs {
-		if r.Config.Task != nil {
+		if r.Config().Task != nil {
 			return true
 		}
 	}

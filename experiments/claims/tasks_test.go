@@ -47,7 +47,7 @@ func seedsReport(t *testing.T, byTask map[string]scores, seeds ...uint64) *measu
 			if v, ok := variants[scheme]; ok {
 				file, set = v[0], append(set, v[1])
 			}
-			c, err := config.Load(filepath.Join("..", "..", "configs", file+".yaml"), set)
+			rc, err := config.LoadResolved(filepath.Join("..", "..", "configs", file+".yaml"), set)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func seedsReport(t *testing.T, byTask map[string]scores, seeds ...uint64) *measu
 				t.Fatal(err)
 			}
 			for _, seed := range seeds {
-				rep.Runs = append(rep.Runs, measure.RunResult{Label: label, Seed: seed, Config: c, Result: res})
+				rep.Runs = append(rep.Runs, measure.RunResult{Label: label, Seed: seed, Resolved: rc, Result: res})
 			}
 			rep.Series = append(rep.Series, &measure.Series{Label: label, Position: scheme})
 		}

@@ -54,7 +54,7 @@ func (c *Config) planCheckpoints(i int, spec RunSpec, all []config.Override, lab
 		// The checkpoint's own seed, which its weights were drawn from; the run is the
 		// comparison's seed's.
 		rc := resolved.WithSeed(name, base.Seed)
-		out = append(out, Planned{Label: spec.Label, Seed: c.Seeds[k], Config: rc.Config(), Resolved: rc,
+		out = append(out, Planned{Label: spec.Label, Seed: c.Seeds[k], Resolved: rc,
 			Dir: filepath.Join(RunsDir, name), Checkpoint: abs})
 	}
 	return out, nil

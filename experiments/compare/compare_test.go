@@ -128,7 +128,7 @@ func syntheticIn(order []string, ppl map[string][][]float64, configs map[string]
 					panic(err)
 				}
 			}
-			rep.Runs = append(rep.Runs, measure.RunResult{Label: label, Seed: uint64(s + 1), Config: c, Resolved: resolvedReport(c), Result: res})
+			rep.Runs = append(rep.Runs, measure.RunResult{Label: label, Seed: uint64(s + 1), Resolved: resolvedReport(c), Result: res})
 		}
 	}
 	rep.aggregate()
@@ -626,12 +626,12 @@ func TestComparisonStrictAndOrdered(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := c.Runs(dir)
-	if got := plan[0].Config.Train.Steps; got != 7 {
+	if got := plan[0].Config().Train.Steps; got != 7 {
 		t.Fatalf("steps %d: the command line's -set must win over the run's and the comparison's", got)
 	}
 	c, _ = LoadPlan(filepath.Join(dir, "c.yaml"), nil)
 	plan = c.Runs(dir)
-	if got := plan[0].Config.Train.Steps; got != 10 {
+	if got := plan[0].Config().Train.Steps; got != 10 {
 		t.Fatalf("steps %d: the run's set must win over the comparison's", got)
 	}
 	if _, err := Load(filepath.Join(dir, "c.yaml"), []string{"seed=5"}); err == nil {

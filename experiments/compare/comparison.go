@@ -62,11 +62,11 @@ type RunSpec struct {
 // Planned is one (run, seed) of a comparison, resolved.
 type Planned struct {
 	// Point is the grid point's name, "" without a grid.
-	Point  string
-	Label  string
-	Seed   uint64
-	Config config.Config
-	// Resolved is Config resolved, for the run to carry: the seeds of a run share its schemes.
+	Point string
+	Label string
+	Seed  uint64
+	// Resolved is the run's config, resolved, for the run to carry: the seeds of a run share
+	// its schemes.
 	Resolved *config.Resolved
 	Dir      string
 	// Checkpoint is the finished checkpoint of a model trained elsewhere that the run
@@ -74,12 +74,15 @@ type Planned struct {
 	Checkpoint string
 }
 
+// Config is the run's config (Resolved.Config).
+func (p Planned) Config() config.Config { return p.Resolved.Config() }
+
 // ID names a planned run: its name, after its grid point's.
 func (p Planned) ID() string {
 	if p.Point == "" {
-		return p.Config.Name
+		return p.Config().Name
 	}
-	return p.Point + "/" + p.Config.Name
+	return p.Point + "/" + p.Config().Name
 }
 
 // Files of a comparison folder, beside runs/.
@@ -282,7 +285,7 @@ func (c *Config) Resolve() (*Plan, error) {
 			return nil, fmt.Errorf("grid[%d] (%s): %w", i, p.Name, err)
 		}
 		if len(out) > 0 {
-			if err := samePointProtocol(out[0].Config, plan[0].Config); err != nil {
+			if err := samePointProtocol(out[0].Config(), plan[0].Config()); err != nil {
 				return nil, fmt.Errorf("grid[%d] (%s): %w", i, p.Name, err)
 			}
 		}
@@ -338,7 +341,7 @@ func (c *Config) planRuns() ([]Planned, error) {
 				return nil, err
 			}
 			if first == nil {
-				cfg := planned[0].Config
+				cfg := planned[0].Config()
 				first = &cfg
 			}
 			out = append(out, planned...)
@@ -375,7 +378,7 @@ func (c *Config) planRuns() ([]Planned, error) {
 				return nil, err
 			}
 			rc := resolved.WithSeed(name, seed)
-			out = append(out, Planned{Label: label, Seed: seed, Config: rc.Config(), Resolved: rc, Dir: filepath.Join(RunsDir, name)})
+			out = append(out, Planned{Label: label, Seed: seed, Resolved: rc, Dir: filepath.Join(RunsDir, name)})
 		}
 	}
 	return out, nil

@@ -26,7 +26,7 @@ func plannedReport(t *testing.T, name string) *Report {
 	}
 	rep := &Report{Comparison: c.Comparison}
 	for _, p := range c.Runs(t.TempDir()) {
-		rep.Runs = append(rep.Runs, measure.RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Resolved: p.Resolved, Result: &measure.Result{Status: "ok"}})
+		rep.Runs = append(rep.Runs, measure.RunResult{Label: p.Label, Seed: p.Seed, Resolved: p.Resolved, Result: &measure.Result{Status: "ok"}})
 	}
 	rep.aggregate()
 	return rep
@@ -172,7 +172,7 @@ func syntheticFigures(t *testing.T, dir string, labels []string) *Report {
 		}
 		for _, seed := range planned.Comparison.Seeds {
 			run := rc.WithSeed(name+"-s"+strconv.FormatUint(seed, 10), seed)
-			runs = append(runs, measure.RunResult{Label: name, Seed: seed, Config: run.Config(), Resolved: run})
+			runs = append(runs, measure.RunResult{Label: name, Seed: seed, Resolved: run})
 		}
 	}
 	rep := &Report{Comparison: planned.Comparison}
@@ -198,7 +198,7 @@ func syntheticFigures(t *testing.T, dir string, labels []string) *Report {
 // the config's windows, and writes the latter to its folder.
 func syntheticRun(t *testing.T, r measure.RunResult, k int, rng *rand.Rand) *measure.Result {
 	const trainLen = 64
-	c := r.Config
+	c := r.Config()
 	slope := 0.06 * float64(k%7)
 	res := &measure.Result{Status: "ok", TrainLen: trainLen}
 	var pls []positions.Length

@@ -59,7 +59,7 @@ func TestGridRunEqualsRunAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := c.Runs("out")
-	if len(plan) != 8 || plan[4].Point != "wide" || plan[4].Dir != filepath.Join("out", "wide", RunsDir, "alibi-s1") || plan[4].Config.Model.DModel != 32 || plan[0].Config.Model.DModel != 16 {
+	if len(plan) != 8 || plan[4].Point != "wide" || plan[4].Dir != filepath.Join("out", "wide", RunsDir, "alibi-s1") || plan[4].Config().Model.DModel != 32 || plan[0].Config().Model.DModel != 16 {
 		t.Fatalf("plan: %d runs, the fifth %+v", len(plan), plan[4])
 	}
 	out := filepath.Join(dir, "results")

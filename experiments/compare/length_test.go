@@ -112,7 +112,7 @@ func TestLengthGridSchemesFollow(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range plan.Runs("out") {
-		n := p.Config.Train.SeqLen
+		n := p.Config().Train.SeqLen
 		if mc := p.Resolved.ModelConfig(); mc.TrainLen != n {
 			t.Errorf("%s: the model's training length %d, want %d", p.ID(), mc.TrainLen, n)
 		}

@@ -142,7 +142,7 @@ func (p *Plan) key() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n", p.Comparison.Name)
 	for _, r := range p.runs {
-		fmt.Fprintf(h, "%s/%s/%d/%s\n", r.Point, r.Label, r.Seed, r.Config.Hash())
+		fmt.Fprintf(h, "%s/%s/%d/%s\n", r.Point, r.Label, r.Seed, r.Config().Hash())
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }

@@ -138,7 +138,7 @@ func TestPartFolder(t *testing.T) {
 				if err := os.MkdirAll(p.Dir, 0o755); err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(filepath.Join(p.Dir, "config.yaml"), p.Config.Marshal(), 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(p.Dir, "config.yaml"), p.Config().Marshal(), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -91,7 +91,7 @@ func TestNonFiniteLengthRecorded(t *testing.T) {
 		t.Fatalf("summary:\n%s", sum)
 	}
 	// Its results count as done: a comparison does not run it again.
-	if got, err := readResult(Planned{Config: c, Resolved: r.Resolved, Dir: r.Dir}); err != nil || got == nil {
+	if got, err := readResult(Planned{Resolved: r.Resolved, Dir: r.Dir}); err != nil || got == nil {
 		t.Fatalf("readResult: %v, %v", got, err)
 	}
 }

@@ -133,7 +133,7 @@ func syntheticPasskey(acc map[string][][4]float64, far map[string][4]float64) *R
 			if err := res.SetMeasurement("passkey", cells); err != nil {
 				panic(err)
 			}
-			rep.Runs = append(rep.Runs, measure.RunResult{Label: label, Seed: uint64(s + 1), Config: c, Resolved: resolvedReport(c), Result: res})
+			rep.Runs = append(rep.Runs, measure.RunResult{Label: label, Seed: uint64(s + 1), Resolved: resolvedReport(c), Result: res})
 		}
 	}
 	rep.aggregate()

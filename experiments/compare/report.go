@@ -105,7 +105,7 @@ func gridSections(points []*PointReport) ([]measure.Section, error) {
 func (rep *Report) markdown(sections []measure.Section) []byte {
 	var b bytes.Buffer
 	c := rep.Comparison
-	first := rep.Runs[0].Config
+	first := rep.Runs[0].Config()
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# Comparison: %s\n\n", c.Name)
 	var seeds []string
@@ -170,7 +170,7 @@ func (rep *Report) markdown(sections []measure.Section) []byte {
 // scaling, and a distance map where the comparison has one.
 func (rep *Report) evaluationOnly() string {
 	for _, r := range rep.Runs {
-		if r.Config.Position.DistanceMap != nil {
+		if r.Config().Position.DistanceMap != nil {
 			return "a RoPE scaling or a distance map"
 		}
 	}
@@ -184,7 +184,7 @@ func (rep *Report) sharedTraining() []string {
 	out := make([]string, len(rep.Runs))
 	trainedBy := map[string]string{} // training key → the run that trained it
 	for i, r := range rep.Runs {
-		key := training.Key(r.Config)
+		key := training.Key(r.Config())
 		if by, ok := trainedBy[key]; ok && key != "" {
 			out[i] = by
 		} else {
@@ -336,7 +336,7 @@ func (rep *Report) sources() []string {
 		s, _ := r.Resolved.Schemes()
 		add(s)
 		if position.IsPerLayer(s) {
-			for l := 0; l < r.Config.Model.Layers; l++ {
+			for l := 0; l < r.Config().Model.Layers; l++ {
 				add(position.InLayer(s, l).Scheme)
 			}
 		}
@@ -348,9 +348,9 @@ func (rep *Report) sources() []string {
 // many, so that a comparison whose runs train for different steps or at different lengths (a
 // task comparison: each task its own window) says so instead of giving the first run's.
 func (rep *Report) spread(of func(config.Config) int, one, many string) string {
-	lo, hi := of(rep.Runs[0].Config), of(rep.Runs[0].Config)
+	lo, hi := of(rep.Runs[0].Config()), of(rep.Runs[0].Config())
 	for _, r := range rep.Runs {
-		lo, hi = min(lo, of(r.Config)), max(hi, of(r.Config))
+		lo, hi = min(lo, of(r.Config())), max(hi, of(r.Config()))
 	}
 	if lo == hi {
 		return fmt.Sprintf(one, strconv.Itoa(lo))
@@ -362,7 +362,7 @@ func (rep *Report) spread(of func(config.Config) int, one, many string) string {
 // tasks (task.names), which replace the corpus in training.
 func (rep *Report) trainData(corpus string) string {
 	for _, r := range rep.Runs {
-		if r.Config.Task == nil {
+		if r.Config().Task == nil {
 			return corpus
 		}
 	}

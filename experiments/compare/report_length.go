@@ -48,7 +48,7 @@ func (rep *Report) lengthLines() []lengthLine {
 	least := slices.MinFunc(rep.Points, func(a, b *PointReport) int { return a.TrainTokens - b.TrainTokens }).TrainTokens
 	var out []lengthLine
 	for _, pt := range rep.Points {
-		width := pt.Report.Runs[0].Config.Model.DModel
+		width := pt.Report.Runs[0].Config().Model.DModel
 		name := fmt.Sprintf("d%d", width)
 		if pt.TrainTokens != least {
 			name += fmt.Sprintf(", %sx tokens", strconv.FormatFloat(float64(pt.TrainTokens)/float64(least), 'g', 3, 64))

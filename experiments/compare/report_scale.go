@@ -69,10 +69,10 @@ func (r *Runner) buildGridReport() (*Report, error) {
 			return nil, fmt.Errorf("grid point %s: %w", p.Name, err)
 		}
 		set, _ := setList(p.Set) // AtPoint decoded it already
-		first := rep.Runs[0]
+		first, train := rep.Runs[0], rep.Runs[0].Config().Train
 		top.Points = append(top.Points, &PointReport{
 			Name: p.Name, Set: set, Params: first.Result.Params,
-			TrainTokens: first.Config.Train.Steps * first.Config.Train.BatchSize * first.Config.Train.SeqLen,
+			TrainTokens: train.Steps * train.BatchSize * train.SeqLen,
 			Report:      rep, Claims: rep.Claims, Failed: failedRuns(rep),
 		})
 	}
@@ -88,7 +88,7 @@ func failedRuns(rep *Report) []FailedRun {
 	var out []FailedRun
 	for _, r := range rep.Runs {
 		if !r.Result.OK() {
-			out = append(out, FailedRun{Run: r.Config.Name, Error: r.Result.Error})
+			out = append(out, FailedRun{Run: r.Config().Name, Error: r.Result.Error})
 		}
 	}
 	return out

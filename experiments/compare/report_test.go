@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"extrapolate/experiments/config"
+	"extrapolate/experiments/internal/testrun"
 	"extrapolate/experiments/measure"
 	"extrapolate/task"
 )
@@ -12,12 +13,12 @@ import (
 // training length and data: it gives their range and the tasks, not the first run's values.
 func TestReportSaysWhatRunsTrain(t *testing.T) {
 	run := func(steps, seqLen int, tasks bool) measure.RunResult {
-		var c config.Config
+		c := testrun.Config(t, "rope")
 		c.Train.Steps, c.Train.SeqLen = steps, seqLen
 		if tasks {
 			c.Task = &task.Config{Names: []string{"copy"}}
 		}
-		return measure.RunResult{Config: c}
+		return measure.RunResult{Resolved: testrun.Resolved(t, c)}
 	}
 	steps := func(c config.Config) int { return c.Train.Steps }
 	length := func(c config.Config) int { return c.Train.SeqLen }

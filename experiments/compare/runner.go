@@ -175,8 +175,8 @@ func readResult(p Planned) (*measure.Result, error) {
 	if err := json.Unmarshal(b, &res); err != nil {
 		return nil, inputerr.Wrap(fmt.Errorf("%s: does not read as a run's results: %v", path, err))
 	}
-	if res.ConfigHash != p.Config.Hash() {
-		return nil, inputerr.Wrap(fmt.Errorf("%s: config_sha256: %q, not that of the run's config.yaml beside it (%s)", path, res.ConfigHash, p.Config.Hash()))
+	if res.ConfigHash != p.Config().Hash() {
+		return nil, inputerr.Wrap(fmt.Errorf("%s: config_sha256: %q, not that of the run's config.yaml beside it (%s)", path, res.ConfigHash, p.Config().Hash()))
 	}
 	if err := measure.CheckResult(&res, p.Resolved); err != nil {
 		return nil, inputerr.Wrap(fmt.Errorf("%s: %w", path, err))
@@ -186,23 +186,23 @@ func readResult(p Planned) (*measure.Result, error) {
 
 func sameConfigIn(p Planned) bool {
 	b, err := os.ReadFile(filepath.Join(p.Dir, measure.ConfigFile))
-	return err == nil && string(b) == string(p.Config.Marshal())
+	return err == nil && string(b) == string(p.Config().Marshal())
 }
 
 // sharedTraining finds an earlier planned run whose training is the same as the k-th's: RoPE
 // scalings apply only when evaluating, so rope and rope with a scaling, without fine-tuning,
 // train the same weights from the same seed. It returns that run's checkpoint, when finished.
 func sharedTraining(plan []Planned, k int) string {
-	key := training.Key(plan[k].Config)
+	key := training.Key(plan[k].Config())
 	if key == "" {
 		return ""
 	}
 	for _, p := range plan[:k] {
-		if training.Key(p.Config) != key {
+		if training.Key(p.Config()) != key {
 			continue
 		}
 		path := filepath.Join(p.Dir, measure.CheckpointFile)
-		if tr, err := training.LoadCheckpoint(path); err == nil && tr.Finished && training.Key(tr.Config) == key {
+		if tr, err := training.LoadCheckpoint(path); err == nil && tr.Finished && training.Key(tr.Config()) == key {
 			return path
 		}
 	}
@@ -280,10 +280,10 @@ func (r *Runner) buildReport() (*Report, error) {
 			return nil, err
 		}
 		if res == nil {
-			missing = append(missing, p.Config.Name)
+			missing = append(missing, p.Config().Name)
 			continue
 		}
-		rep.Runs = append(rep.Runs, measure.RunResult{Label: p.Label, Seed: p.Seed, Config: p.Config, Resolved: p.Resolved, Result: res, Dir: p.Dir})
+		rep.Runs = append(rep.Runs, measure.RunResult{Label: p.Label, Seed: p.Seed, Resolved: p.Resolved, Result: res, Dir: p.Dir})
 	}
 	if len(missing) > 0 {
 		r.say("%d of %d runs have results; missing: %s. Run the report again when every shard has finished.\n",

@@ -1,6 +1,6 @@
 // Package config is a run's config: its fields, their defaults and checks, and what a checked
 // config builds once (Resolved): the position schemes of its phases, the model config and the
-// memory it needs. It sits below the rest of package experiments and imports none of it.
+// memory it needs. It sits below the other packages of experiments and imports none of them.
 package config
 
 import (

@@ -4,6 +4,8 @@ package config
 // the value that carries them once built (Resolved).
 
 import (
+	"fmt"
+
 	"extrapolate/data"
 	"extrapolate/model"
 	"extrapolate/position"
@@ -92,6 +94,28 @@ func (r *Resolved) WithSeed(name string, seed uint64) *Resolved {
 	s := *r
 	s.config.Name, s.config.Seed = name, seed
 	return &s
+}
+
+// WithEval is the config with the evaluation section e in place of its own, resolved again: a
+// new value, r unchanged. The section enters the checks of the lengths and the memory
+// estimate, which Resolve makes again.
+func (r *Resolved) WithEval(e Eval) (*Resolved, error) {
+	c := r.config
+	c.Eval = e
+	return c.Resolve()
+}
+
+// WithExamples is the config scored on n held-out examples a size in place of its
+// task.examples, resolved again: a new value, r unchanged. The config must train on tasks.
+func (r *Resolved) WithExamples(n int) (*Resolved, error) {
+	c := r.config
+	if c.Task == nil {
+		return nil, fmt.Errorf("task.examples: the config trains on the corpus, not on tasks")
+	}
+	tc := *c.Task
+	tc.Examples = n
+	c.Task = &tc
+	return c.Resolve()
 }
 
 // MainPhase is the config of the main training phase. The one rule of the protocol about

@@ -183,7 +183,7 @@ func ReadRunFile(path string) ([]byte, error) {
 // SameRun checks that a measure's file of a run is that run's, as its results file is: its
 // run's name and seed, training length and protocol.
 func SameRun(r RunResult, name string, seed uint64, trainLen int, protocol string) error {
-	c := r.Config
+	c := r.Config()
 	switch {
 	case name != c.Name || seed != c.Seed:
 		return fmt.Errorf("holds run %s seed %d's, not %s seed %d's", name, seed, c.Name, c.Seed)

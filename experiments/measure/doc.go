@@ -11,8 +11,8 @@
 // package (examples/accuracy). The protocol's score, the perplexity by length, is the results
 // file's own (Result.Lengths) and the aggregate's (Report.Series), since every claim reads it.
 //
-// It sits above experiments/config and experiments/plot and below package experiments, which
-// trains runs, judges claims and writes reports, and which it never imports: the one thing it
+// It sits above experiments/config and experiments/plot and below the packages of experiments
+// that train runs, judge claims and write reports, which it never imports: the one thing it
 // needs from above, which series is plain RoPE, the comparison gives it as a value
 // (Report.PlainRoPE), from the claims.
 package measure

@@ -31,7 +31,7 @@ func strideFor(e config.Eval, n int) int {
 func (ev *Evaluation) Measure(ctx context.Context) ([]Recorder, error) {
 	var recs []Recorder
 	var obs []PassObserver
-	for _, m := range measuresOf(ev.Config) {
+	for _, m := range measuresOf(ev.Config()) {
 		rec, err := Start(m, ev)
 		if err != nil {
 			return nil, fmt.Errorf("measure %s: %w", m.Name(), err)
@@ -63,7 +63,7 @@ func (ev *Evaluation) Measure(ctx context.Context) ([]Recorder, error) {
 // NonFinite, with the reason. A run trained at ids drawn at evaluation too sees each window at
 // a draw of its own (WindowIDs).
 func (ev *Evaluation) Pass(ctx context.Context, scheme position.Scheme, obs ...PassObserver) error {
-	e := ev.Config.Eval
+	e := ev.Config().Eval
 	set, err := data.NewEvalSet(ev.Corpus.Valid, e.Tokens)
 	if err != nil {
 		return err

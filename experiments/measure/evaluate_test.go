@@ -31,10 +31,13 @@ func tinyModel(t *testing.T, scheme string) (config.Config, *model.Model, *data.
 	return c, m, corpus
 }
 
-// evaluateAll runs the protocol's pass with s over e's windows, for the score and the
-// per-position sums at every length.
-func evaluateAll(ctx context.Context, m *model.Model, s position.Scheme, corpus *data.Corpus, e config.Eval) ([]LengthResult, []PassLength, error) {
-	ev := &Evaluation{Config: config.Config{Eval: e}, Model: m, Corpus: corpus}
+// evaluateAll runs the protocol's pass with s over the windows of e, c's evaluation in place of
+// its own, for the score and the per-position sums at every length.
+func evaluateAll(t *testing.T, m *model.Model, s position.Scheme, corpus *data.Corpus, c config.Config, e config.Eval) ([]LengthResult, []PassLength, error) {
+	t.Helper()
+	c.Eval = e
+	ctx := context.Background()
+	ev := &Evaluation{Resolved: testrun.Resolved(t, c), Model: m, Corpus: corpus}
 	var seen passSeen
 	err := ev.Pass(ctx, s, &seen)
 	var lengths []LengthResult
@@ -57,15 +60,14 @@ func (p *passSeen) End(l PassLength)                             { *p = append(*
 func TestStrideEqualLengthIsNonOverlapping(t *testing.T) {
 	c, m, corpus := tinyModel(t, "rope")
 	_, s := testrun.Resolved(t, c).Schemes()
-	ctx := context.Background()
-	plain, byPos, err := evaluateAll(ctx, m, s, corpus, c.Eval)
+	plain, byPos, err := evaluateAll(t, m, s, corpus, c, c.Eval)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, n := range c.Eval.Lengths {
 		e := c.Eval
 		e.Lengths, e.Stride = []int{n}, &n
-		strided, sbyPos, err := evaluateAll(ctx, m, s, corpus, e)
+		strided, sbyPos, err := evaluateAll(t, m, s, corpus, c, e)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,12 +103,12 @@ func TestStrideEqualLengthIsNonOverlapping(t *testing.T) {
 func TestSlidingWindowsFromDefinition(t *testing.T) {
 	c, m, corpus := tinyModel(t, "alibi")
 	_, s := testrun.Resolved(t, c).Schemes()
-	const n, stride, tokens = 32, 12, 200
+	const n, stride, tokens = 32, 12, 224 // tokens: a multiple of n, as a config takes it
 	// One window a batch: the shape of the definition's graph below, so that a BLAS whose
 	// order of summation depends on the shape (OpenBLAS, with -tags openblas) gives the same bits.
 	e := config.Eval{Lengths: []int{n}, Tokens: tokens, BatchTokens: n, Stride: new(int)}
 	*e.Stride = stride
-	got, byPos, err := evaluateAll(context.Background(), m, s, corpus, e)
+	got, byPos, err := evaluateAll(t, m, s, corpus, c, e)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 // stick-breaking, contextual positions), a rotation, a bias on the scores, or nothing but a
 // table on the embeddings or no positions at all (absolute positions and NoPE).
 func familyOf(r RunResult) plot.Family {
-	c := r.Config
+	c := r.Config()
 	switch {
 	case c.Attention.Scale != "" || c.Position.Scheme == "mix":
 		return plot.Temperature

@@ -8,7 +8,6 @@ import (
 	"extrapolate/data"
 	"extrapolate/model"
 	"extrapolate/position"
-	"extrapolate/task"
 )
 
 // A Measure is one thing measured of a trained model and reported across a comparison:
@@ -130,16 +129,18 @@ type Section interface {
 
 // Evaluation is a trained model under evaluation, as measures see it.
 type Evaluation struct {
-	Config config.Config
-	Model  *model.Model
+	// Resolved is the run's config, resolved, with the evaluation section it is scored at: its
+	// tasks, for a run trained on tasks, and the held-out examples scored at each size
+	// (Resolved.Tasks).
+	Resolved *config.Resolved
+	Model    *model.Model
 	// Scheme is the scheme the model is evaluated with; TrainScheme that of the main training
 	// phase, without the RoPE scaling.
 	Scheme, TrainScheme position.Scheme
 	Corpus              *data.Corpus
-	// Tasks are the tasks the run trained on, scored at Examples held-out examples a size;
-	// none for a run trained on the corpus.
-	Tasks    []task.Task
-	Examples int
 	// Progress receives progress bars; nil is silent.
 	Progress io.Writer
 }
+
+// Config is the evaluated run's config (Resolved.Config).
+func (ev *Evaluation) Config() config.Config { return ev.Resolved.Config() }

@@ -13,14 +13,21 @@ import (
 
 // RunResult is one finished (or failed) run of a comparison.
 type RunResult struct {
-	Label  string        `json:"label"`
-	Seed   uint64        `json:"seed"`
-	Config config.Config `json:"-"`
-	// config.Resolved is config.Config resolved: the run's schemes.
+	Label string `json:"label"`
+	Seed  uint64 `json:"seed"`
+	// Resolved is the run's config, resolved: its schemes.
 	Resolved *config.Resolved `json:"-"`
 	Result   *Result          `json:"result"`
 	// Dir is the run's folder, where its loss by position is read from.
 	Dir string `json:"-"`
+}
+
+// Config is the run's config (Resolved.Config); the zero config for a RunResult without one.
+func (r RunResult) Config() config.Config {
+	if r.Resolved == nil {
+		return config.Config{}
+	}
+	return r.Resolved.Config()
 }
 
 // Stat is the mean and sample standard deviation over seeds at one length.
@@ -88,14 +95,14 @@ func (rep *Report) Aggregate() {
 	if len(rep.Runs) == 0 {
 		return
 	}
-	first := rep.Runs[0].Config
+	first := rep.Runs[0].Config()
 	rep.TrainLen, rep.Lengths = first.Train.SeqLen, first.Eval.Lengths
 	byLabel := map[string]*Series{}
 	var order []string
 	for _, r := range rep.Runs {
 		s := byLabel[r.Label]
 		if s == nil {
-			s = &Series{Label: r.Label, Position: PositionOf(r.Config)}
+			s = &Series{Label: r.Label, Position: PositionOf(r.Config())}
 			byLabel[r.Label] = s
 			order = append(order, r.Label)
 		}
@@ -208,7 +215,7 @@ func (rep *Report) SeriesWhere(match func(config.Config) bool) []*Series {
 	for _, s := range rep.Series {
 		for _, r := range rep.Runs {
 			if r.Label == s.Label {
-				if match(r.Config) {
+				if match(r.Config()) {
 					out = append(out, s)
 				}
 				break
@@ -223,7 +230,7 @@ func (rep *Report) SeriesWhere(match func(config.Config) bool) []*Series {
 // section and the claims on perplexity say.
 func (rep *Report) AllOnTasks() bool {
 	for _, r := range rep.Runs {
-		if r.Config.Task == nil {
+		if r.Config().Task == nil {
 			return false
 		}
 	}

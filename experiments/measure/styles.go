@@ -127,8 +127,8 @@ func (rep *Report) SchemeStyleOf(label string) plot.Style {
 // (plot.SchemeStyle), and for one registered from another package, the look it asks for
 // (position.Drawn) or one from its family (plot.OwnStyle), so that no table is edited for it.
 func schemeStyle(r RunResult) plot.Style {
-	key := SchemeKey(r.Config)
-	if r.Resolved == nil || position.Builtin(r.Config.Position.Scheme) {
+	key := SchemeKey(r.Config())
+	if r.Resolved == nil || position.Builtin(r.Config().Position.Scheme) {
 		return plot.SchemeStyle(key)
 	}
 	s, _ := r.Resolved.Schemes()

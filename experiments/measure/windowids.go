@@ -74,4 +74,4 @@ func mix(s, x uint64) uint64 {
 }
 
 // WindowIDs returns the window ids of the evaluated run (NewWindowIDs).
-func (ev *Evaluation) WindowIDs() (*WindowIDs, error) { return NewWindowIDs(ev.Config) }
+func (ev *Evaluation) WindowIDs() (*WindowIDs, error) { return NewWindowIDs(ev.Config()) }

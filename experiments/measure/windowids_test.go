@@ -11,6 +11,7 @@ import (
 
 	"extrapolate/data"
 	"extrapolate/experiments/config"
+	"extrapolate/experiments/internal/testrun"
 	"extrapolate/model"
 	"extrapolate/model/nn"
 	"extrapolate/position"
@@ -143,7 +144,7 @@ func (s *idsSeen) End(l PassLength) { s.lengths = append(s.lengths, l) }
 func pass(t *testing.T, c config.Config, m *model.Model, s position.Scheme, corpus *data.Corpus) *idsSeen {
 	t.Helper()
 	seen := &idsSeen{ids: map[int][]int{}}
-	ev := &Evaluation{Config: c, Model: m, Corpus: corpus}
+	ev := &Evaluation{Resolved: testrun.Resolved(t, c), Model: m, Corpus: corpus}
 	if err := ev.Pass(context.Background(), s, seen); err != nil {
 		t.Fatal(err)
 	}

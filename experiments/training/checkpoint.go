@@ -22,8 +22,8 @@ import (
 
 // Trained is a model loaded from a checkpoint, with the config that trained it.
 type Trained struct {
-	Config config.Config
-	// Resolved is Config resolved: the schemes the model was built with.
+	// Resolved is the config that trained the model, resolved: the schemes it was built with.
+	// A change to it is a new Trained (WithEval, WithExamples).
 	Resolved *config.Resolved
 	Model    *model.Model
 	// Finished is false for a checkpoint saved in the middle of training.
@@ -74,7 +74,7 @@ func LoadCheckpoint(path string) (*Trained, error) {
 	if err := loadParams(m, byName, path); err != nil {
 		return nil, err
 	}
-	tr := &Trained{Config: c, Resolved: rc, Model: m, Finished: meta.State.Phase == phaseDone, Checksum: hex.EncodeToString(sum[:])}
+	tr := &Trained{Resolved: rc, Model: m, Finished: meta.State.Phase == phaseDone, Checksum: hex.EncodeToString(sum[:])}
 	if !tr.Finished {
 		steps := c.Train.MainSteps()
 		switch f := c.Train.Finetune; {
@@ -146,9 +146,14 @@ type Tokenizer struct {
 	Vocab int    `json:"vocab"`
 }
 
-const programName = "extrapolate"
+// Program names this program in a checkpoint's header, and in an export's.
+const Program = "extrapolate"
 
 var byteTokenizer = Tokenizer{Kind: "byte", Vocab: data.Vocab}
+
+// ByteTokenizer is the tokenizer this program trains with, as a checkpoint's header records it,
+// and an export's config.
+func ByteTokenizer() Tokenizer { return byteTokenizer }
 
 // restore loads a checkpoint of the same config into the trainer.
 func (t *trainer) restore(path string) error {
@@ -267,7 +272,7 @@ func checkMeta(meta Meta, path string) error {
 	if meta.State.Step < 0 || meta.State.OptStep < 0 {
 		return fmt.Errorf("%s: negative step in the training state", path)
 	}
-	if meta.Program != programName {
+	if meta.Program != Program {
 		return fmt.Errorf("%s: not a checkpoint of this program (program %q)", path, meta.Program)
 	}
 	if meta.Tokenizer != byteTokenizer {
@@ -316,27 +321,29 @@ func (t *trainer) save() error {
 		t.st.PositionIDs = &s
 	}
 	trainScheme, _ := t.run.Resolved.Schemes()
-	meta := Meta{Program: programName, Config: string(t.run.config().Marshal()), Tokenizer: byteTokenizer, State: t.st, Scheme: schemeJSON(trainScheme)}
+	meta := Meta{Program: Program, Config: string(t.run.config().Marshal()), Tokenizer: byteTokenizer, State: t.st, Scheme: schemeJSON(trainScheme)}
 	return checkpoint.Write(filepath.Join(t.run.Dir, measure.CheckpointFile), meta, ts)
 }
+
+// Config is the config that trained the model (Resolved.Config).
+func (t *Trained) Config() config.Config { return t.Resolved.Config() }
 
 // WithExamples is t scored on n held-out examples a size in place of its config's
 // task.examples: a new value, its config resolved again, t unchanged. t must be trained on
 // tasks.
-func (t *Trained) WithExamples(n int) (*Trained, error) {
-	if t.Config.Task == nil {
-		return nil, fmt.Errorf("task.examples: the checkpoint was trained on the corpus, not on tasks")
-	}
-	c := t.Config
-	tc := *c.Task
-	tc.Examples = n
-	c.Task = &tc
-	rc, err := c.Resolve()
+func (t *Trained) WithExamples(n int) (*Trained, error) { return t.with(t.Resolved.WithExamples(n)) }
+
+// WithEval is t evaluated as e says in place of its config's eval section: a new value, its
+// config resolved again (the lengths and the memory checked), t unchanged.
+func (t *Trained) WithEval(e config.Eval) (*Trained, error) { return t.with(t.Resolved.WithEval(e)) }
+
+// with is t with the config rc, resolved from its own, or err.
+func (t *Trained) with(rc *config.Resolved, err error) (*Trained, error) {
 	if err != nil {
 		return nil, err
 	}
 	u := *t
-	u.Config, u.Resolved = c, rc
+	u.Resolved = rc
 	return &u, nil
 }
 

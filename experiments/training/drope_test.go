@@ -95,20 +95,6 @@ func TestDroPESwitchesAtItsStep(t *testing.T) {
 	if s := measure.Summary(res); !strings.Contains(s, "phases: train steps 1-22 with rope, recalibrate steps 23-30 with nope; evaluated with nope\n") {
 		t.Errorf("summary does not say the phases:\n%s", s)
 	}
-	// cmd/eval's "none" on the checkpoint evaluates without positions, as the run did.
-	tr, err := LoadCheckpoint(filepath.Join(drope.Dir, measure.CheckpointFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := EvaluateScalings(context.Background(), tr, []*position.Scaling{nil}, c.Eval, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, l := range rep.Results[0].Lengths {
-		if *l.Loss != *res.Lengths[i].Loss {
-			t.Errorf("cmd/eval at %d: %v, the run said %v", l.Length, *l.Loss, *res.Lengths[i].Loss)
-		}
-	}
 }
 
 // TestDroPEPhaseHasNoRotation builds the graphs of a DroPE run's two phases on the same weights

@@ -131,9 +131,8 @@ func (r *Run) Execute(ctx context.Context) (*measure.Result, error) {
 	res := r.newResult(t)
 	start := time.Now()
 	trainScheme, evalScheme := r.Resolved.Schemes()
-	tasks, examples := r.Resolved.Tasks()
-	ev := &measure.Evaluation{Config: r.config(), Model: t.model, Scheme: evalScheme, TrainScheme: trainScheme, Corpus: r.corpus,
-		Tasks: tasks, Examples: examples, Progress: r.Progress}
+	ev := &measure.Evaluation{Resolved: r.Resolved, Model: t.model, Scheme: evalScheme, TrainScheme: trainScheme, Corpus: r.corpus,
+		Progress: r.Progress}
 	recs, err := ev.Measure(ctx)
 	if err != nil {
 		return nil, err

@@ -15,5 +15,5 @@ func Untrained(r *config.Resolved) (*Trained, error) {
 		return nil, err
 	}
 	c := r.Config()
-	return &Trained{Config: c, Resolved: r, Model: m, Progress: fmt.Sprintf("%s step 0 of %d", phaseTrain, c.Train.MainSteps())}, nil
+	return &Trained{Resolved: r, Model: m, Progress: fmt.Sprintf("%s step 0 of %d", phaseTrain, c.Train.MainSteps())}, nil
 }

@@ -17,7 +17,9 @@ import (
 	"testing"
 
 	"extrapolate/data"
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
+	"extrapolate/experiments/evaluate"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/cmdtest"
 	"extrapolate/internal/stepcheck"
 	"extrapolate/position"
@@ -61,7 +63,7 @@ const Tolerance = 2e-6
 // changes it, and returns its checkpoint: 150 steps at a learning rate of 0.01, so that its
 // attention is sharp and every position formula shows in its loss (after a dozen steps
 // attention is near uniform, and YaRN's attention factor moved the loss by less than 1e-6).
-func TrainTiny(t *testing.T, set func(c *experiments.Config)) string {
+func TrainTiny(t *testing.T, set func(c *config.Config)) string {
 	t.Helper()
 	c := TinyConfig(t)
 	set(&c)
@@ -71,13 +73,13 @@ func TrainTiny(t *testing.T, set func(c *experiments.Config)) string {
 
 // TinyConfig is the config TrainTiny trains, before set: width 16, 2 layers, 2 heads, at 16
 // tokens, scored at 16, 32 and 64 on 256 tokens of a generated text.
-func TinyConfig(t *testing.T) experiments.Config {
-	c := experiments.Default()
+func TinyConfig(t *testing.T) config.Config {
+	c := config.Default()
 	c.Name = "tiny"
 	c.Data = data.Config{Corpus: "text", Path: cmdtest.TextCorpus(t)}
 	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 2, 2
 	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps, c.Train.LR = 16, 8, 150, 1e-2
-	c.Eval = experiments.Eval{Lengths: []int{16, 32, 64}, Tokens: 256, BatchTokens: 128}
+	c.Eval = config.Eval{Lengths: []int{16, 32, 64}, Tokens: 256, BatchTokens: 128}
 	return c
 }
 
@@ -99,17 +101,17 @@ func (s Scored) add(scaling string, n int, loss *float64) {
 // as cmd/eval does, at the config's lengths.
 func EvalScores(t *testing.T, ckpt string, scalings []*position.Scaling) Scored {
 	t.Helper()
-	tr, err := experiments.LoadCheckpoint(ckpt)
+	tr, err := training.LoadCheckpoint(ckpt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if scalings == nil {
 		scalings = []*position.Scaling{nil}
-		if sc := tr.Config.Position.Scaling; sc != nil {
+		if sc := tr.Config().Position.Scaling; sc != nil {
 			scalings = append(scalings, sc)
 		}
 	}
-	rep, err := experiments.EvaluateScalings(context.Background(), tr, scalings, tr.Config.Eval, nil)
+	rep, err := evaluate.Scalings(context.Background(), tr, scalings, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

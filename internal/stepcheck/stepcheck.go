@@ -15,8 +15,9 @@ import (
 	"gorgonia.org/tensor"
 
 	"extrapolate/data"
-	"extrapolate/experiments"
+	"extrapolate/experiments/config"
 	"extrapolate/experiments/measure"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/cmdtest"
 	"extrapolate/model"
 	"extrapolate/position"
@@ -124,21 +125,21 @@ func Norm(a []float64) float64 { return Dist(a, make([]float64, len(a))) }
 // loss, and returns the checkpoint's scheme weights, in the order the scheme declares them.
 func Train(t testing.TB, pc position.Config) [][]float64 {
 	t.Helper()
-	c := experiments.Default()
+	c := config.Default()
 	c.Name = pc.Scheme
 	c.Data = data.Config{Corpus: "text", Path: cmdtest.TextCorpus(t)}
 	c.Model.DModel, c.Model.Layers, c.Model.Heads = 16, 2, 2
 	c.Position = pc
 	warmup := 5
 	c.Train.SeqLen, c.Train.BatchSize, c.Train.Steps, c.Train.Warmup, c.Train.LR, c.Train.LogEvery = 16, 4, 30, &warmup, 0.01, 5
-	c.Eval = experiments.Eval{Lengths: []int{16, 32, 64}, Tokens: 512, BatchTokens: 256}
+	c.Eval = config.Eval{Lengths: []int{16, 32, 64}, Tokens: 512, BatchTokens: 256}
 	res, ckpt := Protocol(t, c)
 	for _, l := range res.Lengths {
 		if !l.Applicable || l.Loss == nil || !(*l.Loss > 0) || math.IsInf(*l.Loss, 0) {
 			t.Errorf("length %d: %+v, want a finite loss", l.Length, l)
 		}
 	}
-	trained, err := experiments.LoadCheckpoint(ckpt)
+	trained, err := training.LoadCheckpoint(ckpt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func Train(t testing.TB, pc position.Config) [][]float64 {
 
 // Protocol completes c and runs it through the whole protocol in a folder of t's: it trains,
 // saves its checkpoint and is evaluated. It returns the run's result and its checkpoint's path.
-func Protocol(t testing.TB, c experiments.Config) (*measure.Result, string) {
+func Protocol(t testing.TB, c config.Config) (*measure.Result, string) {
 	t.Helper()
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
@@ -156,10 +157,10 @@ func Protocol(t testing.TB, c experiments.Config) (*measure.Result, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &experiments.Run{Resolved: rc, Dir: filepath.Join(t.TempDir(), "run")}
+	r := &training.Run{Resolved: rc, Dir: filepath.Join(t.TempDir(), "run")}
 	res, err := r.Execute(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res, filepath.Join(r.Dir, experiments.CheckpointFile)
+	return res, filepath.Join(r.Dir, measure.CheckpointFile)
 }

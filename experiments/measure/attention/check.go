@@ -14,7 +14,7 @@ import (
 // read reads a finished run's attention, checked against the run (file.check),
 // when its config asks for it; nil for a run that was not asked to take it.
 func read(r measure.RunResult) ([]Length, error) {
-	if !slices.Contains(r.Config.Eval.Measures, Measure{}.Name()) {
+	if !slices.Contains(r.Config().Eval.Measures, Measure{}.Name()) {
 		return nil, nil
 	}
 	path := filepath.Join(r.Dir, RunJSON)
@@ -44,7 +44,7 @@ func (f *file) check(r measure.RunResult) error {
 	for i, al := range f.Lengths {
 		got[i] = al.Length
 	}
-	if err := measure.SameLengths("lengths", got, r.Config.Eval.Lengths); err != nil {
+	if err := measure.SameLengths("lengths", got, r.Config().Eval.Lengths); err != nil {
 		return err
 	}
 	for _, al := range f.Lengths {
@@ -58,7 +58,7 @@ func (f *file) check(r measure.RunResult) error {
 		case !al.Applicable && len(al.Heads) > 0:
 			err = errors.New("not taken, yet with heads")
 		case al.Applicable:
-			err = checkHeads(al, r.Config.Model.Layers, r.Config.Model.Heads)
+			err = checkHeads(al, r.Config().Model.Layers, r.Config().Model.Heads)
 		}
 		if err != nil {
 			return fmt.Errorf("length %d: %w", al.Length, err)

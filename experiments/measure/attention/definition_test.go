@@ -40,7 +40,7 @@ func TestAttentionFromDefinition(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ev := &measure.Evaluation{Config: c, Model: m, Scheme: s, TrainScheme: s, Corpus: corpus}
+		ev := &measure.Evaluation{Resolved: rc, Model: m, Scheme: s, TrainScheme: s, Corpus: corpus}
 		without, err := perplexity.ByLength(context.Background(), ev, s)
 		if err != nil {
 			t.Fatal(err)

@@ -165,7 +165,7 @@ type section struct {
 // figures.
 func (s section) Write(dir string) error {
 	rep := s.rep
-	protocol := rep.Runs[0].Config.Eval.Protocol()
+	protocol := rep.Runs[0].Config().Eval.Protocol()
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write([]string{"label", "position", "length", "ratio", "layer", "head", "from", "to", "seeds", "entropy_mean", "entropy_std", "uniform_entropy", "far_mass_mean", "far_mass_std", "protocol"})

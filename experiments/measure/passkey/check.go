@@ -17,15 +17,15 @@ func check(r measure.RunResult) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("does not read: %v", err)
-	case !r.Result.OK() || r.Config.Train.Passkey == nil:
+	case !r.Result.OK() || r.Config().Train.Passkey == nil:
 		return nil
 	case !found:
 		return errors.New("missing, but the run trains with passkeys")
 	}
 	_, eval := r.Resolved.Schemes()
 	i := 0
-	for _, n := range r.Config.Eval.Lengths {
-		why, err := measure.NotTaken(eval, r.Config.Model.Layers, n)
+	for _, n := range r.Config().Eval.Lengths {
+		why, err := measure.NotTaken(eval, r.Config().Model.Layers, n)
 		if err != nil {
 			return err
 		}

@@ -62,7 +62,7 @@ func (r *run) Evaluate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.cells, err = evaluate(ctx, r.ev.Model, r.ev.Scheme, ids, r.ev.Corpus, r.ev.Config.Eval, r.ev.Progress)
+	r.cells, err = evaluate(ctx, r.ev.Model, r.ev.Scheme, ids, r.ev.Corpus, r.ev.Config().Eval, r.ev.Progress)
 	return err
 }
 
@@ -74,7 +74,7 @@ func (r *run) Record(dir string, res *measure.Result) error {
 		return err
 	}
 	ft := 0
-	if f := r.ev.Config.Train.Finetune; f != nil {
+	if f := r.ev.Config().Train.Finetune; f != nil {
 		ft = f.SeqLen
 	}
 	return writeRun(dir, res, r.cells, ft)

@@ -117,7 +117,7 @@ func (s section) Write(dir string) error {
 			continue
 		}
 		for _, c := range Of(r.Result) {
-			w.Write([]string{r.Label, measure.PositionOf(r.Config), strconv.FormatUint(r.Seed, 10), strconv.Itoa(c.Length), measure.CSVFloat(float64(c.Length) / float64(rep.TrainLen)),
+			w.Write([]string{r.Label, measure.PositionOf(r.Config()), strconv.FormatUint(r.Seed, 10), strconv.Itoa(c.Length), measure.CSVFloat(float64(c.Length) / float64(rep.TrainLen)),
 				measure.CSVFloat(c.Depth), strconv.Itoa(c.Docs), strconv.Itoa(c.Correct), measure.CSVFloat(c.Accuracy), measure.CSVFloat(c.Digits), strconv.FormatBool(c.Applicable), measure.CSVFloat(data.PasskeyChance)})
 		}
 	}
@@ -177,7 +177,7 @@ func (s section) Write(dir string) error {
 func fineTuneLen(rep *measure.Report, label string) int {
 	for _, r := range rep.Runs {
 		if r.Label == label {
-			if f := r.Config.Train.Finetune; f != nil {
+			if f := r.Config().Train.Finetune; f != nil {
 				return f.SeqLen
 			}
 			return 0

@@ -46,10 +46,10 @@ func CSV(rep *measure.Report) []byte {
 	ratio := func(n int) string { return measure.CSVFloat(float64(n) / float64(rep.TrainLen)) }
 	protocol := ""
 	if len(rep.Runs) > 0 {
-		protocol = rep.Runs[0].Config.Eval.Protocol() // the same for every run: Plan checks it
+		protocol = rep.Runs[0].Config().Eval.Protocol() // the same for every run: Plan checks it
 	}
 	for _, r := range rep.Runs {
-		pos := measure.PositionOf(r.Config)
+		pos := measure.PositionOf(r.Config())
 		seed := strconv.FormatUint(r.Seed, 10)
 		if !r.Result.OK() {
 			w.Write([]string{r.Label, pos, seed, "", "", "", "", "failed: " + r.Result.Error, protocol})

@@ -61,7 +61,7 @@ func (r *run) Length(int) measure.LengthObserver { return lengthsSeen{&r.lengths
 // Evaluate scores the same weights without the RoPE scaling, so that its effect shows apart
 // from training.
 func (r *run) Evaluate(ctx context.Context) error {
-	if r.ev.Config.Position.Scaling == nil {
+	if r.ev.Config().Position.Scaling == nil {
 		return nil
 	}
 	var err error

@@ -91,7 +91,7 @@ func TestBreakpointTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runs = append(runs, measure.RunResult{Label: name, Config: rc.Config(), Resolved: rc})
+		runs = append(runs, measure.RunResult{Label: name, Resolved: rc})
 	}
 	step := func(p int) float64 {
 		if p >= 200 {
@@ -121,7 +121,7 @@ func TestKeptAndSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	train, eval := rc.Schemes()
-	rec, err := Measure{}.Start(&measure.Evaluation{Config: rc.Config(), Scheme: eval, TrainScheme: train})
+	rec, err := Measure{}.Start(&measure.Evaluation{Resolved: rc, Scheme: eval, TrainScheme: train})
 	if err != nil {
 		t.Fatal(err)
 	}

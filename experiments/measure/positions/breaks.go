@@ -102,9 +102,9 @@ func RunBreaks(rep *measure.Report) ([]RunBreak, error) {
 		}
 		at, level, broke := Breakpoint(last.Positions, rep.TrainLen)
 		p, rotates := PredictionOf(r, rep.TrainLen)
+		pc := r.Config().Position
 		out = append(out, RunBreak{SeriesBreak: SeriesBreak{Label: r.Label, Length: last.Length, Level: level, At: at, Broke: broke},
-			Seed: r.Seed, Prediction: p, Rotates: rotates,
-			AsTrained: r.Config.Position.Scaling == nil && r.Config.Position.DistanceMap == nil})
+			Seed: r.Seed, Prediction: p, Rotates: rotates, AsTrained: pc.Scaling == nil && pc.DistanceMap == nil})
 	}
 	return out, nil
 }

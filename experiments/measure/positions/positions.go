@@ -41,7 +41,7 @@ func (Measure) Files() []string {
 func (Measure) Selects(config.Config) bool { return true }
 
 func (Measure) Start(ev *measure.Evaluation) (measure.Recorder, error) {
-	r := &run{trainLen: ev.Config.Train.SeqLen}
+	r := &run{trainLen: ev.Config().Train.SeqLen}
 	if s := ev.TrainScheme; s != nil && !position.IsPerLayer(s) {
 		c, ok, err := position.CriticalOf(s, r.trainLen)
 		if err != nil {

@@ -150,7 +150,7 @@ func (f *file) check(r measure.RunResult) error {
 	for i, pl := range f.Lengths {
 		got[i] = pl.Length
 	}
-	if err := measure.SameLengths("lengths", got, r.Config.Eval.Lengths); err != nil {
+	if err := measure.SameLengths("lengths", got, r.Config().Eval.Lengths); err != nil {
 		return err
 	}
 	for _, pl := range f.Lengths {

@@ -111,7 +111,7 @@ func (s section) Write(dir string) error {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write([]string{"label", "position", "length", "from", "to", "seeds", "tokens", "loss_mean", "loss_std", "protocol"})
-	protocol := rep.Runs[0].Config.Eval.Protocol()
+	protocol := rep.Runs[0].Config().Eval.Protocol()
 	for _, sp := range sps {
 		for k, p := range sp.Positions {
 			w.Write([]string{sp.Label, sp.Position, strconv.Itoa(sp.Length), strconv.Itoa(p.From), strconv.Itoa(p.To),

@@ -22,7 +22,7 @@ type run struct {
 func measured(rep *measure.Report) ([]run, error) {
 	var out []run
 	for _, r := range rep.Runs {
-		if !r.Result.OK() || !slices.Contains(r.Config.Eval.Measures, measureName) {
+		if !r.Result.OK() || !slices.Contains(r.Config().Eval.Measures, measureName) {
 			continue
 		}
 		path := filepath.Join(r.Dir, measure.ResultsJSON)
@@ -33,7 +33,7 @@ func measured(rep *measure.Report) ([]run, error) {
 		if w == nil {
 			return nil, fmt.Errorf("%s: no %s, which eval.measures names", path, measureName)
 		}
-		if err := w.check(r.Config); err != nil {
+		if err := w.check(r.Config()); err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", path, measureName, err)
 		}
 		out = append(out, run{label: r.Label, seed: r.Seed, w: w})

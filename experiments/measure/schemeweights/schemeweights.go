@@ -68,7 +68,7 @@ type KERPLELayer struct {
 
 // Start reads the trained scheme's weights: the run's whole measurement, made before any pass.
 func (Measure) Start(ev *measure.Evaluation) (measure.Recorder, error) {
-	c := ev.Config
+	c := ev.Config()
 	w := &Weights{Scheme: ev.TrainScheme.Name(), TrainLen: c.Train.SeqLen}
 	weights := ev.Model.SchemeWeights(0)
 	// Through position's adapter, so that a scheme in a window (position.window) is read too.

@@ -10,9 +10,11 @@ import (
 	"testing"
 
 	"extrapolate/checkpoint"
-	"extrapolate/experiments"
+	"extrapolate/experiments/compare"
+	"extrapolate/experiments/config"
 	"extrapolate/experiments/measure"
 	"extrapolate/experiments/measure/schemeweights"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/cmdtest"
 )
 
@@ -51,12 +53,12 @@ grid:
 // KERPLE's r1 and r2 too, and that the report's sections show them.
 func TestFIREThresholdByLength(t *testing.T) {
 	dir := t.TempDir()
-	plan, err := experiments.LoadPlan(grid(t, dir), nil)
+	plan, err := compare.LoadPlan(grid(t, dir), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "results")
-	if _, err := (&experiments.Runner{Plan: plan, Dir: out, Command: "test"}).Execute(context.Background()); err != nil {
+	if _, err := (&compare.Runner{Plan: plan, Dir: out, Command: "test"}).Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for _, point := range []struct {
@@ -65,21 +67,21 @@ func TestFIREThresholdByLength(t *testing.T) {
 		lengths  []int
 	}{{"L16", 16, []int{16, 32, 64}}, {"L32", 32, []int{32, 64, 128}}} {
 		for _, seed := range []string{"1", "2"} {
-			run := filepath.Join(out, point.name, experiments.RunsDir, "fire-s"+seed)
+			run := filepath.Join(out, point.name, compare.RunsDir, "fire-s"+seed)
 			checkFIRE(t, run, point.trainLen, point.lengths)
-			checkKERPLE(t, filepath.Join(out, point.name, experiments.RunsDir, "kerple-s"+seed))
+			checkKERPLE(t, filepath.Join(out, point.name, compare.RunsDir, "kerple-s"+seed))
 		}
-		if _, err := os.Stat(filepath.Join(out, point.name, experiments.RunsDir, "alibi-s1", schemeweights.RunJSON)); err == nil {
+		if _, err := os.Stat(filepath.Join(out, point.name, compare.RunsDir, "alibi-s1", schemeweights.RunJSON)); err == nil {
 			t.Errorf("%s: alibi, whose eval.measures does not name it, has %s", point.name, schemeweights.RunJSON)
 		}
-		md, _ := os.ReadFile(filepath.Join(out, point.name, experiments.ReportFile))
+		md, _ := os.ReadFile(filepath.Join(out, point.name, compare.ReportFile))
 		for _, want := range []string{"## Position schemes' learned weights", "| fire | 1 | ", "| kerple | 1 | "} {
 			if !strings.Contains(string(md), want) {
 				t.Errorf("%s's REPORT.md lacks %q:\n%s", point.name, want, md)
 			}
 		}
 	}
-	md, _ := os.ReadFile(filepath.Join(out, experiments.ReportFile))
+	md, _ := os.ReadFile(filepath.Join(out, compare.ReportFile))
 	for _, want := range []string{"## FIRE's threshold by training length", "| L16 | 16 | fire | 0 | ", "| L32 | 32 | fire | 1 | "} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("the grid's REPORT.md lacks %q:\n%s", want, md)
@@ -207,11 +209,11 @@ eval: {lengths: [16, 32], tokens: 256, batch_tokens: 256, measures: [scheme_weig
 		if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rc, err := experiments.LoadResolved(path, nil)
+		rc, err := config.LoadResolved(path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := (&experiments.Run{Resolved: rc, Dir: filepath.Join(t.TempDir(), scheme)}).Execute(context.Background())
+		res, err := (&training.Run{Resolved: rc, Dir: filepath.Join(t.TempDir(), scheme)}).Execute(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -56,7 +56,7 @@ func SeriesOf(rep *measure.Report) ([]Series, error) {
 	for _, s := range rep.Series {
 		byLen := map[int][]Length{}
 		for _, r := range rep.Runs {
-			if r.Label != s.Label || !r.Result.OK() || !slices.Contains(r.Config.Eval.Measures, Measure{}.Name()) {
+			if r.Label != s.Label || !r.Result.OK() || !slices.Contains(r.Config().Eval.Measures, Measure{}.Name()) {
 				continue
 			}
 			ls := Of(r.Result)
@@ -112,7 +112,7 @@ func check(ls []Length, r measure.RunResult) error {
 	for i, sl := range ls {
 		got[i] = sl.Length
 	}
-	if err := measure.SameLengths("lengths", got, r.Config.Eval.Lengths); err != nil {
+	if err := measure.SameLengths("lengths", got, r.Config().Eval.Lengths); err != nil {
 		return err
 	}
 	unit := func(x float64) bool { return x >= 0 && x <= 1 }
@@ -122,8 +122,8 @@ func check(ls []Length, r measure.RunResult) error {
 			return fmt.Errorf("length %d: not taken, without the reason", sl.Length)
 		case !sl.Applicable:
 			continue
-		case len(sl.Layers) != r.Config.Model.Layers:
-			return fmt.Errorf("length %d: %d layers, want %d", sl.Length, len(sl.Layers), r.Config.Model.Layers)
+		case len(sl.Layers) != r.Config().Model.Layers:
+			return fmt.Errorf("length %d: %d layers, want %d", sl.Length, len(sl.Layers), r.Config().Model.Layers)
 		case !unit(sl.Rate) || !unit(sl.First):
 			return fmt.Errorf("length %d: sink rate %v, first-token weight %v, want shares between 0 and 1", sl.Length, sl.Rate, sl.First)
 		}

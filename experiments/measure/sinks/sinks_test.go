@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"extrapolate/experiments/config"
+	"extrapolate/experiments/internal/testrun"
 	"extrapolate/experiments/measure"
 	"extrapolate/model/nn"
 )
@@ -45,10 +45,10 @@ func TestOf(t *testing.T) {
 
 // TestCheck checks that a run's sinks are refused when they cannot be the run's.
 func TestCheck(t *testing.T) {
-	c := config.Config{}
+	c := testrun.Config(t, "rope")
 	c.Model.Layers = 2
 	c.Eval.Lengths = []int{64, 128}
-	r := measure.RunResult{Config: c}
+	r := measure.RunResult{Resolved: testrun.Resolved(t, c)}
 	good := func() []Length {
 		ly := []Layer{{Layer: 0, Rate: 0.5, First: 0.4}, {Layer: 1, Rate: 0, First: 0.1}}
 		return []Length{{Length: 64, Applicable: true, Rate: 0.25, First: 0.25, Layers: ly}, {Length: 128, Reason: "not finite"}}

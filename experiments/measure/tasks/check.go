@@ -19,7 +19,7 @@ func check(r measure.RunResult) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("does not read: %v", err)
-	case !r.Result.OK() || r.Config.Task == nil:
+	case !r.Result.OK() || r.Config().Task == nil:
 		return nil
 	case !found:
 		return errors.New("holds no task cells, but the run trains on tasks")
@@ -37,7 +37,7 @@ func check(r measure.RunResult) error {
 			if c.Task != t.Name() || c.Size != size {
 				return fmt.Errorf("cell %d is %s at size %d, want %s at size %d", i, c.Task, c.Size, t.Name(), size)
 			}
-			why, err := measure.NotTaken(eval, r.Config.Model.Layers, task.WindowLen(t, size))
+			why, err := measure.NotTaken(eval, r.Config().Model.Layers, task.WindowLen(t, size))
 			if err != nil {
 				return err
 			}

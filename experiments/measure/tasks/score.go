@@ -48,7 +48,8 @@ func Score(ctx context.Context, ev *measure.Evaluation) ([]Cell, error) {
 	if err != nil {
 		return nil, err
 	}
-	return score(ctx, ev.Model, ev.Scheme, ids, ev.Tasks, ev.Examples, ev.Config.Eval.BatchTokens, ev.Progress)
+	tasks, examples := ev.Resolved.Tasks()
+	return score(ctx, ev.Model, ev.Scheme, ids, tasks, examples, ev.Config().Eval.BatchTokens, ev.Progress)
 }
 
 // score scores every task at each of its test sizes, on the held-out examples every run is

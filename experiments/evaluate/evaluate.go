@@ -1,4 +1,11 @@
-package training
+// Package evaluate scores one trained checkpoint under several RoPE scalings and distance maps
+// (Variants), so that their effects are seen on the same weights, apart from training noise: at
+// every evaluation length, by perplexity, or, for a checkpoint trained on tasks, on its tasks'
+// held-out examples at every test size. It writes what cmd/eval reports (Report).
+//
+// It sits above package training, whose checkpoints it loads, and below the commands; nothing
+// of the run or the comparison imports it.
+package evaluate
 
 import (
 	"bytes"
@@ -16,11 +23,13 @@ import (
 	"extrapolate/experiments/measure/perplexity"
 	"extrapolate/experiments/measure/tasks"
 	"extrapolate/experiments/plot"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/inputerr"
 	"extrapolate/position"
 )
 
-// Files of a scaling comparison.
+// Files of a checkpoint's evaluation on the corpus: the report (also a task checkpoint's), its
+// table and its figure.
 const (
 	ScalingsCSV  = "ppl_by_scaling.csv"
 	ScalingsJSON = "ppl_by_scaling.json"
@@ -28,8 +37,9 @@ const (
 	ScalingsSVG  = "ppl_by_scaling.svg"
 )
 
-// ScalingResult is one checkpoint evaluated under one RoPE scaling.
-type ScalingResult struct {
+// Result is one checkpoint evaluated under one variant: a RoPE scaling, a distance map, both or
+// neither.
+type Result struct {
 	// Scaling is "none" or the type and factor, e.g. "yarn(factor=auto)".
 	Scaling string                 `json:"scaling"`
 	Lengths []measure.LengthResult `json:"lengths,omitempty"`
@@ -38,8 +48,8 @@ type ScalingResult struct {
 	Tasks []tasks.Cell `json:"tasks,omitempty"`
 }
 
-// ScalingReport is a checkpoint evaluated under several scalings.
-type ScalingReport struct {
+// Report is a checkpoint evaluated under several variants.
+type Report struct {
 	Checkpoint string `json:"checkpoint"`
 	Name       string `json:"name"`
 	TrainLen   int    `json:"train_len"`
@@ -54,15 +64,15 @@ type ScalingReport struct {
 	Partial string `json:"partial,omitempty"`
 	// Request is what cmd/eval was asked, so that it can tell its own results from another
 	// evaluation's before replacing them; absent from a report written before it was recorded.
-	Request *ScalingRequest `json:"request,omitempty"`
-	Results []ScalingResult `json:"results"`
+	Request *Request `json:"request,omitempty"`
+	Results []Result `json:"results"`
 }
 
-// ScalingRequest is what an evaluation was asked, resolved: cmd/eval's flags with the
-// checkpoint config's defaults filled in. Two evaluations of the same request score the same.
-type ScalingRequest struct {
-	// Checksum is the checkpoint's (Trained.Checksum), the SHA-256 that closes its file, of all
-	// before it: a checkpoint retrained at the same path is another one.
+// Request is what an evaluation was asked, resolved: cmd/eval's flags with the checkpoint
+// config's defaults filled in. Two evaluations of the same request score the same.
+type Request struct {
+	// Checksum is the checkpoint's (training.Trained.Checksum), the SHA-256 that closes its
+	// file, of all before it: a checkpoint retrained at the same path is another one.
 	Checksum string `json:"checkpoint_checksum"`
 	// Variants are the scalings and maps in order, each with every field, unlike the results'
 	// names: "yarn(beta_fast=16, factor=auto) + rerope(window=16)".
@@ -73,15 +83,16 @@ type ScalingRequest struct {
 	Examples int   `json:"examples,omitempty"`
 }
 
-// EvaluateScalings scores one trained model under each scaling (nil for none), so that the
-// scalings are compared on the same weights, apart from training noise: at every evaluation
-// length, or, for a model trained on tasks, on its tasks' held-out examples at every test size.
-func EvaluateScalings(ctx context.Context, t *Trained, scalings []*position.Scaling, e config.Eval, w io.Writer) (*ScalingReport, error) {
+// Scalings scores one trained model under each scaling (nil for none), so that the scalings are
+// compared on the same weights, apart from training noise: at every evaluation length of its
+// config's eval section (training.Trained.WithEval gives another), or, for a model trained on
+// tasks, on its tasks' held-out examples at every test size.
+func Scalings(ctx context.Context, t *training.Trained, scalings []*position.Scaling, w io.Writer) (*Report, error) {
 	vs := make([]Variant, len(scalings))
 	for i, sc := range scalings {
 		vs[i] = Variant{Scaling: sc}
 	}
-	return EvaluateVariants(ctx, t, vs, e, w)
+	return Variants(ctx, t, vs, w)
 }
 
 // A Variant is how the scheme of a checkpoint is changed to evaluate it: a RoPE scaling, a
@@ -130,12 +141,13 @@ func (v Variant) Name() string {
 	return strings.Join(parts, " + ")
 }
 
-// EvaluateVariants is EvaluateScalings for variants that may apply a distance map too.
-func EvaluateVariants(ctx context.Context, t *Trained, variants []Variant, e config.Eval, w io.Writer) (*ScalingReport, error) {
-	if t.Config.Task != nil {
-		return evaluateTaskScalings(ctx, t, variants, e, w)
+// Variants is Scalings for variants that may apply a distance map too.
+func Variants(ctx context.Context, t *training.Trained, variants []Variant, w io.Writer) (*Report, error) {
+	c := t.Config()
+	if c.Task != nil {
+		return tasksUnder(ctx, t, variants, w)
 	}
-	c := t.Config
+	e := c.Eval
 	corpus, err := data.Load(c.Data)
 	if err != nil {
 		return nil, inputerr.Wrap(err)
@@ -144,12 +156,11 @@ func EvaluateVariants(ctx context.Context, t *Trained, variants []Variant, e con
 	if _, err := data.NewEvalSet(corpus.Valid, e.Tokens); err != nil {
 		return nil, inputerr.Wrap(err)
 	}
-	ev := &measure.Evaluation{Config: c, Model: t.Model, Corpus: corpus, Progress: w}
-	ev.Config.Eval = e
-	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, Tokens: e.Tokens, Corpus: corpus.Source, Protocol: e.Protocol(), BatchTokens: e.BatchTokens, Partial: t.Progress}
+	ev := &measure.Evaluation{Resolved: t.Resolved, Model: t.Model, Corpus: corpus, Progress: w}
+	rep := &Report{Name: c.Name, TrainLen: c.Train.SeqLen, Tokens: e.Tokens, Corpus: corpus.Source, Protocol: e.Protocol(), BatchTokens: e.BatchTokens, Partial: t.Progress}
 	err = eachVariant(c, variants, w, func(name string, s position.Scheme) error {
 		lengths, err := perplexity.ByLength(ctx, ev, s)
-		rep.Results = append(rep.Results, ScalingResult{Scaling: name, Lengths: lengths})
+		rep.Results = append(rep.Results, Result{Scaling: name, Lengths: lengths})
 		return err
 	})
 	if err != nil {
@@ -180,7 +191,7 @@ func eachVariant(c config.Config, variants []Variant, w io.Writer, score func(na
 }
 
 // Write saves the report as CSV, JSON and a plot with a curve per scaling.
-func (rep *ScalingReport) Write(dir string) error {
+func (rep *Report) Write(dir string) error {
 	if rep.Examples > 0 {
 		return rep.writeTasks(dir)
 	}
@@ -210,7 +221,7 @@ func (rep *ScalingReport) Write(dir string) error {
 // styles are the results' styles in the figures: each scaling's as RoPE's in every figure
 // (plot.SchemeStyle of "rope+" its type, none plain RoPE's grey), a second result of one type
 // (another factor) dashed.
-func (rep *ScalingReport) styles() []plot.Style {
+func (rep *Report) styles() []plot.Style {
 	var out []plot.Style
 	for _, r := range rep.Results {
 		key := "rope"
@@ -228,7 +239,7 @@ func (rep *ScalingReport) styles() []plot.Style {
 }
 
 // Table renders the report as a text table: a row per scaling, a column per length.
-func (rep *ScalingReport) Table() string {
+func (rep *Report) Table() string {
 	var b bytes.Buffer
 	if rep.Examples > 0 {
 		return rep.tasksTable()

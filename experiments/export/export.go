@@ -1,4 +1,10 @@
-package training
+// Package export writes a trained model in a form other tools read, its weights as safetensors
+// and a JSON config naming everything needed to rebuild the model and score it as cmd/eval does
+// (New), and reads such a pair back into a checkpoint (Import): what cmd/export and cmd/import
+// do, for pytorch/load.py and pytorch/train.py. It sits above package training, whose models it
+// writes and whose checkpoint format it writes an import in (training.Adopt); nothing of the run
+// or the comparison imports it.
+package export
 
 import (
 	"crypto/sha256"
@@ -13,6 +19,7 @@ import (
 
 	"extrapolate/data"
 	"extrapolate/experiments/config"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/safetensors"
 	"extrapolate/model"
 	"extrapolate/position"
@@ -20,27 +27,28 @@ import (
 
 // Files of an export.
 const (
-	ExportWeights = "model.safetensors"
-	ExportConfig  = "config.json"
+	WeightsFile = "model.safetensors"
+	ConfigFile  = "config.json"
 )
 
-// ExportFormat and ExportVersion name what config.json describes, for a loader to check.
+// Format and Version name what config.json describes, for a loader to check.
 const (
-	ExportFormat  = "extrapolate-export"
-	ExportVersion = 1
+	Format  = "extrapolate-export"
+	Version = 1
 )
 
-// Export is a trained model as other tools read it: its weights as safetensors and a config
-// naming everything needed to rebuild the model and score it as cmd/eval does.
-type Export struct {
+// Files is a trained model as other tools read it: the contents of its weights file, as
+// safetensors, and of its config file, naming everything needed to rebuild the model and score
+// it as cmd/eval does.
+type Files struct {
 	Weights []byte
 	Config  []byte
 }
 
-// ExportedConfig is config.json: the model's sizes and fixed choices, the position scheme as
-// resolved (every field with its default filled in), the scaling and attention temperature,
-// the evaluation and the corpus, and every weight's name and shape.
-type ExportedConfig struct {
+// Config is config.json: the model's sizes and fixed choices, the position scheme as resolved
+// (every field with its default filled in), the scaling and attention temperature, the
+// evaluation and the corpus, and every weight's name and shape.
+type Config struct {
 	Format    string            `json:"format"`
 	Version   int               `json:"version"`
 	Name      string            `json:"name"`
@@ -55,9 +63,9 @@ type ExportedConfig struct {
 	// Train is the config's train section, as JSON under the YAML names, for a trainer
 	// elsewhere (pytorch/train.py) to train as train does; it rewrites the section with what
 	// it trained, and cmd/import takes it over TrainConfig's.
-	Train     map[string]any   `json:"train"`
-	Tokenizer Tokenizer        `json:"tokenizer"`
-	Weights   []exportedWeight `json:"weights"`
+	Train     map[string]any     `json:"train"`
+	Tokenizer training.Tokenizer `json:"tokenizer"`
+	Weights   []exportedWeight   `json:"weights"`
 	// WeightsSHA256 ties config.json to the model.safetensors written with it.
 	WeightsSHA256 string `json:"weights_sha256"`
 	// TrainConfig is the run's whole config as YAML, for the record.
@@ -169,9 +177,9 @@ func weightOf(p *model.Param) exportedWeight {
 	return exportedWeight{Name: p.Name, Shape: []int(p.Value.Shape().Clone()), Decay: p.Decay, LRScale: scale, Floor: p.Floor}
 }
 
-// NewExport makes the export of a trained model: its weights (not the optimizer's state) in
-// the order of the checkpoint, and its config.
-func NewExport(t *Trained) (*Export, error) {
+// New makes the export of a trained model: its weights (not the optimizer's state) in the order
+// of the checkpoint, and its config.
+func New(t *training.Trained) (*Files, error) {
 	var ts []safetensors.Tensor
 	var weights []exportedWeight
 	for _, p := range t.Model.Params {
@@ -187,7 +195,7 @@ func NewExport(t *Trained) (*Export, error) {
 		weights = append(weights, weightOf(p))
 	}
 	_, scheme := t.Resolved.Schemes()
-	meta := map[string]string{"format": "pt", "program": programName, "name": t.Config.Name, "scheme": scheme.Name(), "config": ExportConfig}
+	meta := map[string]string{"format": "pt", "program": training.Program, "name": t.Config().Name, "scheme": scheme.Name(), "config": ConfigFile}
 	w, err := safetensors.Encode(ts, meta)
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
@@ -202,13 +210,13 @@ func NewExport(t *Trained) (*Export, error) {
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
-	return &Export{Weights: w, Config: append(b, '\n')}, nil
+	return &Files{Weights: w, Config: append(b, '\n')}, nil
 }
 
 // exportedConfig describes the trained model, whose evaluation scheme (the config's, with its
 // scaling) is scheme.
-func exportedConfig(t *Trained, scheme position.Scheme, weights []exportedWeight) (*ExportedConfig, error) {
-	c := t.Config
+func exportedConfig(t *training.Trained, scheme position.Scheme, weights []exportedWeight) (*Config, error) {
+	c := t.Config()
 	mc := t.Resolved.ModelConfig()
 	pos, err := exportPosition(c.EvalPhase().Position, scheme, mc.Layers)
 	if err != nil {
@@ -232,8 +240,8 @@ func exportedConfig(t *Trained, scheme position.Scheme, weights []exportedWeight
 	if err != nil {
 		return nil, err
 	}
-	return &ExportedConfig{
-		Format: ExportFormat, Version: ExportVersion, Name: c.Name, Dtype: dtype, Partial: t.Progress,
+	return &Config{
+		Format: Format, Version: Version, Name: c.Name, Dtype: dtype, Partial: t.Progress,
 		Model: exportedModel{
 			DModel: mc.DModel, Layers: mc.Layers, Heads: mc.Heads, HeadDim: mc.DModel / mc.Heads, Vocab: mc.Vocab,
 			MLPHidden: 4 * mc.DModel, Activation: "gelu_tanh", Norm: "pre", LNEps: model.LayerNormEps, TiedHead: false,
@@ -247,7 +255,7 @@ func exportedConfig(t *Trained, scheme position.Scheme, weights []exportedWeight
 			Stride: c.Eval.Stride, Protocol: c.Eval.Protocol()},
 		Data:        exportData(c.Data),
 		Train:       train,
-		Tokenizer:   byteTokenizer,
+		Tokenizer:   training.ByteTokenizer(),
 		Weights:     weights,
 		TrainConfig: string(c.Marshal()),
 	}, nil

@@ -1,4 +1,4 @@
-package training
+package evaluate
 
 import (
 	"bytes"
@@ -11,38 +11,33 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
-	"extrapolate/experiments/config"
 	"extrapolate/experiments/measure"
 	"extrapolate/experiments/measure/tasks"
 	"extrapolate/experiments/plot"
-	"extrapolate/internal/inputerr"
+	"extrapolate/experiments/training"
 	"extrapolate/position"
 	"extrapolate/task"
 )
 
-// Files of a task checkpoint's scaling comparison, beside ScalingsJSON.
+// Files of a task checkpoint's evaluation, beside ScalingsJSON.
 const (
 	TaskScalingsCSV = "tasks_by_scaling.csv"
 	TaskScalingsPNG = "tasks_by_scaling.png"
 	TaskScalingsSVG = "tasks_by_scaling.svg"
 )
 
-// evaluateTaskScalings scores a model trained on tasks on their held-out examples, the same
+// tasksUnder scores a model trained on tasks on their held-out examples, the same
 // ones its run was scored on, at every test size under each scaling. Perplexity on the corpus,
 // which the model never saw, is not scored.
-func evaluateTaskScalings(ctx context.Context, t *Trained, variants []Variant, e config.Eval, w io.Writer) (*ScalingReport, error) {
-	c := t.Config
-	c.Eval = e
-	ts, examples, err := c.Task.Resolve()
-	if err != nil {
-		return nil, inputerr.Wrap(err)
-	}
-	ev := &measure.Evaluation{Config: c, Model: t.Model, Tasks: ts, Examples: examples, Progress: w}
-	rep := &ScalingReport{Name: c.Name, TrainLen: c.Train.SeqLen, BatchTokens: e.BatchTokens, Partial: t.Progress, Examples: examples}
-	err = eachVariant(c, variants, w, func(name string, s position.Scheme) error {
+func tasksUnder(ctx context.Context, t *training.Trained, variants []Variant, w io.Writer) (*Report, error) {
+	c := t.Config()
+	_, examples := t.Resolved.Tasks()
+	ev := &measure.Evaluation{Resolved: t.Resolved, Model: t.Model, Progress: w}
+	rep := &Report{Name: c.Name, TrainLen: c.Train.SeqLen, BatchTokens: c.Eval.BatchTokens, Partial: t.Progress, Examples: examples}
+	err := eachVariant(c, variants, w, func(name string, s position.Scheme) error {
 		ev.Scheme = s
 		cells, err := tasks.Score(ctx, ev)
-		rep.Results = append(rep.Results, ScalingResult{Scaling: name, Tasks: cells})
+		rep.Results = append(rep.Results, Result{Scaling: name, Tasks: cells})
 		return err
 	})
 	if err != nil {
@@ -53,7 +48,7 @@ func evaluateTaskScalings(ctx context.Context, t *Trained, variants []Variant, e
 
 // writeTasks saves a task checkpoint's report as CSV, JSON and small multiples: a panel per
 // task, exact match against size, a line per scaling.
-func (rep *ScalingReport) writeTasks(dir string) error {
+func (rep *Report) writeTasks(dir string) error {
 	var b bytes.Buffer
 	cw := csv.NewWriter(&b)
 	cw.Write(append([]string{"scaling"}, tasks.Columns...))
@@ -73,7 +68,7 @@ func (rep *ScalingReport) writeTasks(dir string) error {
 }
 
 // taskNames are the tasks scored, in the order the first scaling has them.
-func (rep *ScalingReport) taskNames() []string {
+func (rep *Report) taskNames() []string {
 	var names []string
 	for _, c := range rep.Results[0].Tasks {
 		if !slices.Contains(names, c.Task) {
@@ -85,7 +80,7 @@ func (rep *ScalingReport) taskNames() []string {
 
 // taskFigure is a panel per task and a line per scaling, with each size's 95% Wilson interval
 // as error bars.
-func (rep *ScalingReport) taskFigure() plot.Multiples {
+func (rep *Report) taskFigure() plot.Multiples {
 	f := plot.Multiples{
 		Title:  fmt.Sprintf("%s: exact match by size under each RoPE scaling, %d examples a size", rep.Name, rep.Examples),
 		XLabel: "size (log scale)", YLabel: "exact match", Cols: 3,
@@ -120,7 +115,7 @@ func (rep *ScalingReport) taskFigure() plot.Multiples {
 
 // tasksTable renders a task checkpoint's report as text: for each task, a row per scaling and
 // a column per size, exact match in percent.
-func (rep *ScalingReport) tasksTable() string {
+func (rep *Report) tasksTable() string {
 	var b bytes.Buffer
 	if len(rep.Results) == 0 {
 		return ""

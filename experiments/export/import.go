@@ -1,4 +1,4 @@
-package training
+package export
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 
 	"extrapolate/checkpoint"
 	"extrapolate/experiments/config"
+	"extrapolate/experiments/training"
 	"extrapolate/internal/inputerr"
 	"extrapolate/internal/inputfile"
 	"extrapolate/internal/safetensors"
@@ -31,27 +32,14 @@ const (
 	maxImportWeights = 4 << 30
 )
 
-// ImportRecord is where an imported checkpoint came from: the export's folder, its weights'
-// checksum, and what config.json says trained them (pytorch/train.py's "trained" record).
-type ImportRecord struct {
-	From          string          `json:"from"`
-	WeightsSHA256 string          `json:"weights_sha256"`
-	Rounded       bool            `json:"rounded_from_float64,omitempty"`
-	Trained       json.RawMessage `json:"trained,omitempty"`
-}
-
 // Imported is an export read back into a model (Import), ready to be written as a checkpoint.
 type Imported struct {
-	*Trained
-	meta    Meta
-	tensors []checkpoint.Tensor
+	*training.Adopted
+	rounded bool
 }
 
 // Rounded says the export's weights were float64, rounded to the float32 this program computes in.
-func (im *Imported) Rounded() bool { return im.meta.Imported.Rounded }
-
-// Write writes the checkpoint to path, atomically.
-func (im *Imported) Write(path string) error { return checkpoint.Write(path, im.meta, im.tensors) }
+func (im *Imported) Rounded() bool { return im.rounded }
 
 // importedConfig is what Import reads of config.json; the rest it checks against the model it
 // builds (checkAgainst).
@@ -84,7 +72,7 @@ func Import(dir string) (*Imported, error) {
 }
 
 func importExport(dir string) (*Imported, error) {
-	cpath, wpath := filepath.Join(dir, ExportConfig), filepath.Join(dir, ExportWeights)
+	cpath, wpath := filepath.Join(dir, ConfigFile), filepath.Join(dir, WeightsFile)
 	raw, c, err := readImportConfig(cpath)
 	if err != nil {
 		return nil, err
@@ -105,38 +93,19 @@ func importExport(dir string) (*Imported, error) {
 	if err != nil {
 		return nil, err
 	}
-	im := &Imported{meta: Meta{Program: programName, Config: string(rc.Config().Marshal()), Tokenizer: byteTokenizer,
-		Imported: &ImportRecord{From: dir, WeightsSHA256: c.WeightsSHA256, Trained: c.Trained}}}
-	if im.tensors, im.meta.Imported.Rounded, err = importTensors(rc, ts, c.Dtype, wpath, cpath); err != nil {
-		return nil, err
-	}
-	trainScheme, _ := rc.Schemes()
-	im.meta.Scheme = schemeJSON(trainScheme)
-	im.meta.State = trainState{Phase: phaseDone, Step: lastSteps(rc.Config())}
-	if im.Trained, err = importedModel(rc, im.tensors, cpath, wpath); err != nil {
-		return nil, err
-	}
-	if err := checkAgainst(raw, im.Trained, cpath); err != nil {
-		return nil, err
-	}
-	return im, nil
-}
-
-// importedModel is the config's model with the imported weights, finished, as LoadCheckpoint
-// would give it from the checkpoint to be written.
-func importedModel(rc *config.Resolved, tensors []checkpoint.Tensor, cpath, wpath string) (*Trained, error) {
-	m, err := newModel(rc)
+	tensors, rounded, err := importTensors(rc, ts, c.Dtype, wpath, cpath)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", cpath, err)
-	}
-	byName := map[string]*tensor.Dense{}
-	for _, t := range tensors {
-		byName[t.Name] = t.Value
-	}
-	if err := loadParams(m, byName, wpath); err != nil {
 		return nil, err
 	}
-	return &Trained{Config: rc.Config(), Resolved: rc, Model: m, Finished: true}, nil
+	record := &training.ImportRecord{From: dir, WeightsSHA256: c.WeightsSHA256, Rounded: rounded, Trained: c.Trained}
+	a, err := training.Adopt(rc, tensors, record, wpath)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAgainst(raw, a.Trained, cpath); err != nil {
+		return nil, err
+	}
+	return &Imported{Adopted: a, rounded: rounded}, nil
 }
 
 // readImportConfig reads config.json, as a tree to check and as the fields Import reads.
@@ -158,8 +127,8 @@ func readImportConfig(path string) (map[string]any, *importedConfig, error) {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	switch {
-	case c.Format != ExportFormat || c.Version != ExportVersion:
-		return nil, nil, fmt.Errorf("%s: format %q version %d, want %s %d", path, c.Format, c.Version, ExportFormat, ExportVersion)
+	case c.Format != Format || c.Version != Version:
+		return nil, nil, fmt.Errorf("%s: format %q version %d, want %s %d", path, c.Format, c.Version, Format, Version)
 	case c.Partial != "":
 		return nil, nil, fmt.Errorf("%s: partial: saved at %s, before training finished; train it (cmd/train, pytorch/train.py) before importing it", path, c.Partial)
 	case c.TrainConfig == "":
@@ -299,25 +268,13 @@ func importTensors(rc *config.Resolved, ts []safetensors.Tensor, dtype, wpath, c
 	return out, rounded, nil
 }
 
-// lastSteps is the steps of the config's last training phase: what a finished run's state
-// records.
-func lastSteps(c config.Config) int {
-	if f := c.Train.Finetune; f != nil {
-		return f.Steps
-	}
-	if k := c.Train.DroppedSteps(); k > 0 {
-		return k
-	}
-	return c.Train.MainSteps()
-}
-
 // checkAgainst compares what config.json states of the model with what the imported config
 // builds, as cmd/export would write it, and names the first field that differs: an export
 // edited by hand, or written from another config than its train_config, is refused rather
 // than scored as something it is not. The fields the import takes from config.json (the name,
 // the train section, the scaling) and those that only record (the dtype, the checksum, the
 // corpus's Go version) are not compared; nor is a field cmd/export does not write.
-func checkAgainst(raw map[string]any, t *Trained, path string) error {
+func checkAgainst(raw map[string]any, t *training.Trained, path string) error {
 	_, scheme := t.Resolved.Schemes()
 	var weights []exportedWeight
 	for _, p := range t.Model.Params {
