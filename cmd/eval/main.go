@@ -120,7 +120,7 @@ func run() int {
 	if err != nil {
 		return fail(err)
 	}
-	at, err := positionsLine(cfg, maps)
+	at, err := positionsLine(cfg, t.Resolved.PositionIDs(), maps)
 	if err != nil {
 		return fail(err)
 	}

@@ -12,10 +12,10 @@ import (
 // kind drawn at evaluation too (randomized positions) places each window at a draw of its own
 // from the range it trained on, as the kind's reference code evaluates, and a distance map,
 // whose spans are of positions 0..n−1, cannot be applied there: maps names one given.
-func positionsLine(c config.Config, maps []*position.DistanceMapConfig) (string, error) {
-	ids, err := c.Train.Positions.Resolve(c.Train.SeqLen)
-	if err != nil || !ids.AtEvaluation() {
-		return "", err
+// ids are train.positions as the checkpoint's config resolved them.
+func positionsLine(c config.Config, ids *position.IDs, maps []*position.DistanceMapConfig) (string, error) {
+	if !ids.AtEvaluation() {
+		return "", nil
 	}
 	for _, m := range maps {
 		if m != nil {

@@ -68,10 +68,7 @@ func (ev *Evaluation) Pass(ctx context.Context, scheme position.Scheme, obs ...P
 	if err != nil {
 		return err
 	}
-	ids, err := ev.WindowIDs()
-	if err != nil {
-		return err
-	}
+	ids := ev.WindowIDs()
 	plans := make([][]data.Window, len(e.Lengths))
 	work := 0
 	for i, n := range e.Lengths {

@@ -3,7 +3,6 @@ package measure
 import (
 	"hash/fnv"
 
-	"extrapolate/experiments/config"
 	"extrapolate/internal/rng"
 	"extrapolate/model"
 	"extrapolate/position"
@@ -25,14 +24,14 @@ type WindowIDs struct {
 // training batches (Seed+1) and the training ids (Seed+2).
 const windowSeed = 3
 
-// NewWindowIDs returns the window ids of a run of c: nil unless its train.positions kind is
-// drawn at evaluation.
-func NewWindowIDs(c config.Config) (*WindowIDs, error) {
-	ids, err := c.Train.Positions.Resolve(c.Train.SeqLen)
-	if err != nil || !ids.AtEvaluation() {
-		return nil, err
+// NewWindowIDs returns the window ids of a run of that seed trained at ids, the run's
+// train.positions as its config resolved them (config.Resolved.PositionIDs): nil unless their
+// kind is drawn at evaluation.
+func NewWindowIDs(ids *position.IDs, seed uint64) *WindowIDs {
+	if !ids.AtEvaluation() {
+		return nil
 	}
-	return &WindowIDs{ids: ids, seed: c.Seed + windowSeed}, nil
+	return &WindowIDs{ids: ids, seed: seed + windowSeed}
 }
 
 // Graph builds the evaluation graph of batch windows of n tokens with the scheme s, at position
@@ -74,4 +73,6 @@ func mix(s, x uint64) uint64 {
 }
 
 // WindowIDs returns the window ids of the evaluated run (NewWindowIDs).
-func (ev *Evaluation) WindowIDs() (*WindowIDs, error) { return NewWindowIDs(ev.Config()) }
+func (ev *Evaluation) WindowIDs() *WindowIDs {
+	return NewWindowIDs(ev.Resolved.PositionIDs(), ev.Config().Seed)
+}

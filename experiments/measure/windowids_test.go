@@ -31,11 +31,11 @@ func withIDs(t *testing.T, c config.Config, src string) config.Config {
 // windowIDs returns the window ids of c, failing the test on an error.
 func windowIDs(t *testing.T, c config.Config) *WindowIDs {
 	t.Helper()
-	w, err := NewWindowIDs(c)
+	ids, err := c.Train.Positions.Resolve(c.Train.SeqLen)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return w
+	return NewWindowIDs(ids, c.Seed)
 }
 
 // drawn returns the ids Draw writes for the window kind and key, in a graph of batch windows of

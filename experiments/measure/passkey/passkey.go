@@ -58,10 +58,7 @@ type run struct {
 
 func (r *run) Evaluate(ctx context.Context) error {
 	var err error
-	ids, err := r.ev.WindowIDs()
-	if err != nil {
-		return err
-	}
+	ids := r.ev.WindowIDs()
 	r.cells, err = evaluate(ctx, r.ev.Model, r.ev.Scheme, ids, r.ev.Corpus, r.ev.Config().Eval, r.ev.Progress)
 	return err
 }

@@ -44,10 +44,7 @@ type Cell struct {
 // sizes, on the held-out examples every run is scored on: what the measure records of a run,
 // and what cmd/eval reports of a task checkpoint under each RoPE scaling.
 func Score(ctx context.Context, ev *measure.Evaluation) ([]Cell, error) {
-	ids, err := ev.WindowIDs()
-	if err != nil {
-		return nil, err
-	}
+	ids := ev.WindowIDs()
 	tasks, examples := ev.Resolved.Tasks()
 	return score(ctx, ev.Model, ev.Scheme, ids, tasks, examples, ev.Config().Eval.BatchTokens, ev.Progress)
 }

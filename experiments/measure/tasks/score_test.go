@@ -126,7 +126,8 @@ func windowIDs(t *testing.T, n, r int) *measure.WindowIDs {
 	t.Helper()
 	c := config.Config{Seed: 1, Train: config.Train{SeqLen: n,
 		Positions: &position.IDsConfig{Type: "randomized", Params: map[string]any{"noise_max_length": r}}}}
-	w, err := measure.NewWindowIDs(c)
+	ids, err := c.Train.Positions.Resolve(c.Train.SeqLen)
+	w := measure.NewWindowIDs(ids, c.Seed)
 	if err != nil || w == nil {
 		t.Fatalf("window ids %v: %v", w, err)
 	}
