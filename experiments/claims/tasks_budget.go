@@ -28,6 +28,9 @@ var beyondBudget = map[string]string{
 		"on the answers, 88% of answer bytes right): following a name through its assignments, a lookup by content",
 	"niah_multikey": "19% at 1x after 6000 steps at width 64, 29% at 4 layers of width 128 (1545 s, 81% " +
 		"of answer bytes right): choosing the asked needle among three by its key, a lookup by content",
+	"niah_multiquery": "52% at 1x after 2000 steps and 48% after 6000 at width 64; 48% at 4 layers of width " +
+		"128, 6000 steps (764 s, 94% of answer bytes right): each of two asked needles found by its key, " +
+		"a lookup by content",
 }
 
 // solvableVerdict is tasks_solvable's verdict on the tasks no run learned: reproduced when
