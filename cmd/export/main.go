@@ -46,16 +46,22 @@ type sets []string
 func (s *sets) String() string     { return strings.Join(*s, " ") }
 func (s *sets) Set(v string) error { *s = append(*s, v); return nil }
 
-// parseFlags reads args into options, or says on one line what is wrong with them.
-func parseFlags(args []string) (*options, error) {
+// parseFlags reads args into options through c, which says on one line what is wrong with
+// them; -h writes the usage to stdout and returns flag.ErrHelp.
+func parseFlags(c *exit.Command, args []string, stdout io.Writer) (*options, error) {
 	o := &options{}
 	fs := flagSet(o)
-	if err := fs.Parse(args); err != nil {
+	fs.SetOutput(stdout)
+	fs.Usage = func() {
+		fmt.Fprintln(stdout, "usage: export -checkpoint FILE [-out DIR] [-overwrite] [-partial]")
+		fmt.Fprintln(stdout, "       export -config NAME [-set key=value]... -out DIR [-overwrite]")
+		fmt.Fprintln(stdout)
+		fs.PrintDefaults()
+	}
+	if err := c.Parse(fs, args); err != nil {
 		return nil, err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return nil, fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0))
 	case o.ckpt != "" && o.config != "":
 		return nil, fmt.Errorf("-checkpoint and -config: give one, a trained model or a config's untrained one")
 	case o.ckpt == "" && o.config == "":
@@ -71,10 +77,9 @@ func parseFlags(args []string) (*options, error) {
 	return o, nil
 }
 
-// flagSet is the command's flags, bound to o, quiet: parseFlags reports their errors in one line.
+// flagSet is the command's flags, bound to o.
 func flagSet(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.ckpt, "checkpoint", "", "checkpoint file written by train (results/<name>/model.ckpt)")
 	fs.StringVar(&o.config, "config", "", "instead of -checkpoint: a config file, or a bare name looked up in configs/, whose model is exported untrained, as train draws it")
 	fs.Var(&o.sets, "set", "with -config: override a config field, key=value with a dotted key (repeatable), e.g. -set model.d_model=256")
@@ -87,19 +92,10 @@ func flagSet(o *options) *flag.FlagSet {
 // run exports as args ask and returns the exit status: 2 for anything the input gets wrong, 1
 // for a failure to write, 130 when interrupted, having written nothing.
 func run(args []string, stdout, stderr io.Writer) int {
-	o, err := parseFlags(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(stdout, "usage: export -checkpoint FILE [-out DIR] [-overwrite] [-partial]")
-		fmt.Fprintln(stdout, "       export -config NAME [-set key=value]... -out DIR [-overwrite]")
-		fmt.Fprintln(stdout)
-		fs := flagSet(&options{})
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		return 0
-	}
 	c := exit.New("export", stderr)
 	_, stop := c.Signals("stopping: nothing will be written")
 	defer stop()
+	o, err := parseFlags(c, args, stdout)
 	if err != nil {
 		return c.Bad(err)
 	}

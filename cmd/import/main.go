@@ -39,17 +39,21 @@ type options struct {
 	overwrite   bool
 }
 
-// parseFlags reads args into options, or says on one line what is wrong with them.
-func parseFlags(args []string) (*options, error) {
+// parseFlags reads args into options through c, which says on one line what is wrong with
+// them; -h writes the usage to stdout and returns flag.ErrHelp.
+func parseFlags(c *exit.Command, args []string, stdout io.Writer) (*options, error) {
 	o := &options{}
 	fs := flagSet(o)
-	if err := fs.Parse(args); err != nil {
+	fs.SetOutput(stdout)
+	fs.Usage = func() {
+		fmt.Fprintln(stdout, "usage: import -export DIR [-out FILE] [-overwrite]")
+		fmt.Fprintln(stdout)
+		fs.PrintDefaults()
+	}
+	if err := c.Parse(fs, args); err != nil {
 		return nil, err
 	}
-	switch {
-	case fs.NArg() > 0:
-		return nil, fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0))
-	case o.export == "":
+	if o.export == "" {
 		return nil, fmt.Errorf("-export: missing; give the folder of config.json and model.safetensors to import")
 	}
 	if o.out == "" {
@@ -58,10 +62,9 @@ func parseFlags(args []string) (*options, error) {
 	return o, nil
 }
 
-// flagSet is the command's flags, bound to o, quiet: parseFlags reports their errors in one line.
+// flagSet is the command's flags, bound to o.
 func flagSet(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.export, "export", "", "folder holding "+export.ConfigFile+" and "+export.WeightsFile+", as cmd/export and pytorch/train.py write them")
 	fs.StringVar(&o.out, "out", "", "checkpoint file to write (default: "+measure.CheckpointFile+" in the -export folder)")
 	fs.BoolVar(&o.overwrite, "overwrite", false, "replace an existing checkpoint at -out")
@@ -71,18 +74,10 @@ func flagSet(o *options) *flag.FlagSet {
 // run imports as args ask and returns the exit status: 2 for anything the input gets wrong,
 // 130 when interrupted, 1 for a failure to write.
 func run(args []string, stdout, stderr io.Writer) int {
-	o, err := parseFlags(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(stdout, "usage: import -export DIR [-out FILE] [-overwrite]")
-		fmt.Fprintln(stdout)
-		fs := flagSet(&options{})
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		return 0
-	}
 	c := exit.New("import", stderr)
 	_, stop := c.Signals("stopping: nothing will be written")
 	defer stop()
+	o, err := parseFlags(c, args, stdout)
 	if err != nil {
 		return c.Bad(err)
 	}

@@ -18,7 +18,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"strings"
@@ -52,11 +51,12 @@ type options struct {
 	given map[string]bool
 }
 
-// parseFlags reads args into options. A bad value is reported on one line, not with the usage.
-func parseFlags(args []string) (*options, error) {
+// parseFlags reads args into options through c, which says on one line what is wrong with
+// them; -h writes the usage to stderr and returns flag.ErrHelp.
+func parseFlags(c *exit.Command, args []string) (*options, error) {
 	o := &options{given: map[string]bool{}}
 	fs := flag.NewFlagSet("sample", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs.SetOutput(os.Stderr)
 	fs.StringVar(&o.ckpt, "checkpoint", "", "checkpoint file written by train (results/<name>/model.ckpt)")
 	fs.StringVar(&o.prompt, "prompt", "", "the text to continue")
 	fs.StringVar(&o.promptFile, "prompt-file", "", "a file whose bytes are the text to continue, instead of -prompt")
@@ -68,18 +68,12 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.factor, "factor", "auto", "scaling factor: a number ≥ 1, or auto (the ratio of the text's length to the training length, each step)")
 	fs.BoolVar(&o.partial, "partial", false, "sample from a checkpoint saved before training finished")
 	o.fields = scalingflag.Register(fs)
-	// Parse calls Usage on every error; the usage is printed for -h only, the error on one line.
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(os.Stderr, "usage: sample -checkpoint FILE (-prompt TEXT | -prompt-file FILE) [-n N] [-temperature T] [-top-k K] [-seed S] [-scaling none|yarn|...]\n\n")
-			fs.SetOutput(os.Stderr)
-			fs.PrintDefaults()
-		}
-		return nil, err
+	fs.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: sample -checkpoint FILE (-prompt TEXT | -prompt-file FILE) [-n N] [-temperature T] [-top-k K] [-seed S] [-scaling none|yarn|...]\n\n")
+		fs.PrintDefaults()
 	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q: everything is given by flags (-h lists them)", fs.Arg(0))
+	if err := c.Parse(fs, args); err != nil {
+		return nil, err
 	}
 	fs.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
 	return o, nil
@@ -93,10 +87,7 @@ func run(args []string) int {
 	ctx, stop := c.Signals("stopping: nothing will be printed")
 	defer stop()
 	fail := c.Bad
-	o, err := parseFlags(args)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
+	o, err := parseFlags(c, args)
 	if err != nil {
 		return fail(err)
 	}
