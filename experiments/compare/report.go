@@ -16,7 +16,6 @@ import (
 	"extrapolate/experiments/measure"
 	"extrapolate/experiments/training"
 	"extrapolate/internal/inputerr"
-	"extrapolate/position"
 )
 
 // Report is a finished comparison.
@@ -114,8 +113,8 @@ func (rep *Report) markdown(sections []measure.Section) []byte {
 	}
 	res0 := rep.Runs[0].Result
 	p("Produced by `%s` on %s with %s (%s/%s, %d CPUs).\n", rep.Command, rep.Generated.Format("2006-01-02"), res0.GoVersion, runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	p("Every run trains a %d-layer, %d-wide, %d-head model (about %d weights) for %s of %d sequences at %s on %s, with seeds %s, and scores the same %d validation tokens at every length, in %s.\n\n",
-		first.Model.Layers, first.Model.DModel, first.Model.Heads, res0.Params, rep.spread(func(c config.Config) int { return c.Train.Steps }, "%s steps", "%s steps (each run's in Runs)"),
+	p("Every run trains %s for %s of %d sequences at %s on %s, with seeds %s, and scores the same %d validation tokens at every length, in %s.\n\n",
+		rep.modelPhrase(), rep.spread(func(c config.Config) int { return c.Train.Steps }, "%s steps", "%s steps (each run's in Runs)"),
 		first.Train.BatchSize, rep.spread(func(c config.Config) int { return c.Train.SeqLen }, "length %s", "lengths %s (each run its own)"), rep.trainData(res0.Corpus), strings.Join(seeds, ", "), first.Eval.Tokens, first.Eval.Protocol())
 	rep.verdicts(&b)
 	if src := rep.sources(); len(src) > 0 {
@@ -147,7 +146,12 @@ func (rep *Report) markdown(sections []measure.Section) []byte {
 		p("\n### %d. %s\n\n%s\n\nRule: %s\n", i+1, cl.Statement, cl.Evidence, cl.Rule)
 	}
 
-	p("\n## Runs\n\n| run | seed | steps | train time (s) | final train loss | status |\n|---|---:|---:|---:|---:|---|\n")
+	sizes := !rep.sameModel()
+	if sizes {
+		p("\n## Runs\n\n| run | seed | model | steps | train time (s) | final train loss | status |\n|---|---:|---|---:|---:|---:|---|\n")
+	} else {
+		p("\n## Runs\n\n| run | seed | steps | train time (s) | final train loss | status |\n|---|---:|---:|---:|---:|---|\n")
+	}
 	shared := rep.sharedTraining()
 	for i, r := range rep.Runs {
 		res := r.Result
@@ -160,7 +164,11 @@ func (rep *Report) markdown(sections []measure.Section) []byte {
 			// RoPE scalings apply when evaluating: this run took its weights from an earlier one.
 			train = "(" + shared[i] + "'s)"
 		}
-		p("| %s | %d | %d | %s | %.3f | %s |\n", r.Label, r.Seed, res.Steps, train, res.FinalTrainLoss, status)
+		model := ""
+		if sizes {
+			model = " " + modelSize(r.Config().Model) + " |"
+		}
+		p("| %s | %d |%s %d | %s | %.3f | %s |\n", r.Label, r.Seed, model, res.Steps, train, res.FinalTrainLoss, status)
 	}
 	p("\nTraining and evaluation took %.0f s of computation in all, on %s; runs that differ from an earlier one only in %s applied at evaluation reuse its training, and show its name.\n", rep.computeSeconds(), processors(rep.Runs), rep.evaluationOnly())
 	return b.Bytes()
@@ -249,22 +257,32 @@ func (rep *Report) Summary() string {
 		}
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%-22s", "perplexity")
-	for _, n := range rep.Lengths {
-		fmt.Fprintf(&b, " %15s", fmt.Sprintf("%d (%s)", n, measure.Ratio(n, rep.TrainLen)))
-	}
-	b.WriteByte('\n')
-	for _, s := range rep.Series {
-		fmt.Fprintf(&b, "%-22s", s.Label)
-		for _, st := range s.Stats {
-			fmt.Fprintf(&b, " %15s", measure.FormatStat(st))
-		}
-		b.WriteByte('\n')
+	if rep.tasksOnly() {
+		// The models never saw the corpus: their perplexity on it is no result (issue 49).
+		b.WriteString("every run trained on tasks, not the corpus: its results are the tasks' exact match, in REPORT.md\n")
+	} else {
+		rep.perplexityTable(&b)
 	}
 	for _, c := range rep.Claims {
 		fmt.Fprintf(&b, "%-24s %s\n", c.ID, c.Verdict)
 	}
 	return b.String()
+}
+
+// perplexityTable is the terminal's table of perplexity by length, a series a line.
+func (rep *Report) perplexityTable(b *strings.Builder) {
+	fmt.Fprintf(b, "%-22s", "perplexity")
+	for _, n := range rep.Lengths {
+		fmt.Fprintf(b, " %15s", fmt.Sprintf("%d (%s)", n, measure.Ratio(n, rep.TrainLen)))
+	}
+	b.WriteByte('\n')
+	for _, s := range rep.Series {
+		fmt.Fprintf(b, "%-22s", s.Label)
+		for _, st := range s.Stats {
+			fmt.Fprintf(b, " %15s", measure.FormatStat(st))
+		}
+		b.WriteByte('\n')
+	}
 }
 
 // Failed lists the claims the comparison checks that were not reproduced; for a grid, at any
@@ -321,29 +339,6 @@ func (rep *Report) judge() {
 	rep.Claims = claims.Judge(&rep.Report, rep.Comparison.Claims)
 }
 
-// sources lists, once each, how the schemes of the comparison's runs set and train their own
-// weights (position.Sourced), those of a mix's layers included.
-func (rep *Report) sources() []string {
-	var out []string
-	seen := map[string]bool{}
-	add := func(s position.Scheme) {
-		if src := position.SourcesOf(s); src != "" && !seen[src] {
-			seen[src] = true
-			out = append(out, src)
-		}
-	}
-	for _, r := range rep.Runs {
-		s, _ := r.Resolved.Schemes()
-		add(s)
-		if position.IsPerLayer(s) {
-			for l := 0; l < r.Config().Model.Layers; l++ {
-				add(position.InLayer(s, l).Scheme)
-			}
-		}
-	}
-	return out
-}
-
 // spread formats a setting of the runs' configs: one value in one, the range of several in
 // many, so that a comparison whose runs train for different steps or at different lengths (a
 // task comparison: each task its own window) says so instead of giving the first run's.
@@ -361,10 +356,18 @@ func (rep *Report) spread(of func(config.Config) int, one, many string) string {
 // trainData names what the runs train on: the corpus, or the tasks when every run trains on
 // tasks (task.names), which replace the corpus in training.
 func (rep *Report) trainData(corpus string) string {
-	for _, r := range rep.Runs {
-		if r.Config().Task == nil {
-			return corpus
-		}
+	if !rep.tasksOnly() {
+		return corpus
 	}
 	return "examples of its task (task.names in each run's config.yaml)"
+}
+
+// tasksOnly reports whether every run trains on tasks, never on the corpus.
+func (rep *Report) tasksOnly() bool {
+	for _, r := range rep.Runs {
+		if r.Config().Task == nil {
+			return false
+		}
+	}
+	return true
 }
