@@ -27,9 +27,17 @@ func (Addition) MaxLen(size int) int { return 3*size + 4 }
 
 func (Addition) Generate(g *rng.SplitMix64, size int) Example {
 	a, b := operand(g, size), operand(g, size)
-	sum := make([]byte, 0, size+2)
+	sum := digitSum(a, b)
+	prompt := append(append(append(a, '+'), b...), '=')
+	return QA(prompt, append(sum, '.'))
+}
+
+// digitSum adds two numbers of as many digits, each written least significant digit first, and
+// writes their sum so.
+func digitSum(a, b []byte) []byte {
+	sum := make([]byte, 0, len(a)+2)
 	carry := 0
-	for i := range size {
+	for i := range a {
 		d := int(a[i]-'0') + int(b[i]-'0') + carry
 		sum = append(sum, byte('0'+d%10))
 		carry = d / 10
@@ -37,8 +45,7 @@ func (Addition) Generate(g *rng.SplitMix64, size int) Example {
 	if carry > 0 {
 		sum = append(sum, '1')
 	}
-	prompt := append(append(append(a, '+'), b...), '=')
-	return QA(prompt, append(sum, '.'))
+	return sum
 }
 
 // operand draws a number of exactly n digits, written least significant digit first.

@@ -28,16 +28,7 @@ func (AdditionHints) MaxLen(size int) int { return 6*size + 5 }
 
 func (AdditionHints) Generate(g *rng.SplitMix64, size int) Example {
 	a, b := operand(g, size), operand(g, size)
-	var sum []byte
-	carry := 0
-	for i := range size {
-		d := int(a[i]-'0') + int(b[i]-'0') + carry
-		sum = append(sum, byte('0'+d%10))
-		carry = d / 10
-	}
-	if carry > 0 {
-		sum = append(sum, '1')
-	}
+	sum := digitSum(a, b)
 	prompt := append(append(append(hinted(a), '+'), hinted(b)...), '=')
 	return QA(prompt, append(hinted(sum), '.'))
 }
