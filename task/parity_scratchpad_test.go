@@ -14,9 +14,9 @@ func TestParityScratchpad(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		bits, ok := strings.CutSuffix(string(prompt), "=")
-		if !ok || len(bits) != size || strings.Trim(bits, "01") != "" {
-			return fmt.Errorf("prompt %q, want %d bits and =", prompt, size)
+		bits, err := bitsPrompt(prompt, size)
+		if err != nil {
+			return err
 		}
 		var want strings.Builder
 		for i := range bits {
