@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"extrapolate/experiments/config"
+	"extrapolate/experiments/measure"
 	"extrapolate/model"
 )
 
@@ -15,14 +16,20 @@ func (rep *Report) modelPhrase() string {
 		m := rep.Runs[0].Config().Model
 		return fmt.Sprintf("a %d-layer, %d-wide, %d-head model (about %d weights)", m.Layers, m.DModel, m.Heads, rep.Runs[0].Result.Params)
 	}
-	lo, hi := rep.Runs[0].Result.Params, rep.Runs[0].Result.Params
-	for _, r := range rep.Runs {
-		lo, hi = min(lo, r.Result.Params), max(hi, r.Result.Params)
-	}
+	lo, hi := rep.extent(func(r measure.RunResult) int { return r.Result.Params })
 	return fmt.Sprintf("a %s-layer, %s-wide, %s-head model (about %d to %d weights; each run's in Runs)",
 		rep.rangeOf(func(c config.Config) int { return c.Model.Layers }),
 		rep.rangeOf(func(c config.Config) int { return c.Model.DModel }),
 		rep.rangeOf(func(c config.Config) int { return c.Model.Heads }), lo, hi)
+}
+
+// extent is the least and the greatest of a number over the runs.
+func (rep *Report) extent(of func(measure.RunResult) int) (lo, hi int) {
+	lo, hi = of(rep.Runs[0]), of(rep.Runs[0])
+	for _, r := range rep.Runs {
+		lo, hi = min(lo, of(r)), max(hi, of(r))
+	}
+	return lo, hi
 }
 
 // sameModel reports whether every run trains a model of the same size.
@@ -39,10 +46,7 @@ func (rep *Report) sameModel() bool {
 // rangeOf is a dimension of the runs' models: one value, or "lo- to hi", which reads
 // "a 2- to 4-layer model".
 func (rep *Report) rangeOf(of func(config.Config) int) string {
-	lo, hi := of(rep.Runs[0].Config()), of(rep.Runs[0].Config())
-	for _, r := range rep.Runs {
-		lo, hi = min(lo, of(r.Config())), max(hi, of(r.Config()))
-	}
+	lo, hi := rep.extent(func(r measure.RunResult) int { return of(r.Config()) })
 	if lo == hi {
 		return fmt.Sprint(lo)
 	}

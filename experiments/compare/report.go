@@ -343,10 +343,7 @@ func (rep *Report) judge() {
 // many, so that a comparison whose runs train for different steps or at different lengths (a
 // task comparison: each task its own window) says so instead of giving the first run's.
 func (rep *Report) spread(of func(config.Config) int, one, many string) string {
-	lo, hi := of(rep.Runs[0].Config()), of(rep.Runs[0].Config())
-	for _, r := range rep.Runs {
-		lo, hi = min(lo, of(r.Config())), max(hi, of(r.Config()))
-	}
+	lo, hi := rep.extent(func(r measure.RunResult) int { return of(r.Config()) })
 	if lo == hi {
 		return fmt.Sprintf(one, strconv.Itoa(lo))
 	}
