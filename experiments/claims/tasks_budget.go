@@ -15,15 +15,6 @@ import (
 // is not listed here is held against it. Each entry is a pilot's numbers, not a guess: a task
 // enters only when its pilots have run.
 var beyondBudget = map[string]string{
-	"mqar": "0% at 1x after 2000, 6000, 12000 and 20000 steps (822 s; the answers' loss held at 1.1 to 1.2, " +
-		"38% of them right), at 3 times the learning rate, at batch 128, with one head of width 64, " +
-		"and with 4 layers of width 128; on 1 to 4 pairs, Zoology's cell, 6% at 4 pairs after 24000 steps, " +
-		"where sampling shows the model answering with an early pair's value whatever key is asked; " +
-		"PyTorch, training the same model by the same recipe on the same windows (pytorch/extrapolate), " +
-		"answers 5% at 4 pairs after 6000 steps against this trainer's 3% (loss 0.506 against 0.511): " +
-		"the setting fails, not this trainer; nor are the digits the cause: with Zoology's values, distinct " +
-		"and drawn from 128 tokens of their own, 2% at 4 pairs after 6000 steps (67 s, 53% of answer bytes " +
-		"right) and 0% at 1x on 1 to 13 pairs (134 s)",
 	"counting": "49% at 1x after 2000 steps and 57% after 6000 at width 64; at 4 layers of width 64, " +
 		"6000 steps, 56% (218 s), and CoPE, whose paper solves it with 4 layers of width 256 trained " +
 		"for 100 epochs of 10000 programs, 57% (572 s beside other work), 79% of answer bytes right",
@@ -42,6 +33,22 @@ var beyondBudget = map[string]string{
 		"a lookup by content",
 }
 
+// learnable names the tasks no run of the comparison learned whose pilots found a setting
+// within the budget that does learn them, not yet the comparison's: tasks_solvable holds them
+// against the claim, as it must, and says where they are learned, so that the report tells a
+// setting still to be carried over from a task this size cannot learn.
+var learnable = map[string]string{
+	"mqar": "Zoology's own cell, replicated in PyTorch after HazyResearch/zoology (pytorch/zoology_mqar.py: 4 pairs among noise in " +
+		"64 tokens of a 128-token vocabulary, learned positions, one head of width 64, a 4x MLP, dropout 0.1, " +
+		"AdamW at 1e-3 without warmup or clipping, 10000 examples for up to 100 epochs), answers 97% of " +
+		"1000 held-out examples exactly after 4069 steps (337 s), and 94% after 5008 with this trainer's 4 heads of " +
+		"width 16; this trainer's pilots of plain RoPE answered " +
+		"0% to 9% at their largest size (2000 to 24000 steps, higher and lower learning rates, batch 128, no " +
+		"weight decay, a longer warmup, one head of width 64, 4 layers of width 128, distinct values, Zoology's " +
+		"layout, learned positions), their second layer resting on \"=\" at every query, and PyTorch training " +
+		"this trainer's model by its recipe 5%: which difference matters is still to be found",
+}
+
 // solvableVerdict is tasks_solvable's verdict on the tasks no run learned: reproduced when
 // there are none, undecided when every one is beyond the budget, naming their pilots, and not
 // reproduced otherwise, naming those that are not.
@@ -49,17 +56,24 @@ func solvableVerdict(unlearned []string) (Verdict, string) {
 	if len(unlearned) == 0 {
 		return Reproduced, ""
 	}
-	var held, beyond []string
+	var held, beyond, beyondNames []string
 	for _, name := range unlearned {
 		if pilots, ok := beyondBudget[name]; ok {
 			beyond = append(beyond, fmt.Sprintf("%s (pilots of plain RoPE: %s)", name, pilots))
+			beyondNames = append(beyondNames, name)
+		} else if where, ok := learnable[name]; ok {
+			held = append(held, fmt.Sprintf("%s (learned within the budget elsewhere: %s)", name, where))
 		} else {
 			held = append(held, name)
 		}
 	}
 	slices.Sort(held)
 	if len(held) > 0 {
-		return NotReproduced, fmt.Sprintf(" Not learned, with no pilots beyond the budget: %s.", strings.Join(held, ", "))
+		why := fmt.Sprintf(" Not learned, with no pilots beyond the budget: %s.", strings.Join(held, ", "))
+		if len(beyondNames) > 0 {
+			why += fmt.Sprintf(" Not learned either, beyond the budget by their pilots: %s.", strings.Join(beyondNames, ", "))
+		}
+		return NotReproduced, why
 	}
 	return Undecided, fmt.Sprintf(" Not learned by any run, nor in the pilots that looked for a setting within the budget: %s.", strings.Join(beyond, "; "))
 }
