@@ -34,7 +34,7 @@ func (s *Sampler) Fill(ids, targets []int, seqLen int) error {
 	}
 	for b := 0; b < len(ids)/seqLen; b++ {
 		var w []byte
-		if s.Passkey > 0 && unit(&s.Rng) < s.Passkey {
+		if s.Passkey > 0 && s.Rng.Float64() < s.Passkey {
 			if len(s.doc) != seqLen+1 {
 				s.doc = make([]byte, seqLen+1)
 			}

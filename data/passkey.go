@@ -75,7 +75,7 @@ func passkeyDoc(dst, text []byte, g *rng.SplitMix64) error {
 	for HeldOutKey(key) {
 		key = int(g.Next() % passkeyKeys)
 	}
-	depth := unit(g)
+	depth := g.Float64()
 	fill := len(dst) - PasskeyOverhead
 	if len(text) <= fill {
 		return fmt.Errorf("data: %d training tokens are too few for passkey filler of %d", len(text), fill)
@@ -83,9 +83,6 @@ func passkeyDoc(dst, text []byte, g *rng.SplitMix64) error {
 	off := int(g.Next() % uint64(len(text)-fill))
 	return PasskeyDoc(dst, text[off:off+fill], key, depth)
 }
-
-// unit is a number uniform in [0, 1) from the generator's top 53 bits.
-func unit(g *rng.SplitMix64) float64 { return float64(g.Next()>>11) / (1 << 53) }
 
 // PasskeyCase is one evaluation document and what it tests.
 type PasskeyCase struct {

@@ -14,3 +14,7 @@ func (s *SplitMix64) Next() uint64 {
 	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
 	return z ^ (z >> 31)
 }
+
+// Float64 returns a number uniform in [0, 1) from the next number's top 53 bits, numpy's
+// random_sample in spirit: every float64 of that form is equally likely.
+func (s *SplitMix64) Float64() float64 { return float64(s.Next()>>11) / (1 << 53) }
