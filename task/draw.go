@@ -28,8 +28,9 @@ func distinct(g *rng.SplitMix64, alphabet string, n int) []byte {
 	return s[:n]
 }
 
-// lower and letters are the alphabets keys and variables are drawn from.
+// lower, upper and letters are the alphabets keys, values and variables are drawn from.
 const (
 	lower   = "abcdefghijklmnopqrstuvwxyz"
-	letters = lower + "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	upper   = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	letters = lower + upper
 )

@@ -51,6 +51,10 @@ type Sizes struct {
 type Example struct {
 	Text   []byte
 	Answer []bool
+	// Hide makes every answer byte a target only: the window reads Blank in its place, so that
+	// no answer is seen by the predictions after it. Zoology's MQAR asks its queries so, each
+	// value a label and never an input.
+	Hide bool
 }
 
 // QA is the example of a prompt followed by its answer.

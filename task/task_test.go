@@ -39,6 +39,34 @@ func TestFill(t *testing.T) {
 	}
 }
 
+// TestFillHidden checks a window of mqar, which hides its answers and has no tag, against one
+// written out by hand: the pairs pN and kA, p asked at the first slot and k at the fourth.
+func TestFillHidden(t *testing.T) {
+	text := []byte("pNkApNsnLFkAwzVNEwNOxLcHylvAuFOa")
+	e := Example{Text: text, Answer: make([]bool, len(text)), Hide: true}
+	e.Answer[5], e.Answer[11] = true, true
+	if n := WindowLen(MQAR{}, 2); n != 31 {
+		t.Fatalf("WindowLen %d, want 31: 32 bytes, no tag, less the last", n)
+	}
+	ids, targets := make([]int, 31), make([]int, 31)
+	if err := Fill(ids, targets, MQAR{}, e); err != nil {
+		t.Fatal(err)
+	}
+	wantIDs := []byte("pNkAp_snLFk_wzVNEwNOxLcHylvAuFO")
+	for i := range ids {
+		want := NoTarget
+		switch i {
+		case 4:
+			want = 'N'
+		case 10:
+			want = 'A'
+		}
+		if ids[i] != int(wantIDs[i]) || targets[i] != want {
+			t.Fatalf("at %d: id %q, target %d; want %q, %d", i, rune(ids[i]), targets[i], wantIDs[i], want)
+		}
+	}
+}
+
 // TestSamplerDraws checks the training windows: deterministic from the seed, every task of a
 // mixture drawn, sizes over the whole training range, and no held-out example where examples
 // are plentiful (copy of 8 or more letters).

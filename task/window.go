@@ -15,18 +15,33 @@ const NoTarget = -1
 // positions never see it, and no target is put on it.
 const Pad = 0
 
-// Tag is the bytes a window starts with before its example: the task's name and a colon, so
-// that a model trained on several tasks knows which one it is asked, and every window, even of
-// a model without positions, starts with a mark.
-func Tag(t Task) []byte { return []byte(t.Name() + ":") }
+// Blank is the byte a window reads in place of a hidden answer byte (Example.Hide).
+const Blank = '_'
+
+// A Tagger is a task that chooses the bytes its windows start with, or none: a task that follows
+// a paper whose sequences carry no mark (Zoology's MQAR) says so here.
+type Tagger interface {
+	Tag() []byte
+}
+
+// Tag is the bytes a window starts with before its example: the task's own if it is a Tagger,
+// else its name and a colon, so that a model trained on several tasks knows which one it is
+// asked, and every window, even of a model without positions, starts with a mark.
+func Tag(t Task) []byte {
+	if tg, ok := t.(Tagger); ok {
+		return tg.Tag()
+	}
+	return []byte(t.Name() + ":")
+}
 
 // WindowLen is the window an example of the size needs: its tag and text, less the last byte,
 // which is only ever a target.
 func WindowLen(t Task, size int) int { return len(Tag(t)) + t.MaxLen(size) - 1 }
 
 // Fill writes the example of task t into one window of ids and targets, of len(ids) tokens:
-// the tag and the example's bytes as inputs, then Pad; each answer byte as the target of the
-// position before it, and NoTarget everywhere else.
+// the tag and the example's bytes as inputs (Blank in place of each answer byte if the example
+// hides them), then Pad; each answer byte as the target of the position before it, and NoTarget
+// everywhere else.
 func Fill(ids, targets []int, t Task, e Example) error {
 	tag := Tag(t)
 	n := len(tag) + len(e.Text) - 1
@@ -43,6 +58,9 @@ func Fill(ids, targets []int, t Task, e Example) error {
 		ids[i], targets[i] = Pad, NoTarget
 		if i < n {
 			ids[i] = int(at(i))
+			if j := i - len(tag); e.Hide && j >= 0 && e.Answer[j] {
+				ids[i] = Blank
+			}
 			if j := i + 1 - len(tag); j >= 0 && e.Answer[j] {
 				targets[i] = int(e.Text[j])
 			}

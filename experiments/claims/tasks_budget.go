@@ -33,22 +33,6 @@ var beyondBudget = map[string]string{
 		"a lookup by content",
 }
 
-// learnable names the tasks no run of the comparison learned whose pilots found a setting
-// within the budget that does learn them, not yet the comparison's: tasks_solvable holds them
-// against the claim, as it must, and says where they are learned, so that the report tells a
-// setting still to be carried over from a task this size cannot learn.
-var learnable = map[string]string{
-	"mqar": "Zoology's own cell, replicated in PyTorch after HazyResearch/zoology (pytorch/zoology_mqar.py: 4 pairs among noise in " +
-		"64 tokens of a 128-token vocabulary, learned positions, one head of width 64, a 4x MLP, dropout 0.1, " +
-		"AdamW at 1e-3 without warmup or clipping, 10000 examples for up to 100 epochs), answers 97% of " +
-		"1000 held-out examples exactly after 4069 steps (337 s), and 94% after 5008 with this trainer's 4 heads of " +
-		"width 16; this trainer's pilots of plain RoPE answered " +
-		"0% to 9% at their largest size (2000 to 24000 steps, higher and lower learning rates, batch 128, no " +
-		"weight decay, a longer warmup, one head of width 64, 4 layers of width 128, distinct values, Zoology's " +
-		"layout, learned positions), their second layer resting on \"=\" at every query, and PyTorch training " +
-		"this trainer's model by its recipe 5%: which difference matters is still to be found",
-}
-
 // solvableVerdict is tasks_solvable's verdict on the tasks no run learned: reproduced when
 // there are none, undecided when every one is beyond the budget, naming their pilots, and not
 // reproduced otherwise, naming those that are not.
@@ -61,8 +45,6 @@ func solvableVerdict(unlearned []string) (Verdict, string) {
 		if pilots, ok := beyondBudget[name]; ok {
 			beyond = append(beyond, fmt.Sprintf("%s (pilots of plain RoPE: %s)", name, pilots))
 			beyondNames = append(beyondNames, name)
-		} else if where, ok := learnable[name]; ok {
-			held = append(held, fmt.Sprintf("%s (learned within the budget elsewhere: %s)", name, where))
 		} else {
 			held = append(held, name)
 		}

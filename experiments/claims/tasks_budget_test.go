@@ -1,7 +1,6 @@
 package claims
 
 import (
-	"maps"
 	"strings"
 	"testing"
 
@@ -19,10 +18,10 @@ func TestSolvableBeyondBudget(t *testing.T) {
 		want     Verdict
 		evidence []string
 	}{
-		"every task learned":          {map[string]scores{"copy": learned, "parity": learned}, Reproduced, nil},
-		"parity and counting beyond":  {map[string]scores{"copy": learned, "parity": unlearned, "counting": unlearned}, Undecided, []string{"parity (pilots of plain RoPE: " + beyondBudget["parity"], "counting (pilots of plain RoPE: " + beyondBudget["counting"]}},
-		"copy not learned, no pilots": {map[string]scores{"copy": unlearned, "parity": unlearned}, NotReproduced, []string{"with no pilots beyond the budget: copy."}},
-		"mqar learned elsewhere":      {map[string]scores{"copy": learned, "parity": unlearned, "mqar": unlearned}, NotReproduced, []string{"with no pilots beyond the budget: mqar (learned within the budget elsewhere: " + learnable["mqar"] + ").", "beyond the budget by their pilots: parity."}},
+		"every task learned":              {map[string]scores{"copy": learned, "parity": learned}, Reproduced, nil},
+		"parity and counting beyond":      {map[string]scores{"copy": learned, "parity": unlearned, "counting": unlearned}, Undecided, []string{"parity (pilots of plain RoPE: " + beyondBudget["parity"], "counting (pilots of plain RoPE: " + beyondBudget["counting"]}},
+		"copy not learned, no pilots":     {map[string]scores{"copy": unlearned, "parity": unlearned}, NotReproduced, []string{"with no pilots beyond the budget: copy."}},
+		"mqar not learned, parity beyond": {map[string]scores{"copy": learned, "parity": unlearned, "mqar": unlearned}, NotReproduced, []string{"with no pilots beyond the budget: mqar.", "beyond the budget by their pilots: parity."}},
 	} {
 		for _, r := range Judge(taskReport(t, c.tasks), nil) {
 			if r.ID != "tasks_solvable" {
@@ -38,13 +37,8 @@ func TestSolvableBeyondBudget(t *testing.T) {
 			}
 		}
 	}
-	// Every entry names a registered task and gives numbers, and no task is in both lists.
-	for name := range learnable {
-		if _, ok := beyondBudget[name]; ok {
-			t.Errorf("%s: both beyond the budget and learnable within it", name)
-		}
-	}
-	for name, pilots := range joined(beyondBudget, learnable) {
+	// Every entry names a registered task and gives numbers.
+	for name, pilots := range beyondBudget {
 		if _, err := task.Lookup(name); err != nil {
 			t.Error(err)
 		}
@@ -52,11 +46,4 @@ func TestSolvableBeyondBudget(t *testing.T) {
 			t.Errorf("%s: pilots %q give no number", name, pilots)
 		}
 	}
-}
-
-// joined is the entries of both maps.
-func joined(a, b map[string]string) map[string]string {
-	m := maps.Clone(a)
-	maps.Copy(m, b)
-	return m
 }
