@@ -696,15 +696,35 @@ func taskRuns(page string, args []string) (string, error) {
 			on[s] = append(on[s], task)
 		}
 	}
-	// Schemes on every task are listed together; one on some of them, with its tasks.
-	var every, some []string
-	for _, s := range schemes {
-		if len(on[s]) == len(tasks) {
-			every = append(every, s)
-		} else {
-			some = append(some, s+" on "+and(on[s]))
+	// The core tasks are those every scheme trained on more than half of the tasks shares. Schemes
+	// on every core task are listed together, naming any task they add; one on some of them,
+	// with its tasks.
+	var core []string
+	for _, t := range tasks {
+		shared := true
+		for _, s := range schemes {
+			if 2*len(on[s]) > len(tasks) && !slices.Contains(on[s], t) {
+				shared = false
+			}
+		}
+		if shared {
+			core = append(core, t)
 		}
 	}
+	var every, some, also []string
+	for _, s := range schemes {
+		extra := slices.DeleteFunc(slices.Clone(on[s]), func(t string) bool { return slices.Contains(core, t) })
+		if len(on[s])-len(extra) < len(core) {
+			some = append(some, s+" on "+and(on[s]))
+			continue
+		}
+		every = append(every, s)
+		if len(extra) > 0 {
+			also = append(also, s+" also on "+and(extra))
+		}
+	}
+	some = append(some, also...)
+	tasks = core
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, r := range c.Runs {
 		for _, t := range r.Result.Tasks {
