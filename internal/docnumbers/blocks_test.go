@@ -697,8 +697,8 @@ func taskRuns(page string, args []string) (string, error) {
 		}
 	}
 	// The core tasks are those every scheme trained on more than half of the tasks shares. Schemes
-	// on every core task are listed together, naming any task they add; one on some of them,
-	// with its tasks.
+	// on every core task are listed together, and then those that add the same tasks, together
+	// with the tasks they add; one on some of them, with its tasks.
 	var core []string
 	for _, t := range tasks {
 		shared := true
@@ -711,7 +711,8 @@ func taskRuns(page string, args []string) (string, error) {
 			core = append(core, t)
 		}
 	}
-	var every, some, also []string
+	var every, some, added []string
+	adders := map[string][]string{} // the schemes that add each list of tasks
 	for _, s := range schemes {
 		extra := slices.DeleteFunc(slices.Clone(on[s]), func(t string) bool { return slices.Contains(core, t) })
 		if len(on[s])-len(extra) < len(core) {
@@ -720,10 +721,16 @@ func taskRuns(page string, args []string) (string, error) {
 		}
 		every = append(every, s)
 		if len(extra) > 0 {
-			also = append(also, s+" also on "+and(extra))
+			k := and(extra)
+			if adders[k] == nil {
+				added = append(added, k)
+			}
+			adders[k] = append(adders[k], s)
 		}
 	}
-	some = append(some, also...)
+	for _, k := range added {
+		some = append(some, and(adders[k])+" also on "+k)
+	}
 	tasks = core
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, r := range c.Runs {
