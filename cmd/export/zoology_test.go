@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"errors"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -14,21 +12,12 @@ import (
 	"extrapolate/internal/exporttest"
 )
 
+var zoologyScript = exporttest.Script("zoology_mqar.py")
+
 // zoology runs pytorch/zoology_mqar.py with args, and returns its exit status and output.
 func zoology(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	cmd := exec.Command(exporttest.Python, append([]string{exporttest.Script("zoology_mqar.py")}, args...)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		code = exit.ExitCode()
-	case err != nil:
-		t.Fatalf("zoology_mqar.py: %v", err)
-	}
-	return code, out.String(), errb.String()
+	return cmdtest.Run(t, exporttest.Python, "", append([]string{zoologyScript}, args...)...)
 }
 
 // TestZoologyWindows reads the script's held-out windows back against Zoology's layout
@@ -149,9 +138,6 @@ func TestZoologyBadInput(t *testing.T) {
 		{[]string{"--ours", missing, "--vocab", "512"}, "--vocab 512"},
 		{[]string{"--ours", missing}, missing},
 	} {
-		code, stdout, stderr := zoology(t, c.args...)
-		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and one line naming %s", c.args, code, stdout, stderr, c.want)
-		}
+		cmdtest.BadInput(t, exporttest.Python, "", c.want, append([]string{zoologyScript}, c.args...)...)
 	}
 }
